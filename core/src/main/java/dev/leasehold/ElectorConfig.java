@@ -1,0 +1,290 @@
+package dev.leasehold;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * ElectorConfig holds the backend-neutral settings of an elector, validated as a whole when
+ * built; each error names the field and the bad value.
+ *
+ * <p>Immutable and thread-safe; the builder is not thread-safe.
+ */
+public final class ElectorConfig {
+  private final String electionKey;
+  private final String candidateId;
+  private final Duration leaseTtl;
+  private final Duration safetyMargin;
+  private final double maxDriftRate;
+  private final Duration pollInterval;
+  private final Duration rpcTimeout;
+  private final Duration retryBackoffInitial;
+  private final Duration retryBackoffMax;
+  private final Duration resignHoldoff;
+
+  private ElectorConfig(Builder b) {
+    this.electionKey = b.electionKey;
+    this.candidateId = b.candidateId != null ? b.candidateId : defaultCandidateId();
+    this.leaseTtl = b.leaseTtl;
+    this.safetyMargin = b.safetyMargin != null ? b.safetyMargin : b.leaseTtl.dividedBy(10);
+    this.maxDriftRate = b.maxDriftRate;
+    this.pollInterval = b.pollInterval;
+    this.rpcTimeout = b.rpcTimeout;
+    this.retryBackoffInitial = b.retryBackoffInitial;
+    this.retryBackoffMax = b.retryBackoffMax;
+    this.resignHoldoff = b.resignHoldoff != null ? b.resignHoldoff : b.leaseTtl;
+  }
+
+  /** builder starts a config with every default set except the election key. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** electionKey is the key whose holder is the leader. */
+  public String electionKey() {
+    return electionKey;
+  }
+
+  /** candidateId labels this instance in the key's value and in events. */
+  public String candidateId() {
+    return candidateId;
+  }
+
+  /** leaseTtl is the requested lease TTL; the store may grant a longer one, which is used. */
+  public Duration leaseTtl() {
+    return leaseTtl;
+  }
+
+  /** safetyMargin is subtracted from every local deadline. */
+  public Duration safetyMargin() {
+    return safetyMargin;
+  }
+
+  /** maxDriftRate bounds the local clock's rate error relative to the store's clock. */
+  public double maxDriftRate() {
+    return maxDriftRate;
+  }
+
+  /** pollInterval is how often a follower reads the key in case its watch went silent. */
+  public Duration pollInterval() {
+    return pollInterval;
+  }
+
+  /** rpcTimeout bounds every call to the store. */
+  public Duration rpcTimeout() {
+    return rpcTimeout;
+  }
+
+  /** retryBackoffInitial is the first delay after a failed call; it doubles up to the max. */
+  public Duration retryBackoffInitial() {
+    return retryBackoffInitial;
+  }
+
+  /** retryBackoffMax caps the retry delay. */
+  public Duration retryBackoffMax() {
+    return retryBackoffMax;
+  }
+
+  /** resignHoldoff is how long an instance that resigned stays out of the next election. */
+  public Duration resignHoldoff() {
+    return resignHoldoff;
+  }
+
+  @Override
+  public String toString() {
+    return "ElectorConfig{electionKey=" + electionKey + ", candidateId=" + candidateId
+        + ", leaseTtl=" + human(leaseTtl) + ", safetyMargin=" + human(safetyMargin)
+        + ", maxDriftRate=" + maxDriftRate + ", pollInterval=" + human(pollInterval)
+        + ", rpcTimeout=" + human(rpcTimeout) + ", retryBackoff=" + human(retryBackoffInitial)
+        + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff) + "}";
+  }
+
+  /** human prints a duration the way the error messages do: "200ms", "5s", "1.5s". */
+  static String human(Duration d) {
+    if (d == null) {
+      return "null";
+    }
+    long ms = d.toMillis();
+    if (d.isNegative() || ms < 1000) {
+      return d.toNanos() % 1_000_000 == 0 ? ms + "ms" : d.toNanos() + "ns";
+    }
+    return ms % 1000 == 0 ? (ms / 1000) + "s" : (ms / 1000.0) + "s";
+  }
+
+  private static String defaultCandidateId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      host = "unknown-host";
+    }
+    long pid = ProcessHandle.current().pid();
+    String nonce = Long.toString(ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36);
+    return host + "-" + pid + "-" + nonce;
+  }
+
+  /**
+   * Builder collects settings; {@link #build()} validates them together.
+   *
+   * <p>Not thread-safe.
+   */
+  public static final class Builder {
+    private String electionKey;
+    private String candidateId;
+    private Duration leaseTtl = Duration.ofSeconds(5);
+    private Duration safetyMargin;
+    private double maxDriftRate = 0.01;
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration rpcTimeout = Duration.ofSeconds(1);
+    private Duration retryBackoffInitial = Duration.ofMillis(100);
+    private Duration retryBackoffMax = Duration.ofSeconds(1);
+    private Duration resignHoldoff;
+
+    private Builder() {}
+
+    /** electionKey sets the key to hold (required, non-blank). */
+    public Builder electionKey(String electionKey) {
+      this.electionKey = electionKey;
+      return this;
+    }
+
+    /** candidateId sets this instance's label; default host-pid-random. */
+    public Builder candidateId(String candidateId) {
+      this.candidateId = candidateId;
+      return this;
+    }
+
+    /**
+     * leaseTtl sets the lease TTL, a whole number of seconds, at least 1 s; default 5 s.
+     * Longer TTLs ride out longer store outages but make crash failover slower.
+     */
+    public Builder leaseTtl(Duration leaseTtl) {
+      this.leaseTtl = leaseTtl;
+      return this;
+    }
+
+    /**
+     * safetyMargin sets how long before the computed lease expiry the leader steps down;
+     * default TTL/10. It must cover the delay between the deadline and the application
+     * seeing that leadership ended.
+     */
+    public Builder safetyMargin(Duration safetyMargin) {
+      this.safetyMargin = safetyMargin;
+      return this;
+    }
+
+    /** maxDriftRate sets the assumed bound on the local clock's rate error; default 0.01. */
+    public Builder maxDriftRate(double maxDriftRate) {
+      this.maxDriftRate = maxDriftRate;
+      return this;
+    }
+
+    /**
+     * pollInterval sets how often followers read the key besides watching it; default 1 s.
+     * Shorter detects a silent watch sooner at the cost of one linearizable read per follower
+     * per interval (reads are not raft proposals).
+     */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
+      return this;
+    }
+
+    /** rpcTimeout bounds each call to the store; default 1 s. */
+    public Builder rpcTimeout(Duration rpcTimeout) {
+      this.rpcTimeout = rpcTimeout;
+      return this;
+    }
+
+    /** retryBackoff sets the first and the largest delay between retries; default 100 ms..1 s. */
+    public Builder retryBackoff(Duration initial, Duration max) {
+      this.retryBackoffInitial = initial;
+      this.retryBackoffMax = max;
+      return this;
+    }
+
+    /** resignHoldoff sets how long a resigned instance sits out; default the lease TTL. */
+    public Builder resignHoldoff(Duration resignHoldoff) {
+      this.resignHoldoff = resignHoldoff;
+      return this;
+    }
+
+    /** build validates every field and the relations between them. */
+    public ElectorConfig build() {
+      if (electionKey == null || electionKey.isBlank()) {
+        throw new IllegalArgumentException(
+            "electionKey must be a non-blank string, but was " + quote(electionKey));
+      }
+      if (candidateId != null && candidateId.isBlank()) {
+        throw new IllegalArgumentException(
+            "candidateId must be non-blank when set, but was " + quote(candidateId));
+      }
+      requirePositive("leaseTtl", leaseTtl);
+      if (leaseTtl.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("leaseTtl must be >= 1s, but was " + human(leaseTtl));
+      }
+      if (leaseTtl.toNanos() % 1_000_000_000L != 0) {
+        throw new IllegalArgumentException(
+            "leaseTtl must be a whole number of seconds (etcd grants seconds), but was "
+                + human(leaseTtl));
+      }
+      if (!(maxDriftRate >= 0 && maxDriftRate < 0.1)) {
+        throw new IllegalArgumentException(
+            "maxDriftRate must be in [0, 0.1), but was " + maxDriftRate);
+      }
+      Duration margin = safetyMargin != null ? safetyMargin : leaseTtl.dividedBy(10);
+      if (margin.isNegative()) {
+        throw new IllegalArgumentException(
+            "safetyMargin must be >= 0, but was " + human(margin));
+      }
+      // The deadline window must hold at least two renewals (one every TTL/3), or a single
+      // slow round trip would cost leadership.
+      long ttlNanos = leaseTtl.toNanos();
+      long window = (long) (ttlNanos * (1 - maxDriftRate)) - margin.toNanos();
+      long twoRenewals = 2 * (ttlNanos / 3);
+      if (window <= twoRenewals) {
+        Duration maxMargin =
+            Duration.ofNanos(Math.max(0, (long) (ttlNanos * (1 - maxDriftRate)) - twoRenewals));
+        throw new IllegalArgumentException(
+            "safetyMargin leaves no time to renew: with leaseTtl " + human(leaseTtl)
+                + " and maxDriftRate " + maxDriftRate + " it must be < " + human(maxMargin)
+                + ", but was " + human(margin));
+      }
+      requirePositive("pollInterval", pollInterval);
+      if (pollInterval.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new IllegalArgumentException(
+            "pollInterval must be >= 10ms, but was " + human(pollInterval));
+      }
+      requirePositive("rpcTimeout", rpcTimeout);
+      if (rpcTimeout.compareTo(leaseTtl) >= 0) {
+        throw new IllegalArgumentException(
+            "rpcTimeout must be < leaseTtl (" + human(leaseTtl) + "), but was "
+                + human(rpcTimeout));
+      }
+      requirePositive("retryBackoffInitial", retryBackoffInitial);
+      requirePositive("retryBackoffMax", retryBackoffMax);
+      if (retryBackoffMax.compareTo(retryBackoffInitial) < 0) {
+        throw new IllegalArgumentException(
+            "retryBackoffMax must be >= retryBackoffInitial (" + human(retryBackoffInitial)
+                + "), but was " + human(retryBackoffMax));
+      }
+      if (resignHoldoff != null && resignHoldoff.isNegative()) {
+        throw new IllegalArgumentException(
+            "resignHoldoff must be >= 0, but was " + human(resignHoldoff));
+      }
+      return new ElectorConfig(this);
+    }
+
+    private static void requirePositive(String field, Duration d) {
+      Objects.requireNonNull(d, field);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(field + " must be > 0, but was " + human(d));
+      }
+    }
+
+    private static String quote(String s) {
+      return s == null ? "null" : "\"" + s + "\"";
+    }
+  }
+
+}

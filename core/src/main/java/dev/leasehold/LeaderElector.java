@@ -1,0 +1,63 @@
+package dev.leasehold;
+
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
+/**
+ * LeaderElector elects one leader among the instances of a service and tells each instance
+ * when it gains or loses leadership.
+ *
+ * <p>Guarantees, given the store's own guarantees and a local clock whose rate error stays
+ * under the configured bound: at most one instance at a time sees {@link #isLeader()} true
+ * (no overlap), and fencing tokens strictly increase from term to term. Not guaranteed: that
+ * a process paused for longer than the safety margin stops acting in time (guard effects
+ * with the fencing token), and no overlap after an operator deletes the key or revokes the
+ * lease by hand.
+ *
+ * <p>Thread-safe: every method may be called from any thread, including from a listener.
+ */
+public interface LeaderElector extends AutoCloseable {
+  /** start begins campaigning; calling it again, or after {@link #close()}, does nothing. */
+  void start();
+
+  /** state is the current role; CANDIDATE is transient. */
+  ElectorState state();
+
+  /**
+   * isLeader is true only while this instance is MASTER and its local deadline, read at call
+   * time, has not passed.
+   */
+  boolean isLeader();
+
+  /** currentLeader is the leader this instance last saw (itself when MASTER), if any. */
+  Optional<LeaderInfo> currentLeader();
+
+  /** leadership is the current term's handle while this instance is MASTER. */
+  Optional<Leadership> leadership();
+
+  /**
+   * resign gives leadership up now if held (the lease is revoked so others take over at
+   * once) and keeps this instance a candidate for later terms; it does nothing otherwise.
+   */
+  void resign();
+
+  /**
+   * onLeadershipChanged subscribes a listener, first telling it the current state (cause
+   * SUBSCRIBED), on the elector's dispatcher thread.
+   */
+  Subscription onLeadershipChanged(LeadershipListener listener);
+
+  /**
+   * onLeadershipChanged subscribes a listener whose events run on the given executor, one at
+   * a time and in order even if the executor has many threads.
+   */
+  Subscription onLeadershipChanged(LeadershipListener listener, Executor executor);
+
+  /**
+   * close steps down if leading, revokes this instance's lease (its key goes with it), stops
+   * the elector and waits, bounded by the configured RPC timeout, for the revocation; it is
+   * idempotent and never throws.
+   */
+  @Override
+  void close();
+}

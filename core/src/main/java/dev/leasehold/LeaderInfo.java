@@ -1,0 +1,24 @@
+package dev.leasehold;
+
+import java.util.Objects;
+
+/**
+ * LeaderInfo identifies one term of leadership as observed in the store.
+ *
+ * <p>Two terms are the same only if their fencing tokens are equal; the candidate id is a
+ * label for humans and is never used to decide ownership (two processes may share one).
+ * Immutable and thread-safe.
+ *
+ * @param candidateId the id the leader was configured with (the key's value)
+ * @param fencingToken the key's create revision; strictly increases from one term to the next
+ * @param leaseId the id of the etcd lease the key is bound to
+ */
+public record LeaderInfo(String candidateId, long fencingToken, long leaseId) {
+  /** LeaderInfo rejects a null candidate id and a non-positive fencing token. */
+  public LeaderInfo {
+    Objects.requireNonNull(candidateId, "candidateId");
+    if (fencingToken <= 0) {
+      throw new IllegalArgumentException("fencingToken must be > 0, but was " + fencingToken);
+    }
+  }
+}

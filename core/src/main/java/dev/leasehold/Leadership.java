@@ -1,0 +1,43 @@
+package dev.leasehold;
+
+import java.time.Instant;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Leadership is the scope of one term of leadership held by this process.
+ *
+ * <p>It is valid from election until the elector steps down, which happens no later than
+ * the local deadline (send time of the last confirmed renewal + TTL × (1 − maxDriftRate) −
+ * safetyMargin, on the monotonic clock). A process paused for longer than the safety
+ * margin can still act after the store let another leader in: guard every effect with
+ * {@link #fencingToken()} (see {@code EtcdFencing} for etcd). Thread-safe: every method may
+ * be called from any thread.
+ */
+public interface Leadership {
+  /** electionKey is the key this term holds. */
+  String electionKey();
+
+  /** candidateId is this process's candidate id. */
+  String candidateId();
+
+  /** fencingToken is the key's create revision; it strictly increases from term to term. */
+  long fencingToken();
+
+  /** leaseId is the etcd lease the key is bound to during this term. */
+  long leaseId();
+
+  /** electedAt is the wall-clock time the term began, for reporting only. */
+  Instant electedAt();
+
+  /**
+   * isValid is true while the elector is MASTER for this term and the local deadline, read
+   * at call time on the monotonic clock, has not passed.
+   */
+  boolean isValid();
+
+  /**
+   * whenLost completes with the event that ended this term (LOST causes or CLOSED); it is
+   * completed on the dispatcher thread, after {@link #isValid()} has already turned false.
+   */
+  CompletionStage<LeadershipEvent> whenLost();
+}

@@ -1,0 +1,101 @@
+package dev.leasehold;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * LeadershipEvent is one change an elector reports: a transition of its role, a new leader
+ * seen by a follower, or a change in its reach to the store.
+ *
+ * <p>Per listener, every event with {@code to == MASTER} is followed by exactly one event
+ * with {@code from == MASTER} (a loss cause, or {@link Cause#CLOSED}) before the next one
+ * with {@code to == MASTER}. Immutable and thread-safe.
+ *
+ * @param from the role before the change
+ * @param to the role after the change (equal to {@code from} for causes that do not move it)
+ * @param cause why the change happened
+ * @param leader the leader known after the change, if any
+ * @param time the wall-clock time of the change, for reporting
+ * @param nanoTime the elector's monotonic clock ({@link System#nanoTime()} unless injected)
+ *     at the change; comparable between processes on one host
+ * @param leadership the term this process just won; present only when {@code to == MASTER}
+ */
+public record LeadershipEvent(
+    ElectorState from,
+    ElectorState to,
+    Cause cause,
+    Optional<LeaderInfo> leader,
+    Instant time,
+    long nanoTime,
+    Optional<Leadership> leadership) {
+
+  /** Cause says why an event happened. */
+  public enum Cause {
+    /** SUBSCRIBED is the first event a new listener gets: the state at subscription. */
+    SUBSCRIBED,
+    /** ELECTED: this process won the compare-and-swap and is MASTER. */
+    ELECTED,
+    /** LEADER_CHANGED: a follower saw a different leader take the key. */
+    LEADER_CHANGED,
+    /** LEASE_EXPIRED_LOCALLY: the MASTER's local deadline passed before a renewal was confirmed. */
+    LEASE_EXPIRED_LOCALLY,
+    /** LEASE_REVOKED: etcd reported the MASTER's lease gone (revoked from outside, or expired). */
+    LEASE_REVOKED,
+    /** KEY_DELETED: the key was deleted while the MASTER's lease was still alive. */
+    KEY_DELETED,
+    /** KEY_TAKEN: the key was found bound to another lease or another create revision. */
+    KEY_TAKEN,
+    /** RESIGNED: {@code resign()} gave leadership up. */
+    RESIGNED,
+    /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
+    CLOSED,
+    /** ETCD_UNAVAILABLE: etcd stopped answering; reported once per outage, not per retry. */
+    ETCD_UNAVAILABLE,
+    /** ETCD_RECOVERED: etcd answers again after an ETCD_UNAVAILABLE. */
+    ETCD_RECOVERED;
+
+    /** isLoss is true for the causes that end a term of leadership. */
+    public boolean isLoss() {
+      return switch (this) {
+        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED -> true;
+        default -> false;
+      };
+    }
+  }
+
+  /** LeadershipEvent rejects null components and a leadership handle on a non-MASTER event. */
+  public LeadershipEvent {
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(to, "to");
+    Objects.requireNonNull(cause, "cause");
+    Objects.requireNonNull(leader, "leader");
+    Objects.requireNonNull(time, "time");
+    Objects.requireNonNull(leadership, "leadership");
+    if (leadership.isPresent() && to != ElectorState.MASTER) {
+      throw new IllegalArgumentException("leadership present on an event to " + to);
+    }
+  }
+
+  /** leaderId is the known leader's candidate id, if a leader is known. */
+  public Optional<String> leaderId() {
+    return leader.map(LeaderInfo::candidateId);
+  }
+
+  /** fencingToken is the known leader's fencing token, if a leader is known. */
+  public OptionalLong fencingToken() {
+    return leader.isPresent() ? OptionalLong.of(leader.get().fencingToken()) : OptionalLong.empty();
+  }
+
+  /** isElected is true when this event makes (or, for SUBSCRIBED, finds) this process MASTER. */
+  public boolean isElected() {
+    return to == ElectorState.MASTER && from != ElectorState.MASTER
+        || cause == Cause.SUBSCRIBED && to == ElectorState.MASTER;
+  }
+
+  /** isLost is true when this event ends this process's term of leadership. */
+  public boolean isLost() {
+    return from == ElectorState.MASTER && to != ElectorState.MASTER;
+  }
+}

@@ -1,0 +1,112 @@
+package dev.leasehold.etcd;
+
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipListener;
+import dev.leasehold.Subscription;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ListenerBus fans events out to subscriptions, each of which delivers its events one at a
+ * time and in order on its own executor.
+ *
+ * <p>Thread safety: {@link #publish} and {@link #add} are called only from the elector's
+ * event loop, so a new subscription's first event (its snapshot) and later events cannot
+ * interleave; delivery runs on the subscriptions' executors, never on the caller.
+ */
+final class ListenerBus {
+  private static final Logger log = LoggerFactory.getLogger(ListenerBus.class);
+
+  private final CopyOnWriteArrayList<Sub> subs = new CopyOnWriteArrayList<>();
+
+  Sub newSubscription(LeadershipListener listener, Executor executor) {
+    return new Sub(listener, executor);
+  }
+
+  /** add registers a subscription after enqueueing its snapshot event. */
+  void add(Sub sub, LeadershipEvent snapshot) {
+    sub.enqueue(snapshot);
+    if (!sub.closed.get()) {
+      subs.add(sub);
+    }
+  }
+
+  void publish(LeadershipEvent event) {
+    for (Sub s : subs) {
+      s.enqueue(event);
+    }
+  }
+
+  /** Sub is one listener with its own ordered queue; see {@link ListenerBus}. */
+  final class Sub implements Subscription {
+    private final LeadershipListener listener;
+    private final Executor executor;
+    private final Queue<LeadershipEvent> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Sub(LeadershipListener listener, Executor executor) {
+      this.listener = listener;
+      this.executor = executor;
+    }
+
+    void enqueue(LeadershipEvent e) {
+      if (closed.get()) {
+        return;
+      }
+      queue.add(e);
+      schedule();
+    }
+
+    private void schedule() {
+      if (scheduled.compareAndSet(false, true)) {
+        try {
+          executor.execute(this::drain);
+        } catch (RejectedExecutionException rejected) {
+          scheduled.set(false);
+          log.warn("listener executor rejected event delivery; {} event(s) dropped", queue.size());
+          queue.clear();
+        }
+      }
+    }
+
+    private void drain() {
+      try {
+        LeadershipEvent e;
+        while ((e = queue.poll()) != null) {
+          if (closed.get()) {
+            queue.clear();
+            return;
+          }
+          try {
+            listener.onLeadershipChanged(e);
+          } catch (RuntimeException | Error failure) {
+            // One listener's failure must not stop its later events or other listeners.
+            log.error("leadership listener {} threw on {}", listener, e, failure);
+            if (failure instanceof VirtualMachineError vmError) {
+              throw vmError;
+            }
+          }
+        }
+      } finally {
+        scheduled.set(false);
+        if (!queue.isEmpty()) {
+          schedule();
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      if (closed.compareAndSet(false, true)) {
+        subs.remove(this);
+      }
+    }
+  }
+}

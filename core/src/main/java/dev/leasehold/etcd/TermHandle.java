@@ -1,0 +1,105 @@
+package dev.leasehold.etcd;
+
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipEvent;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+
+/**
+ * TermHandle is the {@link Leadership} of one term.
+ *
+ * <p>Thread-safe: the event loop writes the deadline and the ended flag (volatile), any
+ * thread reads them; {@code whenLost} is completed on the dispatcher thread.
+ */
+final class TermHandle implements Leadership {
+  private final String electionKey;
+  private final String candidateId;
+  private final long fencingToken;
+  private final long leaseId;
+  private final Instant electedAt;
+  private final LongSupplier clock;
+  private final CompletableFuture<LeadershipEvent> lost = new CompletableFuture<>();
+  private volatile long deadline;
+  private volatile boolean ended;
+
+  TermHandle(
+      String electionKey,
+      String candidateId,
+      long fencingToken,
+      long leaseId,
+      Instant electedAt,
+      LongSupplier clock,
+      long deadline) {
+    this.electionKey = electionKey;
+    this.candidateId = candidateId;
+    this.fencingToken = fencingToken;
+    this.leaseId = leaseId;
+    this.electedAt = electedAt;
+    this.clock = clock;
+    this.deadline = deadline;
+  }
+
+  void extend(long newDeadline) {
+    deadline = newDeadline;
+  }
+
+  void end() {
+    ended = true;
+  }
+
+  void completeLost(LeadershipEvent event) {
+    lost.complete(event);
+  }
+
+  long deadline() {
+    return deadline;
+  }
+
+  boolean ended() {
+    return ended;
+  }
+
+  @Override
+  public String electionKey() {
+    return electionKey;
+  }
+
+  @Override
+  public String candidateId() {
+    return candidateId;
+  }
+
+  @Override
+  public long fencingToken() {
+    return fencingToken;
+  }
+
+  @Override
+  public long leaseId() {
+    return leaseId;
+  }
+
+  @Override
+  public Instant electedAt() {
+    return electedAt;
+  }
+
+  @Override
+  public boolean isValid() {
+    // Compare as a difference: nanoTime values may be negative and wrap.
+    return !ended && clock.getAsLong() - deadline < 0;
+  }
+
+  @Override
+  public CompletionStage<LeadershipEvent> whenLost() {
+    return lost.minimalCompletionStage();
+  }
+
+  @Override
+  public String toString() {
+    return "Leadership{key=" + electionKey + ", candidateId=" + candidateId + ", token="
+        + fencingToken + ", lease=" + Long.toHexString(leaseId) + ", valid=" + isValid() + "}";
+  }
+}

@@ -1,0 +1,70 @@
+package dev.leasehold.protocol;
+
+/**
+ * Input is everything that can happen to the machine: a user request, the result of a call
+ * it commanded, a watch notification, or a timer firing.
+ *
+ * <p>Results carry the operation id of the command that caused them; the machine ignores
+ * results of operations it no longer waits for. All inputs are immutable records.
+ */
+public sealed interface Input {
+  /** Start begins the election. */
+  record Start() implements Input {}
+
+  /** Resign gives up leadership if held. */
+  record Resign() implements Input {}
+
+  /** Close stops the machine for good. */
+  record Close() implements Input {}
+
+  /** PollResult is a linearizable read of the key; {@code key} is null when it is absent. */
+  record PollResult(long op, KeyRecord key, long revision) implements Input {}
+
+  /** PollFailed is a read that failed or timed out. */
+  record PollFailed(long op, String reason) implements Input {}
+
+  /** LeaseGranted is a successful lease grant with the TTL etcd actually granted. */
+  record LeaseGranted(long op, long leaseId, long ttlSeconds) implements Input {}
+
+  /** GrantFailed is a lease grant that failed or timed out. */
+  record GrantFailed(long op, String reason) implements Input {}
+
+  /** CampaignWon is a committed compare-and-swap: the key was created at {@code createRevision}. */
+  record CampaignWon(long op, long createRevision) implements Input {}
+
+  /** CampaignLost is a compare-and-swap whose Else branch read the current holder. */
+  record CampaignLost(long op, KeyRecord holder, long revision) implements Input {}
+
+  /**
+   * CampaignFailed is a compare-and-swap whose outcome is unknown (error or timeout): it may
+   * have been applied.
+   */
+  record CampaignFailed(long op, String reason) implements Input {}
+
+  /** KeepAliveAcked is a keep-alive reply with the renewed TTL and the replying member's raft term. */
+  record KeepAliveAcked(long op, long ttlSeconds, long raftTerm) implements Input {}
+
+  /** KeepAliveFailed is a failed keep-alive; {@code leaseNotFound} when etcd says the lease is gone. */
+  record KeepAliveFailed(long op, boolean leaseNotFound, String reason) implements Input {}
+
+  /** ConfirmRead is the linearizable read that confirms a renewal; {@code key} null when absent. */
+  record ConfirmRead(long op, KeyRecord key, long revision, long raftTerm) implements Input {}
+
+  /** ConfirmFailed is a confirming read that failed or timed out. */
+  record ConfirmFailed(long op, String reason) implements Input {}
+
+  /** LeaseProbed tells whether the lease still exists; {@code known} false when the probe failed. */
+  record LeaseProbed(long op, boolean known, boolean alive) implements Input {}
+
+  /** WatchPut is a put of the key seen by watch {@code watchId} at {@code revision}. */
+  record WatchPut(long watchId, KeyRecord key, long revision) implements Input {}
+
+  /** WatchDelete is a deletion of the key seen by watch {@code watchId} at {@code revision}. */
+  record WatchDelete(long watchId, long revision) implements Input {}
+
+  /** WatchFailed is a watch that ended; {@code compacted} when its start revision was compacted. */
+  record WatchFailed(long watchId, boolean compacted, String reason) implements Input {}
+
+  /** TimerFired is a timer of the given kind and arming sequence going off. */
+  record TimerFired(TimerKind kind, long seq) implements Input {}
+}

@@ -1,0 +1,24 @@
+package dev.leasehold.protocol;
+
+import java.util.Objects;
+
+/**
+ * KeyRecord is the election key as read from the store: who holds it, through which lease,
+ * since which revision.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param holderId the key's value: the holder's candidate id (a label, never proof of ownership)
+ * @param leaseId the lease the key is bound to (0 if none, which only an operator can cause)
+ * @param createRevision the key's create revision: the holder's fencing token
+ * @param modRevision the key's last modification revision
+ */
+public record KeyRecord(String holderId, long leaseId, long createRevision, long modRevision) {
+  /** KeyRecord rejects a null holder and a non-positive create revision. */
+  public KeyRecord {
+    Objects.requireNonNull(holderId, "holderId");
+    if (createRevision <= 0) {
+      throw new IllegalArgumentException("createRevision must be > 0, but was " + createRevision);
+    }
+  }
+}

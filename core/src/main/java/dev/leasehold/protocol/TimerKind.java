@@ -1,0 +1,18 @@
+package dev.leasehold.protocol;
+
+/**
+ * TimerKind names the machine's timers; at most one of each kind is armed at a time, and
+ * arming one replaces the previous one of its kind.
+ */
+public enum TimerKind {
+  /** POLL fires a follower's next linearizable read of the key (also the retry after errors). */
+  POLL,
+  /** RENEW fires the MASTER's next keep-alive (also the retry after a failed renewal). */
+  RENEW,
+  /** DEADLINE fires at the MASTER's local deadline. */
+  DEADLINE,
+  /** REWATCH re-creates a watch that failed, after a backoff. */
+  REWATCH,
+  /** PROBE ends the wait for a lease probe after the MASTER saw its key deleted. */
+  PROBE
+}
