@@ -716,6 +716,9 @@ public final class EtcdLeaderElector implements LeaderElector {
       if (e == null || e.isBlank()) {
         return "empty";
       }
+      if (!e.contains("://")) {
+        return "scheme must be http or https";
+      }
       URI uri;
       try {
         uri = new URI(e.trim());

@@ -1,0 +1,60 @@
+package dev.leasehold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ElectorConfigTest {
+  private static ElectorConfig.Builder valid() {
+    return ElectorConfig.builder().electionKey("/k");
+  }
+
+  private static String error(ElectorConfig.Builder b) {
+    return assertThrows(IllegalArgumentException.class, b::build).getMessage();
+  }
+
+  @Test
+  void defaultsAreDocumentedValues() {
+    ElectorConfig c = valid().build();
+    assertEquals(Duration.ofSeconds(5), c.leaseTtl());
+    assertEquals(Duration.ofMillis(500), c.safetyMargin());
+    assertEquals(Duration.ofSeconds(1), c.pollInterval());
+    assertEquals(Duration.ofSeconds(5), c.resignHoldoff());
+    assertTrue(c.candidateId().matches(".+-\\d+-[0-9a-z]+"), c.candidateId());
+  }
+
+  @Test
+  void emptyKeyIsRejectedNamingTheField() {
+    assertEquals("electionKey must be a non-blank string, but was \"\"", error(valid().electionKey("")));
+    assertEquals("electionKey must be a non-blank string, but was null", error(ElectorConfig.builder()));
+  }
+
+  @Test
+  void ttlUnderOneSecondIsRejectedWithItsValue() {
+    assertEquals("leaseTtl must be >= 1s, but was 200ms", error(valid().leaseTtl(Duration.ofMillis(200))));
+    assertEquals(
+        "leaseTtl must be a whole number of seconds (etcd grants seconds), but was 1.5s",
+        error(valid().leaseTtl(Duration.ofMillis(1500))));
+  }
+
+  @Test
+  void marginThatLeavesNoTimeToRenewIsRejected() {
+    String m = error(valid().leaseTtl(Duration.ofSeconds(3)).safetyMargin(Duration.ofSeconds(1)));
+    assertTrue(m.startsWith("safetyMargin leaves no time to renew"), m);
+    assertTrue(m.endsWith("but was 1s"), m);
+  }
+
+  @Test
+  void otherBadValuesNameTheirField() {
+    assertTrue(error(valid().maxDriftRate(0.5)).startsWith("maxDriftRate must be in [0, 0.1)"));
+    assertTrue(error(valid().pollInterval(Duration.ZERO)).startsWith("pollInterval must be > 0"));
+    assertTrue(error(valid().rpcTimeout(Duration.ofSeconds(9))).startsWith("rpcTimeout must be < leaseTtl"));
+    assertTrue(
+        error(valid().retryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+            .startsWith("retryBackoffMax must be >= retryBackoffInitial"));
+    assertTrue(error(valid().candidateId(" ")).startsWith("candidateId must be non-blank"));
+  }
+}
