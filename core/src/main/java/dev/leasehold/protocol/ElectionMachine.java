@@ -270,6 +270,10 @@ public final class ElectionMachine {
     }
     keyAbsent = key == null;
     LeaderInfo seen = key == null || key.leaseId() == abandonedLeaseId ? null : info(key);
+    if (seen != null) {
+      // Someone else took over: the hold-off after resign() has done its job.
+      holdoffUntil = Long.MIN_VALUE;
+    }
     if (!Objects.equals(seen, leader)) {
       leader = seen;
       if (seen != null && !lossPending) {

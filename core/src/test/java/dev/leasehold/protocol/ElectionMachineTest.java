@@ -265,6 +265,22 @@ class ElectionMachineTest {
   }
 
   @Test
+  void holdOffEndsOnceAnotherCandidateHasTakenOver() {
+    elect(11);
+    long watchId = watchIdAfterElection();
+    step(new Input.Resign());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 20));
+    assertFalse(has(Command.GrantLease.class));
+    step(new Input.WatchPut(watchId, new KeyRecord("other", 5, 21, 21), 21));
+    assertEquals(List.of(Cause.LEADER_CHANGED), published());
+    // The new leader resigns at once: the instance that resigned earlier may take over now.
+    now += 10 * MS;
+    step(new Input.WatchDelete(watchId, 22));
+    assertEquals(ElectorState.CANDIDATE, m.role());
+    assertTrue(has(Command.GrantLease.class));
+  }
+
+  @Test
   void closeRevokesTheLeaseAndEndsTheTermWithClosed() {
     elect(11);
     step(new Input.Close());
