@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Makes sure what the build and tests need is installed: a JDK (17+), Maven, and etcd
+# (Debian package etcd-server). Installs what is missing when it can (root with apt-get),
+# otherwise stops with a message naming what to install.
+set -euo pipefail
+
+missing_pkgs=()
+
+need() { # need <command> <debian-package>
+  if ! command -v "$1" >/dev/null 2>&1; then
+    missing_pkgs+=("$2")
+  fi
+}
+
+need java openjdk-17-jdk-headless
+need javac openjdk-17-jdk-headless
+need mvn maven
+if [ -z "${ETCD_BIN:-}" ]; then
+  need etcd etcd-server
+fi
+
+if [ ${#missing_pkgs[@]} -gt 0 ]; then
+  # de-duplicate
+  pkgs=$(printf '%s\n' "${missing_pkgs[@]}" | sort -u | tr '\n' ' ')
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[leasehold] installing: $pkgs" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq $pkgs >/dev/null
+  else
+    echo "[leasehold] missing: $pkgs" >&2
+    echo "[leasehold] install them first, e.g.: sudo apt-get update && sudo apt-get install -y $pkgs" >&2
+    exit 1
+  fi
+fi
+
+java_major=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+if [ -z "$java_major" ] || [ "${java_major%%.*}" -lt 17 ]; then
+  echo "[leasehold] Java 17 or newer is required (found: ${java_major:-unknown}); install openjdk-17-jdk-headless" >&2
+  exit 1
+fi
+
+etcd_bin=${ETCD_BIN:-$(command -v etcd)}
+if ! "$etcd_bin" --version >/dev/null 2>&1; then
+  echo "[leasehold] $etcd_bin does not run; install the Debian package etcd-server or set ETCD_BIN" >&2
+  exit 1
+fi
