@@ -8,7 +8,7 @@ import dev.leasehold.LeadershipEvent.Cause;
  * Command is what the machine asks its driver to do; the driver reports each outcome back
  * as an {@link Input} carrying the same operation id.
  *
- * <p>All commands are immutable records.
+ * <p>All commands are immutable records, safe to pass between threads.
  */
 public sealed interface Command {
   /** Poll reads the key linearizably (follower). */

@@ -5,7 +5,8 @@ package dev.leasehold.protocol;
  * it commanded, a watch notification, or a timer firing.
  *
  * <p>Results carry the operation id of the command that caused them; the machine ignores
- * results of operations it no longer waits for. All inputs are immutable records.
+ * results of operations it no longer waits for. All inputs are immutable records, safe to
+ * pass between threads.
  */
 public sealed interface Input {
   /** Start begins the election. */

@@ -3,6 +3,8 @@ package dev.leasehold.protocol;
 /**
  * TimerKind names the machine's timers; at most one of each kind is armed at a time, and
  * arming one replaces the previous one of its kind.
+ *
+ * <p>Immutable and thread-safe (an enum).
  */
 public enum TimerKind {
   /** POLL fires a follower's next linearizable read of the key (also the retry after errors). */

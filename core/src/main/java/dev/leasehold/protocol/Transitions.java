@@ -20,6 +20,8 @@ import java.util.Set;
  * MASTER     FOLLOWER   deadline passed, key deleted or taken, lease gone, resign()
  * MASTER     STOPPED    close()
  * </pre>
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class Transitions {
   private static final Map<ElectorState, Set<ElectorState>> LEGAL = new EnumMap<>(ElectorState.class);
