@@ -22,6 +22,7 @@ public final class ElectorConfig {
   private final Duration retryBackoffInitial;
   private final Duration retryBackoffMax;
   private final Duration resignHoldoff;
+  private final boolean standbyLease;
 
   private ElectorConfig(Builder b) {
     this.electionKey = b.electionKey;
@@ -34,6 +35,7 @@ public final class ElectorConfig {
     this.retryBackoffInitial = b.retryBackoffInitial;
     this.retryBackoffMax = b.retryBackoffMax;
     this.resignHoldoff = b.resignHoldoff != null ? b.resignHoldoff : b.leaseTtl;
+    this.standbyLease = b.standbyLease;
   }
 
   /** builder starts a config with every default set except the election key. */
@@ -91,13 +93,19 @@ public final class ElectorConfig {
     return resignHoldoff;
   }
 
+  /** standbyLease tells whether followers keep a lease ready for a faster takeover. */
+  public boolean standbyLease() {
+    return standbyLease;
+  }
+
   @Override
   public String toString() {
     return "ElectorConfig{electionKey=" + electionKey + ", candidateId=" + candidateId
         + ", leaseTtl=" + human(leaseTtl) + ", safetyMargin=" + human(safetyMargin)
         + ", maxDriftRate=" + maxDriftRate + ", pollInterval=" + human(pollInterval)
         + ", rpcTimeout=" + human(rpcTimeout) + ", retryBackoff=" + human(retryBackoffInitial)
-        + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff) + "}";
+        + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff)
+        + ", standbyLease=" + standbyLease + "}";
   }
 
   /** human prints a duration the way the error messages do: "200ms", "5s", "1.5s". */
@@ -140,6 +148,7 @@ public final class ElectorConfig {
     private Duration retryBackoffInitial = Duration.ofMillis(100);
     private Duration retryBackoffMax = Duration.ofSeconds(1);
     private Duration resignHoldoff;
+    private boolean standbyLease = true;
 
     private Builder() {}
 
@@ -206,6 +215,18 @@ public final class ElectorConfig {
     /** resignHoldoff sets how long a resigned instance sits out; default the lease TTL. */
     public Builder resignHoldoff(Duration resignHoldoff) {
       this.resignHoldoff = resignHoldoff;
+      return this;
+    }
+
+    /**
+     * standbyLease makes each follower keep a lease of its own alive (renewed and confirmed
+     * like a leader's, every TTL/3), so that taking over costs one raft proposal (the
+     * compare-and-swap) instead of two (grant, then compare-and-swap); default true. The cost
+     * is one keep-alive and one linearizable read per follower per TTL/3, neither a raft
+     * proposal; turn it off for very many followers.
+     */
+    public Builder standbyLease(boolean standbyLease) {
+      this.standbyLease = standbyLease;
       return this;
     }
 

@@ -670,6 +670,12 @@ public final class EtcdLeaderElector implements LeaderElector {
       return this;
     }
 
+    /** standbyLease sets whether followers keep a lease ready; see {@link ElectorConfig.Builder#standbyLease}. */
+    public Builder standbyLease(boolean standbyLease) {
+      config.standbyLease(standbyLease);
+      return this;
+    }
+
     /** clock replaces the monotonic clock (nanoseconds); for tests. */
     Builder clock(LongSupplier clock) {
       this.clock = Objects.requireNonNull(clock, "clock");

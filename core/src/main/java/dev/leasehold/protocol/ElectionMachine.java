@@ -55,13 +55,18 @@ public final class ElectionMachine {
   private long grantSentAt;
   private long campaignOp;
 
-  // Held lease (candidate after grant, or master).
+  // Held lease: a follower's standby lease, the candidate's, or the master's. Its deadline is
+  // the local time until which etcd surely keeps it, from the send time of its grant or of its
+  // last confirmed renewal.
   private long leaseId;
   private long grantedTtlSeconds;
+  private long deadline = Long.MIN_VALUE;
+  private long leaseBaseSentAt;
+  private long standbyGrantOp;
+  private long standbyRetryAt = Long.MIN_VALUE;
 
   // Master.
   private long token;
-  private long deadline;
   private long keepAliveOp;
   private long keepAliveSentAt;
   private long confirmOp;
@@ -97,7 +102,10 @@ public final class ElectionMachine {
     return leader;
   }
 
-  /** deadline is the MASTER's local deadline on the monotonic clock; meaningless otherwise. */
+  /**
+   * deadline is the local time (monotonic clock) until which etcd surely keeps the held lease:
+   * the MASTER's deadline; for a follower, its standby lease's; Long.MIN_VALUE with no lease.
+   */
   public long deadline() {
     return deadline;
   }
@@ -107,7 +115,7 @@ public final class ElectionMachine {
     return role == ElectorState.MASTER ? token : 0;
   }
 
-  /** leaseId is the lease this instance holds as CANDIDATE or MASTER, or 0. */
+  /** leaseId is the lease this instance holds (standby, CANDIDATE or MASTER), or 0. */
   public long leaseId() {
     return leaseId;
   }
@@ -214,7 +222,7 @@ public final class ElectionMachine {
     ElectorState from = lossPending ? ElectorState.MASTER : role;
     moveTo(ElectorState.STOPPED);
     publish(from, ElectorState.STOPPED, Cause.CLOSED, null, now);
-    clearLease();
+    dropLease();
     leader = null;
     lossPending = false;
   }
@@ -241,8 +249,23 @@ public final class ElectionMachine {
         campaignOrWait(now);
       } else {
         setTimer(TimerKind.POLL, now + config.pollIntervalNanos());
+        maybeAcquireStandby(now);
       }
     }
+  }
+
+  /**
+   * maybeAcquireStandby grants a lease a follower keeps alive while someone else leads, so
+   * that taking over costs one transaction instead of a grant and a transaction.
+   */
+  private void maybeAcquireStandby(long now) {
+    if (!config.standbyLease() || role != ElectorState.FOLLOWER || lossPending || keyAbsent
+        || leaseId != 0 || standbyGrantOp != 0 || grantOp != 0 || now < standbyRetryAt) {
+      return;
+    }
+    standbyGrantOp = id();
+    grantSentAt = now;
+    out.add(new Command.GrantLease(standbyGrantOp, config.requestedTtlSeconds()));
   }
 
   private void onPollFailed(Input.PollFailed f, long now) {
@@ -289,6 +312,22 @@ public final class ElectionMachine {
     }
     cancelTimer(TimerKind.POLL);
     moveTo(ElectorState.CANDIDATE);
+    if (leaseId != 0) {
+      // A standby lease with at least a renewal interval left goes straight to the CAS.
+      if (deadline - now >= renewInterval()) {
+        campaignOp = id();
+        out.add(new Command.Campaign(campaignOp, leaseId));
+        return;
+      }
+      out.add(new Command.Revoke(leaseId));
+      dropLease();
+    }
+    if (standbyGrantOp != 0) {
+      // A standby grant is already on its way: campaign with it when it arrives.
+      grantOp = standbyGrantOp;
+      standbyGrantOp = 0;
+      return;
+    }
     grantOp = id();
     grantSentAt = now;
     out.add(new Command.GrantLease(grantOp, config.requestedTtlSeconds()));
@@ -297,19 +336,43 @@ public final class ElectionMachine {
   // ---- candidate ----
 
   private void onLeaseGranted(Input.LeaseGranted g, long now) {
+    if (g.op() == standbyGrantOp && role == ElectorState.FOLLOWER && leaseId == 0) {
+      standbyGrantOp = 0;
+      succeeded(now);
+      holdLease(g, now);
+      return;
+    }
     if (g.op() != grantOp || role != ElectorState.CANDIDATE) {
       out.add(new Command.Revoke(g.leaseId()));
       return;
     }
     grantOp = 0;
     succeeded(now);
-    leaseId = g.leaseId();
-    grantedTtlSeconds = g.ttlSeconds();
+    holdLease(g, now);
     campaignOp = id();
     out.add(new Command.Campaign(campaignOp, leaseId));
   }
 
+  /**
+   * holdLease takes a granted lease: etcd cannot expire it before the grant's send time plus
+   * the granted TTL, since the grant was applied after it was sent.
+   */
+  private void holdLease(Input.LeaseGranted g, long now) {
+    leaseId = g.leaseId();
+    grantedTtlSeconds = g.ttlSeconds();
+    leaseBaseSentAt = grantSentAt;
+    deadline = config.deadline(grantSentAt, grantedTtlSeconds);
+    setTimer(TimerKind.DEADLINE, deadline);
+    setTimer(TimerKind.RENEW, Math.max(now, leaseBaseSentAt + renewInterval()));
+  }
+
   private void onGrantFailed(Input.GrantFailed f, long now) {
+    if (f.op() == standbyGrantOp) {
+      standbyGrantOp = 0;
+      failed(now);
+      standbyRetryAt = now + backoff(failures);
+      return;
+    }
     if (f.op() != grantOp) {
       return;
     }
@@ -325,26 +388,31 @@ public final class ElectionMachine {
     }
     campaignOp = 0;
     succeeded(now);
-    // The lease cannot expire at etcd before grant send time + granted TTL: the grant was
-    // applied after it was sent, and etcd's clock starts the TTL then.
-    long d = config.deadline(grantSentAt, grantedTtlSeconds);
-    if (now >= d) {
-      // Too slow to be useful: holding the key now would mean leading past the deadline.
-      out.add(new Command.Revoke(leaseId));
-      clearLease();
+    won(w.createRevision(), now);
+  }
+
+  private void won(long createRevision, long now) {
+    if (leaseId == 0 || now >= deadline) {
+      // Too slow to be useful (or the lease is gone): holding the key now would mean leading
+      // past the deadline. Revoking removes the key.
+      if (leaseId != 0) {
+        out.add(new Command.Revoke(leaseId));
+      }
+      dropLease();
       moveTo(ElectorState.FOLLOWER);
       poll();
       return;
     }
-    knownRevision = Math.max(knownRevision, w.createRevision());
-    token = w.createRevision();
-    deadline = d;
+    knownRevision = Math.max(knownRevision, createRevision);
+    token = createRevision;
     renewFailures = 0;
     moveTo(ElectorState.MASTER);
     leader = new LeaderInfo(config.candidateId(), token, leaseId);
     publish(ElectorState.CANDIDATE, ElectorState.MASTER, Cause.ELECTED, leader, now);
     setTimer(TimerKind.DEADLINE, deadline);
-    setTimer(TimerKind.RENEW, Math.max(now, grantSentAt + renewInterval()));
+    if (keepAliveOp == 0 && confirmOp == 0) {
+      setTimer(TimerKind.RENEW, Math.max(now, leaseBaseSentAt + renewInterval()));
+    }
     ensureWatch();
   }
 
@@ -354,10 +422,19 @@ public final class ElectionMachine {
     }
     campaignOp = 0;
     succeeded(now);
-    out.add(new Command.Revoke(leaseId));
-    clearLease();
+    KeyRecord holder = l.holder();
+    if (holder != null && leaseId != 0 && holder.leaseId() == leaseId) {
+      // The key is bound to our own lease: an earlier attempt of this very transaction was
+      // applied (a retried request). It is ours, created at that revision.
+      won(holder.createRevision(), now);
+      return;
+    }
     moveTo(ElectorState.FOLLOWER);
-    observe(l.holder(), l.revision(), now);
+    if (!config.standbyLease() || now >= deadline) {
+      out.add(new Command.Revoke(leaseId));
+      dropLease();
+    }
+    observe(holder, l.revision(), now);
     if (keyAbsent) {
       poll();
     } else {
@@ -374,7 +451,7 @@ public final class ElectionMachine {
     // The transaction may have been applied; revoking the lease removes the key with it, so
     // no key is left bound to a lease nobody renews.
     out.add(new Command.Revoke(leaseId));
-    clearLease();
+    dropLease();
     moveTo(ElectorState.FOLLOWER);
     setTimer(TimerKind.POLL, now + backoff(failures));
   }
@@ -386,7 +463,7 @@ public final class ElectionMachine {
   }
 
   private void renewNow(long now) {
-    if (keepAliveOp != 0 || confirmOp != 0) {
+    if (keepAliveOp != 0 || confirmOp != 0 || leaseId == 0) {
       return;
     }
     keepAliveOp = id();
@@ -396,18 +473,35 @@ public final class ElectionMachine {
 
   private void retryRenewal(long now) {
     renewFailures++;
+    if (role != ElectorState.MASTER) {
+      // A standby lease is only worth keeping; it does not deserve fast retries.
+      setTimer(TimerKind.RENEW, now + backoff(renewFailures));
+      return;
+    }
     // Retries stay fast while the deadline approaches, but never spin.
     long delay = Math.min(config.backoffInitialNanos(), renewInterval() / 4);
     setTimer(TimerKind.RENEW, now + Math.max(delay, 1_000_000L));
   }
 
+  /** leaseGone handles etcd saying the held lease no longer exists. */
+  private void leaseGone(long now) {
+    if (role == ElectorState.MASTER) {
+      loseLeadership(Cause.LEASE_REVOKED, null, now);
+    } else if (role == ElectorState.CANDIDATE) {
+      // The CAS in flight can no longer make us MASTER; its result finds no deadline left.
+      deadline = Long.MIN_VALUE;
+    } else {
+      dropLease();
+    }
+  }
+
   private void onKeepAliveAcked(Input.KeepAliveAcked a, long now) {
-    if (a.op() != keepAliveOp || role != ElectorState.MASTER) {
+    if (a.op() != keepAliveOp || leaseId == 0) {
       return;
     }
     keepAliveOp = 0;
     if (a.ttlSeconds() <= 0) {
-      loseLeadership(Cause.LEASE_REVOKED, null, now);
+      leaseGone(now);
       return;
     }
     succeeded(now);
@@ -421,12 +515,12 @@ public final class ElectionMachine {
   }
 
   private void onKeepAliveFailed(Input.KeepAliveFailed f, long now) {
-    if (f.op() != keepAliveOp || role != ElectorState.MASTER) {
+    if (f.op() != keepAliveOp || leaseId == 0) {
       return;
     }
     keepAliveOp = 0;
     if (f.leaseNotFound()) {
-      loseLeadership(Cause.LEASE_REVOKED, null, now);
+      leaseGone(now);
       return;
     }
     failed(now);
@@ -434,20 +528,22 @@ public final class ElectionMachine {
   }
 
   private void onConfirmRead(Input.ConfirmRead r, long now) {
-    if (r.op() != confirmOp || role != ElectorState.MASTER) {
+    if (r.op() != confirmOp || leaseId == 0) {
       return;
     }
     confirmOp = 0;
     succeeded(now);
-    knownRevision = Math.max(knownRevision, r.revision());
     KeyRecord key = r.key();
-    if (key == null) {
-      keyGone(now);
-      return;
-    }
-    if (key.leaseId() != leaseId || key.createRevision() != token) {
-      loseLeadership(Cause.KEY_TAKEN, info(key), now);
-      return;
+    if (role == ElectorState.MASTER) {
+      knownRevision = Math.max(knownRevision, r.revision());
+      if (key == null) {
+        keyGone(now);
+        return;
+      }
+      if (key.leaseId() != leaseId || key.createRevision() != token) {
+        loseLeadership(Cause.KEY_TAKEN, info(key), now);
+        return;
+      }
     }
     if (r.raftTerm() != confirmTerm) {
       // The ack came from another term: a deposed etcd leader may have acked without
@@ -459,13 +555,21 @@ public final class ElectionMachine {
     long d = config.deadline(confirmSentAt, confirmTtlSeconds);
     if (d > deadline) {
       deadline = d;
+      leaseBaseSentAt = confirmSentAt;
       setTimer(TimerKind.DEADLINE, deadline);
     }
     setTimer(TimerKind.RENEW, Math.max(now, confirmSentAt + renewInterval()));
+    if (role == ElectorState.FOLLOWER && !lossPending) {
+      // A standby renewal's read is as good as a poll.
+      observe(key, r.revision(), now);
+      if (keyAbsent && pollOp == 0) {
+        campaignOrWait(now);
+      }
+    }
   }
 
   private void onConfirmFailed(Input.ConfirmFailed f, long now) {
-    if (f.op() != confirmOp || role != ElectorState.MASTER) {
+    if (f.op() != confirmOp || leaseId == 0) {
       return;
     }
     confirmOp = 0;
@@ -486,7 +590,7 @@ public final class ElectionMachine {
     confirmOp = 0;
     probeLeaseId = leaseId;
     abandonedLeaseId = leaseId;
-    clearLease();
+    dropLease();
     leader = null;
     keyAbsent = true;
     probeOp = id();
@@ -527,18 +631,23 @@ public final class ElectionMachine {
       out.add(new Command.Revoke(leaseId));
     }
     abandonedLeaseId = leaseId;
-    clearLease();
+    dropLease();
     leader = newLeader;
     keyAbsent = false;
     publish(ElectorState.MASTER, ElectorState.FOLLOWER, cause, newLeader, now);
     poll();
   }
 
-  private void clearLease() {
+  /** dropLease forgets the held lease (the caller revokes it if needed) and its timers. */
+  private void dropLease() {
     leaseId = 0;
     grantedTtlSeconds = 0;
     token = 0;
-    deadline = 0;
+    deadline = Long.MIN_VALUE;
+    keepAliveOp = 0;
+    confirmOp = 0;
+    cancelTimer(TimerKind.RENEW);
+    cancelTimer(TimerKind.DEADLINE);
   }
 
   // ---- watch ----
@@ -611,19 +720,18 @@ public final class ElectionMachine {
           poll();
         }
       }
-      case RENEW -> {
-        if (role == ElectorState.MASTER) {
-          renewNow(now);
-        }
-      }
+      case RENEW -> renewNow(now);
       case DEADLINE -> {
-        if (role == ElectorState.MASTER) {
-          if (now >= deadline) {
-            loseLeadership(Cause.LEASE_EXPIRED_LOCALLY, null, now);
-          } else {
-            setTimer(TimerKind.DEADLINE, deadline);
-          }
+        if (now < deadline) {
+          setTimer(TimerKind.DEADLINE, deadline);
+        } else if (role == ElectorState.MASTER) {
+          loseLeadership(Cause.LEASE_EXPIRED_LOCALLY, null, now);
+        } else if (role == ElectorState.FOLLOWER && leaseId != 0) {
+          // A standby lease we can no longer vouch for: let it go, take a fresh one later.
+          out.add(new Command.Revoke(leaseId));
+          dropLease();
         }
+        // A CANDIDATE's transaction result checks the deadline itself.
       }
       case REWATCH -> {
         // A follower re-reads first: the watch may have missed changes, and its start

@@ -17,6 +17,8 @@ import dev.leasehold.ElectorConfig;
  * @param probeTimeoutNanos how long a MASTER that saw its key deleted waits to learn whether
  *     its lease went with it, before reporting the loss as KEY_DELETED
  * @param resignHoldoffNanos how long a resigned instance stays out of the election
+ * @param standbyLease whether a follower keeps a confirmed lease ready, so that taking over
+ *     costs one transaction instead of a lease grant and a transaction
  */
 public record ProtocolConfig(
     String candidateId,
@@ -27,7 +29,8 @@ public record ProtocolConfig(
     long backoffInitialNanos,
     long backoffMaxNanos,
     long probeTimeoutNanos,
-    long resignHoldoffNanos) {
+    long resignHoldoffNanos,
+    boolean standbyLease) {
 
   /** from derives the machine's config from a validated elector config. */
   public static ProtocolConfig from(ElectorConfig c) {
@@ -40,7 +43,8 @@ public record ProtocolConfig(
         c.retryBackoffInitial().toNanos(),
         c.retryBackoffMax().toNanos(),
         Math.min(c.rpcTimeout().toNanos(), 250_000_000L),
-        c.resignHoldoff().toNanos());
+        c.resignHoldoff().toNanos(),
+        c.standbyLease());
   }
 
   /**

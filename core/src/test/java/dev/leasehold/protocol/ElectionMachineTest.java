@@ -17,7 +17,7 @@ class ElectionMachineTest {
   private static final long S = 1_000_000_000L;
   // TTL 3 s, margin 300 ms, drift 1 %: window = 3 s × 0.99 − 0.3 s = 2.67 s.
   private static final ProtocolConfig CONFIG =
-      new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S);
+      new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, false);
   private static final long WINDOW = 2_670 * MS;
   private static final long LEASE = 77;
 

@@ -1,0 +1,183 @@
+package dev.leasehold.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeadershipEvent.Cause;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class StandbyLeaseTest {
+  private static final long MS = 1_000_000L;
+  private static final long S = 1_000_000_000L;
+  private static final ProtocolConfig CONFIG =
+      new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true);
+  private static final long WINDOW = 2_670 * MS;
+  private static final KeyRecord OTHER = new KeyRecord("other", 5, 3, 3);
+
+  private final ElectionMachine m = new ElectionMachine(CONFIG, new SplittableRandom(1));
+  private long now = 50 * S;
+  private List<Command> last;
+  private long watchId;
+
+  private void step(Input in) {
+    last = m.step(in, now);
+    last.stream().filter(Command.Watch.class::isInstance).forEach(w -> watchId = ((Command.Watch) w).watchId());
+  }
+
+  private <T extends Command> T only(Class<T> type) {
+    List<T> found = last.stream().filter(type::isInstance).map(type::cast).collect(Collectors.toList());
+    assertEquals(1, found.size(), () -> "expected one " + type.getSimpleName() + " in " + last);
+    return found.get(0);
+  }
+
+  private boolean has(Class<? extends Command> type) {
+    return last.stream().anyMatch(type::isInstance);
+  }
+
+  private Command.SetTimer timer(TimerKind kind) {
+    return last.stream()
+        .filter(c -> c instanceof Command.SetTimer t && t.kind() == kind)
+        .map(Command.SetTimer.class::cast)
+        .reduce((a, b) -> b)
+        .orElseThrow(() -> new AssertionError("no " + kind + " timer in " + last));
+  }
+
+  /** A follower that sees another leader and takes a standby lease; returns the grant send time. */
+  private long followerWithStandby() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), OTHER, 4));
+    long sent = now;
+    long op = only(Command.GrantLease.class).op();
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    now += 3 * MS;
+    step(new Input.LeaseGranted(op, 77, 3));
+    assertEquals(77, m.leaseId());
+    assertEquals(sent + WINDOW, m.deadline());
+    return sent;
+  }
+
+  /** Runs one renewal of the held lease, confirmed in the same raft term. */
+  private long renewOnce(KeyRecord seen) {
+    return renewOnce(timer(TimerKind.RENEW), seen);
+  }
+
+  private long renewOnce(Command.SetTimer renew, KeyRecord seen) {
+    now = renew.atNanos();
+    step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
+    long sent = now;
+    now += 2 * MS;
+    step(new Input.KeepAliveAcked(only(Command.KeepAlive.class).op(), 3, 7));
+    now += 1 * MS;
+    step(new Input.ConfirmRead(only(Command.ConfirmRead.class).op(), seen, 9, 7));
+    return sent;
+  }
+
+  @Test
+  void followerWithAConfirmedStandbyLeaseTakesOverWithOneTransaction() {
+    followerWithStandby();
+    long confirmed = renewOnce(OTHER);
+    assertEquals(confirmed + WINDOW, m.deadline());
+    now += 100 * MS;
+    step(new Input.WatchDelete(watchId, 10));
+    assertEquals(ElectorState.CANDIDATE, m.role());
+    assertFalse(has(Command.GrantLease.class), "no grant on the takeover path");
+    long op = only(Command.Campaign.class).op();
+    assertEquals(77, only(Command.Campaign.class).leaseId());
+    now += 2 * MS;
+    step(new Input.CampaignWon(op, 11));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(confirmed + WINDOW, m.deadline(), "the deadline still counts from the confirmed send");
+    assertEquals(confirmed + WINDOW, timer(TimerKind.DEADLINE).atNanos());
+  }
+
+  @Test
+  void standbyLeaseThatCouldNotBeConfirmedIsDroppedAtItsDeadlineAndNotUsed() {
+    long sent = followerWithStandby();
+    Command.SetTimer deadline = timer(TimerKind.DEADLINE);
+    Command.SetTimer renew = timer(TimerKind.RENEW);
+    now = renew.atNanos();
+    step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
+    step(new Input.KeepAliveAcked(only(Command.KeepAlive.class).op(), 3, 7));
+    // The read is served under another raft term: not confirmed.
+    step(new Input.ConfirmRead(only(Command.ConfirmRead.class).op(), OTHER, 9, 8));
+    assertEquals(sent + WINDOW, m.deadline());
+    now = deadline.atNanos();
+    step(new Input.TimerFired(TimerKind.DEADLINE, deadline.seq()));
+    assertEquals(77, only(Command.Revoke.class).leaseId());
+    assertEquals(0, m.leaseId());
+    step(new Input.WatchDelete(watchId, 10));
+    assertTrue(has(Command.GrantLease.class), "falls back to granting a fresh lease");
+  }
+
+  @Test
+  void standbyLeaseTooCloseToItsDeadlineIsReplacedByAFreshGrant() {
+    long sent = followerWithStandby();
+    now = sent + WINDOW - 500 * MS; // less than TTL/3 left
+    step(new Input.WatchDelete(watchId, 10));
+    assertEquals(77, only(Command.Revoke.class).leaseId());
+    assertTrue(has(Command.GrantLease.class));
+    assertFalse(has(Command.Campaign.class));
+  }
+
+  @Test
+  void lostCompareAndSwapKeepsTheLeaseAsStandby() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 4));
+    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), 77, 3));
+    Command.SetTimer renew = timer(TimerKind.RENEW);
+    step(new Input.CampaignLost(only(Command.Campaign.class).op(), OTHER, 5));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    assertFalse(has(Command.Revoke.class));
+    assertEquals(77, m.leaseId());
+    long confirmed = renewOnce(renew, OTHER);
+    assertEquals(confirmed + WINDOW, m.deadline());
+  }
+
+  @Test
+  void compareAndSwapThatFindsItsOwnLeaseOnTheKeyHasWon() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 4));
+    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), 77, 3));
+    // A retried request: the first attempt created the key with our lease at revision 6.
+    step(new Input.CampaignLost(only(Command.Campaign.class).op(), new KeyRecord("me", 77, 6, 6), 6));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(6, m.fencingToken());
+    assertEquals(Cause.ELECTED, only(Command.Publish.class).cause());
+  }
+
+  @Test
+  void standbyGrantInFlightIsUsedForTheCampaign() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), OTHER, 4));
+    long standbyOp = only(Command.GrantLease.class).op();
+    step(new Input.WatchDelete(watchId, 10));
+    assertEquals(ElectorState.CANDIDATE, m.role());
+    assertFalse(has(Command.GrantLease.class), "no second grant");
+    step(new Input.LeaseGranted(standbyOp, 77, 3));
+    assertEquals(77, only(Command.Campaign.class).leaseId());
+  }
+
+  @Test
+  void standbyLeaseReportedGoneIsDroppedWithoutAnEvent() {
+    followerWithStandby();
+    Command.SetTimer renew = timer(TimerKind.RENEW);
+    now = renew.atNanos();
+    step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
+    step(new Input.KeepAliveFailed(only(Command.KeepAlive.class).op(), true, "lease not found"));
+    assertEquals(0, m.leaseId());
+    assertFalse(has(Command.Publish.class));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+  }
+
+  @Test
+  void closeRevokesTheStandbyLease() {
+    followerWithStandby();
+    step(new Input.Close());
+    assertEquals(77, only(Command.Revoke.class).leaseId());
+  }
+}
