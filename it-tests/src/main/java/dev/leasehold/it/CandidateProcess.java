@@ -10,24 +10,26 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
  * CandidateProcess is a {@link CandidateMain} running in a child JVM, with its output lines
  * collected as they arrive.
  *
- * <p>Thread-safe: lines are collected by a reader thread into a concurrent list; signals and
- * commands may be sent from any thread.
+ * <p>Thread-safe: lines are collected by a reader thread into a list guarded by its own lock
+ * (appends stay cheap when a chaos workload prints tens of thousands of lines); an optional
+ * listener sees each line as it arrives, on the reader thread. Signals and commands may be
+ * sent from any thread.
  */
 public final class CandidateProcess implements AutoCloseable {
   private final String id;
   private final Process process;
   private final Writer stdin;
-  private final List<String> lines = new CopyOnWriteArrayList<>();
+  private final List<String> lines = new ArrayList<>();
 
-  private CandidateProcess(String id, Process process) {
+  private CandidateProcess(String id, Process process, Consumer<String> listener) {
     this.id = id;
     this.process = process;
     this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
@@ -38,7 +40,12 @@ public final class CandidateProcess implements AutoCloseable {
                   new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                  lines.add(line);
+                  if (listener != null) {
+                    listener.accept(line);
+                  }
+                  synchronized (lines) {
+                    lines.add(line);
+                  }
                 }
               } catch (IOException ended) {
                 // The process is gone; what it printed is kept.
@@ -56,10 +63,31 @@ public final class CandidateProcess implements AutoCloseable {
   public static CandidateProcess start(
       String id, List<String> endpoints, String key, int ttlSeconds, Path logFile, String... extraArgs)
       throws IOException {
+    return start(id, endpoints, key, ttlSeconds, logFile, null, extraArgs);
+  }
+
+  /**
+   * start launches a candidate JVM like {@link #start(String, List, String, int, Path, String...)}
+   * and hands every line it prints to {@code listener} (on the reader thread) as it arrives.
+   */
+  public static CandidateProcess start(
+      String id,
+      List<String> endpoints,
+      String key,
+      int ttlSeconds,
+      Path logFile,
+      Consumer<String> listener,
+      String... extraArgs)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx128m");
     cmd.add("-XX:+UseSerialGC");
+    // C1 only: on a 2-core machine shared with etcd, C2 compile bursts delay timers for nothing.
+    cmd.add("-XX:TieredStopAtLevel=1");
+    // The test class path also holds logback-test.xml, which logs to stdout, where the line
+    // protocol lives: the child must use the main logback.xml (stderr, into logFile).
+    cmd.add("-Dlogback.configurationFile=logback.xml");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(CandidateMain.class.getName());
@@ -73,7 +101,7 @@ public final class CandidateProcess implements AutoCloseable {
         new ProcessBuilder(cmd)
             .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .start();
-    return new CandidateProcess(id, p);
+    return new CandidateProcess(id, p, listener);
   }
 
   /** id is the candidate id. */
@@ -88,24 +116,42 @@ public final class CandidateProcess implements AutoCloseable {
 
   /** lines is a snapshot of everything the child printed so far. */
   public List<String> lines() {
-    return new ArrayList<>(lines);
+    synchronized (lines) {
+      return new ArrayList<>(lines);
+    }
   }
 
   /** awaitLine waits until a printed line matches, or throws after the timeout. */
   public String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
     long end = System.nanoTime() + timeout.toNanos();
+    int checked = 0;
     while (System.nanoTime() < end) {
-      for (String l : lines) {
+      boolean alive = process.isAlive();
+      List<String> fresh;
+      synchronized (lines) {
+        fresh = new ArrayList<>(lines.subList(checked, lines.size()));
+      }
+      checked += fresh.size();
+      for (String l : fresh) {
         if (match.test(l)) {
           return l;
         }
       }
-      if (!process.isAlive() && lines.stream().noneMatch(match)) {
-        throw new IllegalStateException(id + " exited with " + process.exitValue() + "; printed " + lines);
+      if (!alive) {
+        // Everything it printed before exiting has been read once the pipe is drained.
+        Thread.sleep(50);
+        synchronized (lines) {
+          for (String l : lines.subList(checked, lines.size())) {
+            if (match.test(l)) {
+              return l;
+            }
+          }
+        }
+        throw new IllegalStateException(id + " exited with " + process.exitValue() + "; printed " + lines());
       }
       Thread.sleep(5);
     }
-    throw new IllegalStateException(id + ": no matching line within " + timeout + "; printed " + lines);
+    throw new IllegalStateException(id + ": no matching line within " + timeout + "; printed " + lines());
   }
 
   /** send writes one command line to the child's stdin. */

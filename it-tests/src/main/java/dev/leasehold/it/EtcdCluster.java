@@ -44,14 +44,29 @@ public final class EtcdCluster implements AutoCloseable {
     private final int electionTimeoutMillis;
     private final int heartbeatMillis;
     private final Path logDir;
+    private final PeerRouter peerRouter;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<EtcdMember> members = List.of();
 
-    private EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir) {
+    private EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir,
+            PeerRouter peerRouter) {
         this.name = name;
         this.electionTimeoutMillis = electionTimeoutMillis;
         this.heartbeatMillis = heartbeatMillis;
         this.logDir = logDir;
+        this.peerRouter = peerRouter;
+    }
+
+    /**
+     * PeerRouter decides where a member's peers dial it: given the member's name and the port it listens on for
+     * peer traffic, it returns the port to advertise, typically that of a TCP proxy it started in front of the
+     * member. Called once per member and start attempt, before any member launches; a retried start calls it
+     * again for the same name with a new listen port. The cluster never closes what a router started.
+     */
+    @FunctionalInterface
+    public interface PeerRouter {
+        /** route returns the port peers should dial to reach {@code memberName}, listening on {@code listenPort}. */
+        int route(String memberName, int listenPort);
     }
 
     /** builder returns a builder with 1 member named "etcd", 1000 ms election timeout and 100 ms heartbeat. */
@@ -279,15 +294,18 @@ public final class EtcdCluster implements AutoCloseable {
         int[] ports = freePorts(2 * memberCount);
         String token = name + "-" + UUID.randomUUID();
         List<String> initialCluster = new ArrayList<>();
+        List<PeerUrls> peers = new ArrayList<>();
         for (int i = 0; i < memberCount; i++) {
-            initialCluster.add(memberName(i) + "=" + peerUrls(ports[2 * i + 1]).advertise());
+            PeerUrls peer = peerUrls(memberName(i), ports[2 * i + 1]);
+            peers.add(peer);
+            initialCluster.add(memberName(i) + "=" + peer.advertise());
         }
         List<EtcdMember> created = new ArrayList<>();
         for (int i = 0; i < memberCount; i++) {
             String memberName = memberName(i);
             int clientPort = ports[2 * i];
             int peerPort = ports[2 * i + 1];
-            PeerUrls peer = peerUrls(peerPort);
+            PeerUrls peer = peers.get(i);
             String clientUrl = "http://127.0.0.1:" + clientPort;
             Path dataDir;
             try {
@@ -321,11 +339,14 @@ public final class EtcdCluster implements AutoCloseable {
      * Listen and advertise peer URLs of one member, computed only here.
      *
      * <p>Kept in one place on purpose: a chaos harness that routes raft traffic through TCP proxies needs members to
-     * listen on their own port but advertise the proxy's, and this is the single spot to change for that.
+     * listen on their own port but advertise the proxy's: {@link Builder#peerRouter} does that here.
      */
-    private static PeerUrls peerUrls(int peerPort) {
+    private PeerUrls peerUrls(String memberName, int peerPort) {
         String url = "http://127.0.0.1:" + peerPort;
-        return new PeerUrls(url, url);
+        if (peerRouter == null) {
+            return new PeerUrls(url, url);
+        }
+        return new PeerUrls(url, "http://127.0.0.1:" + peerRouter.route(memberName, peerPort));
     }
 
     private record PeerUrls(String listen, String advertise) {}
@@ -450,8 +471,20 @@ public final class EtcdCluster implements AutoCloseable {
         private String name = "etcd";
         private int electionTimeoutMillis = 1000;
         private Integer heartbeatMillis;
+        private PeerRouter peerRouter;
 
         private Builder() {}
+
+        /**
+         * peerRouter makes every member advertise the peer port the router returns instead of the one it listens
+         * on, so that all raft and lease-forwarding traffic between members goes wherever the router sends it
+         * (chaos tests: TCP proxies that can cut or blackhole links); default none, members dial each other
+         * directly.
+         */
+        public Builder peerRouter(PeerRouter peerRouter) {
+            this.peerRouter = peerRouter;
+            return this;
+        }
 
         /** members sets the number of etcd processes, at least 1; default 1. */
         public Builder members(int members) {
@@ -503,7 +536,8 @@ public final class EtcdCluster implements AutoCloseable {
                 throw new IllegalArgumentException("etcd requires electionTimeoutMillis (" + electionTimeoutMillis
                         + ") >= 5 * heartbeatMillis (" + heartbeat + ")");
             }
-            EtcdCluster cluster = new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name));
+            EtcdCluster cluster =
+                    new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name), peerRouter);
             cluster.launch(members);
             return cluster;
         }

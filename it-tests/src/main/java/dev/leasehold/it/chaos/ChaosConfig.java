@@ -1,0 +1,60 @@
+package dev.leasehold.it.chaos;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * ChaosConfig is one chaos run's settings. Immutable.
+ *
+ * @param seed drives the order of faults, their targets among equals, hold times and phases
+ * @param iterationsPerFault how many times each fault runs
+ * @param faults the faults to run
+ * @param candidates how many candidate JVMs
+ * @param ttlSeconds the candidates' lease TTL
+ * @param electionTimeoutMillis etcd's election timeout (heartbeat: a tenth)
+ * @param rpcTimeoutMillis the candidates' per-call timeout
+ * @param pollMillis the candidates' follower poll interval
+ * @param thinkMillis the workload's pause between reading the counter and writing it
+ * @param wallBudget stop starting new iterations after this much time (null: no limit)
+ */
+public record ChaosConfig(
+    long seed,
+    int iterationsPerFault,
+    List<Fault> faults,
+    int candidates,
+    int ttlSeconds,
+    int electionTimeoutMillis,
+    int rpcTimeoutMillis,
+    int pollMillis,
+    int thinkMillis,
+    Duration wallBudget) {
+
+  /** defaults returns the suite's settings for a seed and a number of iterations per fault. */
+  public static ChaosConfig defaults(long seed, int iterationsPerFault) {
+    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, 1000, 500, 20, null);
+  }
+
+  /** withFaults replaces the fault list. */
+  public ChaosConfig withFaults(List<Fault> f) {
+    return new ChaosConfig(seed, iterationsPerFault, f, candidates, ttlSeconds, electionTimeoutMillis,
+        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+  }
+
+  /** withWallBudget stops starting iterations once this much time has passed. */
+  public ChaosConfig withWallBudget(Duration budget) {
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis,
+        rpcTimeoutMillis, pollMillis, thinkMillis, budget);
+  }
+
+  /** withElectionTimeoutMillis sets etcd's election timeout. */
+  public ChaosConfig withElectionTimeoutMillis(int ms) {
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, ms,
+        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+  }
+
+  /** withTtlSeconds sets the lease TTL. */
+  public ChaosConfig withTtlSeconds(int s) {
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, s, electionTimeoutMillis,
+        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+  }
+}

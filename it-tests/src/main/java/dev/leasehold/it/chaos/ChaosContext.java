@@ -1,0 +1,227 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.CandidateProcess;
+import dev.leasehold.it.EtcdCluster;
+import dev.leasehold.it.EtcdMember;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * ChaosContext is what a {@link Fault} works on: the etcd cluster and its peer proxies, the
+ * candidate slots (each a candidate JVM behind its own client proxies), and the recorder.
+ *
+ * <p>Used from the runner's thread only; not thread-safe.
+ */
+public final class ChaosContext {
+  private final ChaosConfig config;
+  private final EtcdCluster cluster;
+  private final PeerProxies peers;
+  private final HistoryRecorder recorder;
+  private final List<Slot> slots = new ArrayList<>();
+  private final String electionKey;
+  private final String counterKey;
+  private final Path logDir;
+
+  /**
+   * Slot is one candidate position: its client proxies (kept across restarts) and its current
+   * JVM, whose process id is {@code <slot>.<incarnation>}.
+   */
+  public static final class Slot {
+    private final String name;
+    private final ClientProxies links;
+    private CandidateProcess candidate;
+    private int incarnation;
+
+    Slot(String name, ClientProxies links) {
+      this.name = name;
+      this.links = links;
+    }
+
+    /** process is the current incarnation's id, also its candidate id. */
+    public String process() {
+      return name + "." + incarnation;
+    }
+
+    /** links are this slot's proxies to etcd. */
+    public ClientProxies links() {
+      return links;
+    }
+
+    /** candidate is the current JVM. */
+    public CandidateProcess candidate() {
+      return candidate;
+    }
+  }
+
+  ChaosContext(ChaosConfig config, EtcdCluster cluster, PeerProxies peers, HistoryRecorder recorder,
+      String prefix, Path logDir) {
+    this.config = config;
+    this.cluster = cluster;
+    this.peers = peers;
+    this.recorder = recorder;
+    this.electionKey = prefix + "election";
+    this.counterKey = prefix + "counter";
+    this.logDir = logDir;
+  }
+
+  /** cluster is the etcd cluster. */
+  public EtcdCluster cluster() {
+    return cluster;
+  }
+
+  /** peers are the proxies in front of every member's peer port. */
+  public PeerProxies peers() {
+    return peers;
+  }
+
+  /** recorder collects the history. */
+  public HistoryRecorder recorder() {
+    return recorder;
+  }
+
+  /** ttlMillis is the candidates' lease TTL. */
+  public long ttlMillis() {
+    return config.ttlSeconds() * 1000L;
+  }
+
+  /** electionTimeoutMillis is etcd's election timeout. */
+  public long electionTimeoutMillis() {
+    return config.electionTimeoutMillis();
+  }
+
+  /** steadyTimeout bounds the harness's waits for a steady system; generous, the checker holds the strict bounds. */
+  public Duration steadyTimeout() {
+    return Duration.ofSeconds(30);
+  }
+
+  /** slots are the candidate positions. */
+  public List<Slot> slots() {
+    return slots;
+  }
+
+  String electionKey() {
+    return electionKey;
+  }
+
+  String counterKey() {
+    return counterKey;
+  }
+
+  /** etcdLeader is the etcd leader member now (waits up to 10 s for one). */
+  public EtcdMember etcdLeader() {
+    return cluster.awaitLeader(Duration.ofSeconds(10));
+  }
+
+  /** masterSlot is the slot of the single MASTER candidate; throws when there is none. */
+  public Slot masterSlot() {
+    Optional<String> m = recorder.master();
+    if (m.isEmpty()) {
+      throw new IllegalStateException("no single MASTER: " + recorder.masters());
+    }
+    for (Slot s : slots) {
+      if (s.process().equals(m.get())) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("MASTER " + m.get() + " is no current candidate");
+  }
+
+  /** start launches a new incarnation in the slot and waits for it to be READY. */
+  void start(Slot slot) throws IOException, InterruptedException {
+    slot.incarnation++;
+    String process = slot.process();
+    recorder.note("starting " + process);
+    slot.candidate =
+        CandidateProcess.start(
+            process,
+            slot.links.endpoints(),
+            electionKey,
+            config.ttlSeconds(),
+            logDir.resolve(process + ".log"),
+            recorder.listener(process),
+            "--workload=counter",
+            "--counter-key=" + counterKey,
+            "--poll-millis=" + config.pollMillis(),
+            "--think-millis=" + config.thinkMillis(),
+            "--rpc-timeout-millis=" + config.rpcTimeoutMillis());
+    slot.candidate.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(60));
+  }
+
+  Slot addSlot(String name, ClientProxies links) {
+    Slot s = new Slot(name, links);
+    slots.add(s);
+    return s;
+  }
+
+  /** kill SIGKILLs the slot's JVM and ends its term in the history at the moment it is gone. */
+  public void kill(Slot slot) throws InterruptedException {
+    slot.candidate.kill();
+    recorder.killed(slot.process(), System.nanoTime());
+  }
+
+  /** restart starts a new incarnation in a slot whose JVM was killed. */
+  public void restart(Slot slot) throws IOException, InterruptedException {
+    start(slot);
+  }
+
+  /**
+   * awaitSteady waits until every etcd member runs unpaused and healthy with a leader, no link
+   * is cut, every candidate JVM runs, and exactly one candidate is MASTER.
+   */
+  public void awaitSteady(Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    String why = "";
+    while (System.nanoTime() < end) {
+      why = unsteady();
+      if (why == null) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("system not steady within " + timeout + ": " + why);
+  }
+
+  private String unsteady() {
+    for (EtcdMember m : cluster.members()) {
+      if (!m.isRunning() || m.isPaused()) {
+        return m + " not running";
+      }
+    }
+    if (peers.isolated() != null) {
+      return peers.isolated() + " isolated";
+    }
+    for (Slot s : slots) {
+      if (s.candidate == null || !s.candidate.isAlive()) {
+        return s.process() + " not running";
+      }
+      if (s.links.mode() != TcpProxy.Mode.PASS) {
+        return s.process() + " cut";
+      }
+    }
+    Map<String, Long> masters = recorder.masters();
+    if (masters.size() != 1) {
+      return "MASTERs: " + masters;
+    }
+    if (cluster.leader().isEmpty()) {
+      return "no etcd leader";
+    }
+    try {
+      cluster.awaitHealthy(Duration.ofMillis(1));
+    } catch (IllegalStateException e) {
+      return "etcd unhealthy: " + e.getMessage();
+    }
+    return null;
+  }
+
+  /** reportLine is the one-line report of a fault window. */
+  public static String reportLine(History.FaultWindow f, long runStart) {
+    return String.format(java.util.Locale.ROOT, "fault #%d %-26s target=%-14s start=+%.3fs end=+%.3fs held=%dms",
+        f.iteration(), f.fault(), f.target(), (f.inject() - runStart) / 1e9, (f.recover() - runStart) / 1e9,
+        (f.recover() - f.inject()) / 1_000_000);
+  }
+}

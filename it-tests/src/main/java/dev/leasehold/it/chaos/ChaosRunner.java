@@ -1,0 +1,213 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.EtcdCluster;
+import dev.leasehold.it.EtcdMember;
+import dev.leasehold.it.chaos.ChaosContext.Slot;
+import dev.leasehold.it.chaos.History.FaultWindow;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * ChaosRunner runs one chaos run: a 3-member etcd cluster behind peer proxies, candidate JVMs
+ * behind their own client proxies running the fenced counter workload, and a seeded schedule of
+ * faults; then it reads etcd's own record and checks the whole history.
+ *
+ * <p>Everything it starts (etcd members, candidate JVMs, proxies) is ended before {@link #run}
+ * returns or throws. Not thread-safe; one run per instance.
+ */
+public final class ChaosRunner {
+  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+
+  private final ChaosConfig config;
+  private final Consumer<String> out;
+
+  /**
+   * Report is a finished run.
+   *
+   * @param config the settings
+   * @param result the checker's verdict and numbers
+   * @param history the full history
+   * @param historyFile the raw log of every line and harness note
+   * @param reportLines one line per fault window
+   * @param wallNanos the whole run's wall time, cluster start included
+   */
+  public record Report(
+      ChaosConfig config,
+      HistoryChecker.Result result,
+      History history,
+      Path historyFile,
+      List<String> reportLines,
+      long wallNanos) {
+
+    /** summary is the table plus the seed and the wall time. */
+    public String summary() {
+      return "chaos run, seed " + config.seed() + ", " + history.faults().size() + " iterations, wall time "
+          + String.format(Locale.ROOT, "%.1f s", wallNanos / 1e9) + ", TTL " + config.ttlSeconds()
+          + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms\n" + result.table();
+    }
+  }
+
+  /** ChaosRunner prepares a run; {@code out} receives progress and report lines. */
+  public ChaosRunner(ChaosConfig config, Consumer<String> out) {
+    this.config = config;
+    this.out = out;
+  }
+
+  /** run executes the run and checks it; the report says whether it passed. */
+  public Report run() throws Exception {
+    long wallStart = System.nanoTime();
+    String runName = "chaos-" + config.seed() + "-" + LocalDateTime.now().format(STAMP);
+    Path dir = Path.of("target", "chaos", runName).toAbsolutePath();
+    Files.createDirectories(dir);
+    out.accept("chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
+        + config.iterationsPerFault() + " iteration(s) per fault, faults "
+        + config.faults().stream().map(Fault::name).toList() + "; logs in " + dir);
+    Random random = new Random(config.seed());
+    HistoryRecorder recorder = new HistoryRecorder();
+    String prefix = "/chaos/" + UUID.randomUUID() + "/";
+    List<String> reportLines = new ArrayList<>();
+    PeerProxies peers = new PeerProxies();
+    EtcdCluster cluster = null;
+    ChaosContext ctx = null;
+    long runStart = 0;
+    long runEnd = 0;
+    try {
+      cluster = EtcdCluster.builder().members(3).name("chaos").electionTimeoutMillis(config.electionTimeoutMillis())
+          .peerRouter(peers).start();
+      peers.attach(cluster);
+      ctx = new ChaosContext(config, cluster, peers, recorder, prefix, dir);
+      List<Integer> clientPorts = cluster.members().stream().map(EtcdMember::clientPort).toList();
+      for (int i = 0; i < config.candidates(); i++) {
+        ctx.addSlot("c" + i, ClientProxies.start("c" + i, clientPorts));
+      }
+      runStart = System.nanoTime();
+      for (Slot s : ctx.slots()) {
+        ctx.start(s);
+      }
+      ctx.awaitSteady(Duration.ofSeconds(60));
+      Thread.sleep(1000);
+
+      List<Fault> schedule = new ArrayList<>();
+      for (int i = 0; i < config.iterationsPerFault(); i++) {
+        List<Fault> round = new ArrayList<>(config.faults());
+        Collections.shuffle(round, random);
+        schedule.addAll(round);
+      }
+      int iteration = 0;
+      for (Fault fault : schedule) {
+        if (config.wallBudget() != null && System.nanoTime() - wallStart > config.wallBudget().toNanos()) {
+          out.accept("chaos: wall budget " + config.wallBudget() + " spent; stopping after " + iteration
+              + " iterations");
+          break;
+        }
+        iteration++;
+        fault.checkBefore(ctx);
+        // A random phase against the MASTER's renewal cycle (TTL/3) and etcd's heartbeats.
+        Thread.sleep((long) (random.nextDouble() * ctx.ttlMillis() / 3));
+        long hold = fault.hold(ctx, random).toMillis();
+        recorder.note("inject " + fault.name() + " (iteration " + iteration + ")");
+        long inject = System.nanoTime();
+        String target = fault.inject(ctx, random);
+        recorder.note("injected " + fault.name() + " on " + target);
+        Thread.sleep(hold);
+        fault.recover(ctx);
+        long recover = System.nanoTime();
+        recorder.note("recovered " + fault.name() + " on " + target);
+        FaultWindow w = new FaultWindow(iteration, fault.name(), fault.kind(), target, fault.quorumKept(), inject,
+            recover);
+        recorder.fault(w);
+        fault.checkAfter(ctx);
+        String line = ChaosContext.reportLine(w, runStart) + String.format(Locale.ROOT, " steady=+%.3fs",
+            (System.nanoTime() - runStart) / 1e9);
+        reportLines.add(line);
+        out.accept(line);
+        // Let the workload run under the (new) MASTER before the next fault.
+        Thread.sleep(500 + random.nextInt(500));
+      }
+      // Close every candidate gracefully: their terms end with CLOSED, their leases are revoked.
+      for (Slot s : ctx.slots()) {
+        s.candidate().send("close");
+      }
+      for (Slot s : ctx.slots()) {
+        s.candidate().awaitLine("CLOSED"::equals, Duration.ofSeconds(30));
+      }
+      runEnd = System.nanoTime();
+      recorder.note("closed all candidates");
+      StoreHistory store = StoreHistory.read(cluster.clientEndpoints(), prefix, ctx.electionKey(), ctx.counterKey());
+      History history = new History(
+          new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L),
+          recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), store.writes(),
+          store.incarnations(), store.finalCounter(), runStart, runEnd);
+      HistoryChecker.Result result = HistoryChecker.check(history);
+      Path historyFile = dir.resolve("history.log");
+      recorder.writeLog(historyFile);
+      Report report = new Report(config, result, history, historyFile, reportLines, System.nanoTime() - wallStart);
+      Files.writeString(dir.resolve("summary.md"), report.summary() + "\n" + String.join("\n", reportLines) + "\n",
+          StandardCharsets.UTF_8);
+      out.accept(report.summary());
+      if (!result.ok()) {
+        out.accept(failureReport(report, recorder));
+      }
+      return report;
+    } catch (Exception | Error e) {
+      // Whatever broke, leave the history behind for the post-mortem.
+      long now = System.nanoTime();
+      try {
+        recorder.note("run aborted: " + e);
+        recorder.writeLog(dir.resolve("history.log"));
+      } catch (IOException ignored) {
+        // The original failure matters more.
+      }
+      out.accept("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
+          + "; last lines:\n" + String.join("\n", recorder.excerpt(now, 10_000_000_000L, 80))
+          + (cluster != null ? "\npeer proxies: " + peers.describe() : ""));
+      throw e;
+    } finally {
+      if (ctx != null) {
+        for (Slot s : ctx.slots()) {
+          if (s.candidate() != null) {
+            s.candidate().close();
+          }
+          s.links().close();
+        }
+      }
+      peers.close();
+      if (cluster != null) {
+        cluster.close();
+      }
+    }
+  }
+
+  private static String failureReport(Report r, HistoryRecorder recorder) {
+    StringBuilder b = new StringBuilder();
+    b.append("CHAOS FAILURE, seed ").append(r.config().seed()).append(" (rerun: -Dchaos.seed=").append(r.config().seed())
+        .append(" -Dchaos.iterations=").append(r.config().iterationsPerFault()).append("); full history in ")
+        .append(r.historyFile()).append('\n');
+    b.append(r.result().violations().size()).append(" violation(s):\n");
+    int shown = 0;
+    for (HistoryChecker.Violation v : r.result().violations()) {
+      b.append("  ").append(v).append('\n');
+      if (shown++ < 5) {
+        b.append("  history around it (events, harness notes, non-OK writes):\n");
+        b.append(recorder.excerpt(v.at(), r.config().ttlSeconds() * 1_500_000_000L, 60).stream()
+            .map(l -> "    " + l).collect(Collectors.joining("\n"))).append('\n');
+      }
+    }
+    b.append("fault windows:\n");
+    r.reportLines().forEach(l -> b.append("  ").append(l).append('\n'));
+    return b.toString();
+  }
+}

@@ -1,0 +1,141 @@
+package dev.leasehold.it.chaos;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * History is everything a chaos run observed, in the form {@link HistoryChecker} checks: the
+ * candidates' leadership intervals and write attempts (their own monotonic stamps, comparable
+ * across processes on one Linux host), the faults and freezes the harness caused, and what
+ * etcd itself recorded (every write to the counter, every incarnation of the election key).
+ *
+ * <p>Immutable once built (the lists are copied); thread-safe.
+ *
+ * @param params timing parameters of the run
+ * @param intervals leadership intervals, ELECTED to the event that left MASTER
+ * @param attempts counter write attempts, as the candidates logged them
+ * @param faults the fault windows, in order
+ * @param freezes SIGSTOP..SIGCONT windows of candidate processes
+ * @param storeWrites every write etcd applied to the counter, in revision order
+ * @param incarnations every incarnation of the election key, in revision order
+ * @param finalCounter the counter's value at the end (0 if absent)
+ * @param runStart monotonic time the candidates started
+ * @param runEnd monotonic time the candidates were closed
+ */
+public record History(
+    Params params,
+    List<Interval> intervals,
+    List<Attempt> attempts,
+    List<FaultWindow> faults,
+    List<Freeze> freezes,
+    List<StoreWrite> storeWrites,
+    List<Incarnation> incarnations,
+    long finalCounter,
+    long runStart,
+    long runEnd) {
+
+  /** History copies its lists and orders them by time (store lists by revision). */
+  public History {
+    intervals = sorted(intervals, Comparator.comparingLong(Interval::start));
+    attempts = sorted(attempts, Comparator.comparingLong(Attempt::send));
+    faults = sorted(faults, Comparator.comparingLong(FaultWindow::inject));
+    freezes = sorted(freezes, Comparator.comparingLong(Freeze::from));
+    storeWrites = sorted(storeWrites, Comparator.comparingLong(StoreWrite::revision));
+    incarnations = sorted(incarnations, Comparator.comparingLong(Incarnation::createRevision));
+  }
+
+  private static <T> List<T> sorted(List<T> in, Comparator<T> by) {
+    List<T> out = new ArrayList<>(in);
+    out.sort(by);
+    return List.copyOf(out);
+  }
+
+  /**
+   * Params are the run's timing settings.
+   *
+   * @param ttlNanos the lease TTL etcd granted
+   * @param electionTimeoutNanos etcd's election timeout
+   */
+  public record Params(long ttlNanos, long electionTimeoutNanos) {
+    /** livenessBoundNanos is TTL + 2 × election timeout + 1 s: a MASTER must exist this soon after a heal. */
+    public long livenessBoundNanos() {
+      return ttlNanos + 2 * electionTimeoutNanos + 1_000_000_000L;
+    }
+  }
+
+  /**
+   * Interval is one term as its holder saw it: from its ELECTED event to the event that took it
+   * out of MASTER (a loss cause, CLOSED), or to the moment the harness killed it (KILLED), or to
+   * the end of the run (OPEN).
+   */
+  public record Interval(String process, long token, long start, long end, String endCause) {
+    /** isLoss is true when the term ended by one of the elector's loss causes (not resign, close or kill). */
+    public boolean isLoss() {
+      return switch (endCause) {
+        case "LEASE_EXPIRED_LOCALLY", "LEASE_REVOKED", "KEY_DELETED", "KEY_TAKEN" -> true;
+        default -> false;
+      };
+    }
+  }
+
+  /** Outcome of one write attempt; ERROR means unknown (it may have been applied). */
+  public enum Outcome {
+    OK,
+    FENCED,
+    CONFLICT,
+    ERROR
+  }
+
+  /**
+   * Attempt is one guarded write as the writer logged it.
+   *
+   * @param process writer's process id
+   * @param seq the attempt's number within its process
+   * @param token the fencing token the write carried
+   * @param check when isValid() was checked before the attempt
+   * @param send when the transaction was sent
+   * @param end when its outcome was known
+   * @param outcome what etcd said
+   * @param value the value written (OK, ERROR) or found (FENCED, CONFLICT)
+   */
+  public record Attempt(
+      String process, long seq, long token, long check, long send, long end, Outcome outcome, long value) {}
+
+  /** TargetKind says whether a fault hits etcd or one candidate (its process or its links). */
+  public enum TargetKind {
+    ETCD,
+    CANDIDATE
+  }
+
+  /**
+   * FaultWindow is one injected fault.
+   *
+   * @param iteration its number in the run, from 1
+   * @param fault the fault's name
+   * @param kind what it hits
+   * @param target the member name or the candidate process id
+   * @param quorumKept whether a majority of etcd members stayed up and connected throughout
+   * @param inject when it was injected
+   * @param recover when it was healed
+   */
+  public record FaultWindow(
+      int iteration, String fault, TargetKind kind, String target, boolean quorumKept, long inject, long recover) {}
+
+  /** Freeze is a window in which a candidate process was stopped (SIGSTOP to SIGCONT). */
+  public record Freeze(String process, long from, long to) {}
+
+  /**
+   * StoreWrite is one write etcd applied to the counter.
+   *
+   * @param revision its revision
+   * @param n the counter value it set
+   * @param writer the writer's process id
+   * @param token the fencing token the writer carried
+   * @param seq the writer's attempt number
+   */
+  public record StoreWrite(long revision, long n, String writer, long token, long seq) {}
+
+  /** Incarnation is one life of the election key: created at a revision, deleted at another (MAX_VALUE: still there). */
+  public record Incarnation(long createRevision, long deleteRevision, String holder) {}
+}

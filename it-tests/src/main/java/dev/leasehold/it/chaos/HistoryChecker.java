@@ -1,0 +1,523 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.chaos.History.Attempt;
+import dev.leasehold.it.chaos.History.FaultWindow;
+import dev.leasehold.it.chaos.History.Freeze;
+import dev.leasehold.it.chaos.History.Incarnation;
+import dev.leasehold.it.chaos.History.Interval;
+import dev.leasehold.it.chaos.History.Outcome;
+import dev.leasehold.it.chaos.History.StoreWrite;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * HistoryChecker checks a chaos run's {@link History} against Leasehold's promises (issue 4):
+ *
+ * <ol>
+ *   <li><b>overlap</b>: no two leadership intervals of different processes overlap, except when
+ *       one process was frozen during its interval before the overlap ended (it could not step
+ *       down while stopped); those are counted apart and covered by check 2;
+ *   <li><b>stale</b>: no guarded write with a stale token was accepted: on the client side, no
+ *       write that was sent after a newer term's ELECTED succeeded; on the store side, every
+ *       applied write carried the create revision of the election key's incarnation alive at
+ *       its revision;
+ *   <li><b>counter</b>: applied writes' tokens never decrease; the counter went 1, 2, 3, ...
+ *       with one applied write per value and ends at the number of applied writes; every write
+ *       a candidate saw succeed is in the store once; every applied write belongs to an attempt
+ *       that was reported OK or ERROR (unknown), never FENCED or CONFLICT;
+ *   <li><b>liveness</b>: after each fault heals, a MASTER (not frozen) exists within
+ *       {@link History.Params#livenessBoundNanos()};
+ *   <li><b>spurious</b> (only when TTL ≥ 3 s): a term ends by a loss cause only if its holder
+ *       was the target of a candidate fault (process or links) during the last TTL before the
+ *       loss, or etcd lost quorum then.
+ * </ol>
+ *
+ * <p>It also measures, per fault, the longest time without a (non-frozen) MASTER from the
+ * fault's injection to the next one. Stateless; thread-safe.
+ */
+public final class HistoryChecker {
+  private static final long THREE_SECONDS = 3_000_000_000L;
+  static final String WARMUP = "(no fault)";
+
+  private HistoryChecker() {}
+
+  /** Kind is the check a violation broke. */
+  public enum Kind {
+    OVERLAP,
+    STALE_WRITE,
+    COUNTER,
+    LIVENESS,
+    SPURIOUS_LOSS
+  }
+
+  /** Violation is one broken promise, at a monotonic time, attributed to the fault window it fell in. */
+  public record Violation(Kind kind, long at, String fault, int iteration, String detail) {
+    @Override
+    public String toString() {
+      return kind + " at " + at + " (iteration " + iteration + ", " + fault + "): " + detail;
+    }
+  }
+
+  /** FaultStats are the per-fault numbers of the summary table. */
+  public static final class FaultStats {
+    int iterations;
+    int overlaps;
+    int excusedOverlaps;
+    int staleAccepted;
+    int fenced;
+    long longestLeaderless;
+    long longestTimeToMaster;
+    int livenessMisses;
+    int spuriousLosses;
+
+    /** iterations is how many times the fault ran. */
+    public int iterations() {
+      return iterations;
+    }
+
+    /** overlaps counts unexcused overlapping intervals. */
+    public int overlaps() {
+      return overlaps;
+    }
+
+    /** staleAccepted counts stale writes etcd accepted. */
+    public int staleAccepted() {
+      return staleAccepted;
+    }
+
+    /** spuriousLosses counts losses of a healthy MASTER. */
+    public int spuriousLosses() {
+      return spuriousLosses;
+    }
+
+    /** longestLeaderlessNanos is the longest time without a MASTER seen after this fault's injection. */
+    public long longestLeaderlessNanos() {
+      return longestLeaderless;
+    }
+  }
+
+  /** Result is the violations found and the per-fault numbers. */
+  public record Result(List<Violation> violations, Map<String, FaultStats> stats, Totals totals) {
+    /** ok is true when nothing was violated. */
+    public boolean ok() {
+      return violations.isEmpty();
+    }
+
+    /** table is the summary table, one row per fault, as Markdown. */
+    public String table() {
+      StringBuilder b = new StringBuilder();
+      b.append("| fault | iterations | overlaps | stale writes accepted | longest time without a leader"
+          + " | spurious losses | overlaps excused (frozen) | stale writes fenced | longest heal-to-MASTER |"
+          + " liveness misses |\n");
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      FaultStats all = new FaultStats();
+      for (Map.Entry<String, FaultStats> e : stats.entrySet()) {
+        FaultStats s = e.getValue();
+        row(b, e.getKey(), s);
+        all.iterations += s.iterations;
+        all.overlaps += s.overlaps;
+        all.excusedOverlaps += s.excusedOverlaps;
+        all.staleAccepted += s.staleAccepted;
+        all.fenced += s.fenced;
+        all.longestLeaderless = Math.max(all.longestLeaderless, s.longestLeaderless);
+        all.longestTimeToMaster = Math.max(all.longestTimeToMaster, s.longestTimeToMaster);
+        all.livenessMisses += s.livenessMisses;
+        all.spuriousLosses += s.spuriousLosses;
+      }
+      row(b, "**all**", all);
+      b.append("\nstore: ").append(totals.storeWrites).append(" writes applied, counter = ")
+          .append(totals.finalCounter).append("; attempts: ").append(totals.ok).append(" OK, ")
+          .append(totals.fenced).append(" FENCED, ").append(totals.conflict).append(" CONFLICT, ")
+          .append(totals.error).append(" ERROR (").append(totals.errorApplied)
+          .append(" of them applied); terms: ").append(totals.terms).append('\n');
+      return b.toString();
+    }
+
+    private static void row(StringBuilder b, String name, FaultStats s) {
+      b.append("| ").append(name).append(" | ").append(s.iterations).append(" | ").append(s.overlaps)
+          .append(" | ").append(s.staleAccepted).append(" | ").append(ms(s.longestLeaderless))
+          .append(" | ").append(s.spuriousLosses).append(" | ").append(s.excusedOverlaps)
+          .append(" | ").append(s.fenced).append(" | ").append(ms(s.longestTimeToMaster))
+          .append(" | ").append(s.livenessMisses).append(" |\n");
+    }
+  }
+
+  /** Totals are run-wide counts for the line under the table. */
+  public record Totals(
+      int storeWrites, long finalCounter, int ok, int fenced, int conflict, int error, int errorApplied, int terms) {}
+
+  /** check runs every check on the history. */
+  public static Result check(History h) {
+    List<Violation> out = new ArrayList<>();
+    Map<String, FaultStats> stats = new LinkedHashMap<>();
+    for (FaultWindow f : h.faults()) {
+      stats.computeIfAbsent(f.fault(), k -> new FaultStats()).iterations++;
+    }
+    Attribution at = new Attribution(h);
+    checkOverlaps(h, at, out, stats);
+    int fenced = checkStale(h, at, out, stats);
+    int[] errorApplied = new int[1];
+    checkCounter(h, at, out, errorApplied);
+    checkLiveness(h, at, out, stats);
+    checkSpurious(h, at, out, stats);
+    int ok = 0;
+    int conflict = 0;
+    int error = 0;
+    for (Attempt a : h.attempts()) {
+      switch (a.outcome()) {
+        case OK -> ok++;
+        case CONFLICT -> conflict++;
+        case ERROR -> error++;
+        default -> { }
+      }
+    }
+    Totals totals = new Totals(h.storeWrites().size(), h.finalCounter(), ok, fenced, conflict, error,
+        errorApplied[0], h.intervals().size());
+    out.sort((x, y) -> Long.compare(x.at(), y.at()));
+    INDEX.remove();
+    INDEXED.remove();
+    return new Result(List.copyOf(out), stats, totals);
+  }
+
+  // ---- 1. overlaps ----
+
+  private static void checkOverlaps(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+    List<Interval> iv = h.intervals();
+    for (int i = 0; i < iv.size(); i++) {
+      Interval a = iv.get(i);
+      for (int j = i + 1; j < iv.size(); j++) {
+        Interval b = iv.get(j);
+        if (b.start() >= a.end()) {
+          // Sorted by start: later ones may still overlap a, so only skip, do not stop.
+          continue;
+        }
+        if (a.process().equals(b.process())) {
+          continue;
+        }
+        long from = b.start();
+        long to = Math.min(a.end(), b.end());
+        if (to <= from) {
+          continue;
+        }
+        boolean excused = frozenDuring(h, a, to) || frozenDuring(h, b, to);
+        String detail = a.process() + " (token " + a.token() + ", " + a.start() + ".." + a.end() + " "
+            + a.endCause() + ") and " + b.process() + " (token " + b.token() + ", " + b.start() + ".."
+            + b.end() + " " + b.endCause() + ") both MASTER for " + ms(to - from);
+        FaultStats s = at.stats(stats, from);
+        if (excused) {
+          if (s != null) {
+            s.excusedOverlaps++;
+          }
+        } else {
+          if (s != null) {
+            s.overlaps++;
+          }
+          out.add(at.violation(Kind.OVERLAP, from, detail));
+        }
+      }
+    }
+  }
+
+  /** frozenDuring: the interval's process was stopped at some point between its start and {@code until}. */
+  private static boolean frozenDuring(History h, Interval iv, long until) {
+    for (Freeze f : h.freezes()) {
+      if (f.process().equals(iv.process()) && f.from() < until && f.to() > iv.start()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- 2. stale writes ----
+
+  private static int checkStale(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+    int fenced = 0;
+    for (Attempt a : h.attempts()) {
+      if (a.outcome() == Outcome.FENCED) {
+        fenced++;
+        FaultStats s = at.stats(stats, a.send());
+        if (s != null) {
+          s.fenced++;
+        }
+      }
+      if (a.outcome() != Outcome.OK) {
+        continue;
+      }
+      for (Interval newer : h.intervals()) {
+        if (newer.token() > a.token() && newer.start() < a.send()) {
+          FaultStats s = at.stats(stats, a.send());
+          if (s != null) {
+            s.staleAccepted++;
+          }
+          out.add(at.violation(Kind.STALE_WRITE, a.send(),
+              a.process() + " write #" + a.seq() + " with token " + a.token() + " sent at " + a.send()
+                  + " was accepted although " + newer.process() + " was elected with token " + newer.token()
+                  + " at " + newer.start()));
+          break;
+        }
+      }
+    }
+    // Store side: each applied write carried the token of the key incarnation alive at its revision.
+    for (StoreWrite w : h.storeWrites()) {
+      Incarnation live = null;
+      for (Incarnation inc : h.incarnations()) {
+        if (inc.createRevision() <= w.revision() && w.revision() < inc.deleteRevision()) {
+          live = inc;
+        }
+      }
+      if (live == null || live.createRevision() != w.token()) {
+        long t = sendTimeOf(h, w);
+        FaultStats s = at.stats(stats, t);
+        if (s != null) {
+          s.staleAccepted++;
+        }
+        out.add(at.violation(Kind.STALE_WRITE, t,
+            "store write at revision " + w.revision() + " by " + w.writer() + " #" + w.seq() + " carried token "
+                + w.token() + " but the election key's live incarnation was "
+                + (live == null ? "none" : live.createRevision() + " (" + live.holder() + ")")));
+      }
+    }
+    return fenced;
+  }
+
+  // ---- 3. the counter ----
+
+  private static void checkCounter(History h, Attribution at, List<Violation> out, int[] errorApplied) {
+    Map<String, Attempt> attempts = new HashMap<>();
+    for (Attempt a : h.attempts()) {
+      attempts.put(a.process() + "#" + a.seq(), a);
+    }
+    Map<String, StoreWrite> applied = new HashMap<>();
+    long expected = 1;
+    long lastToken = Long.MIN_VALUE;
+    for (StoreWrite w : h.storeWrites()) {
+      long t = sendTimeOf(h, w);
+      String id = w.writer() + "#" + w.seq();
+      if (w.n() != expected) {
+        out.add(at.violation(Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
+            + " set the counter to " + w.n() + ", expected " + expected + " (a write was lost or doubled)"));
+      }
+      expected = w.n() + 1;
+      if (w.token() < lastToken) {
+        out.add(at.violation(Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
+            + " carried token " + w.token() + " after a write with token " + lastToken));
+      }
+      lastToken = Math.max(lastToken, w.token());
+      if (applied.put(id, w) != null) {
+        out.add(at.violation(Kind.COUNTER, t, "attempt " + id + " was applied twice"));
+      }
+      Attempt a = attempts.get(id);
+      if (a == null) {
+        out.add(at.violation(Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
+            + " matches no logged attempt"));
+      } else if (a.outcome() == Outcome.FENCED || a.outcome() == Outcome.CONFLICT) {
+        out.add(at.violation(Kind.COUNTER, t, "attempt " + id + " was reported " + a.outcome()
+            + " but etcd applied it at revision " + w.revision()));
+      } else if (a.outcome() == Outcome.ERROR) {
+        errorApplied[0]++;
+      }
+    }
+    for (Attempt a : h.attempts()) {
+      if (a.outcome() == Outcome.OK && !applied.containsKey(a.process() + "#" + a.seq())) {
+        out.add(at.violation(Kind.COUNTER, a.send(), "attempt " + a.process() + "#" + a.seq()
+            + " was reported OK (value " + a.value() + ") but etcd has no such write (lost)"));
+      }
+    }
+    if (h.finalCounter() != h.storeWrites().size()) {
+      out.add(at.violation(Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but etcd applied "
+          + h.storeWrites().size() + " writes"));
+    }
+  }
+
+  private static long sendTimeOf(History h, StoreWrite w) {
+    Map<String, Attempt> index = INDEX.get();
+    if (index == null || INDEXED.get() != h) {
+      index = new HashMap<>();
+      for (Attempt a : h.attempts()) {
+        index.put(a.process() + "#" + a.seq(), a);
+      }
+      INDEX.set(index);
+      INDEXED.set(h);
+    }
+    Attempt a = index.get(w.writer() + "#" + w.seq());
+    return a != null ? a.send() : h.runEnd();
+  }
+
+  // Per-thread memo of the attempt index of the history being checked (check() is stateless otherwise).
+  private static final ThreadLocal<Map<String, Attempt>> INDEX = new ThreadLocal<>();
+  private static final ThreadLocal<History> INDEXED = new ThreadLocal<>();
+
+  // ---- 4. liveness, and time without a leader ----
+
+  private static void checkLiveness(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+    List<long[]> covered = coverage(h);
+    long bound = h.params().livenessBoundNanos();
+    List<FaultWindow> faults = h.faults();
+    for (int i = 0; i < faults.size(); i++) {
+      FaultWindow f = faults.get(i);
+      FaultStats s = stats.get(f.fault());
+      long firstMaster = firstCoveredAtOrAfter(covered, f.recover());
+      long toMaster = firstMaster == Long.MAX_VALUE ? Long.MAX_VALUE : firstMaster - f.recover();
+      if (toMaster > bound && f.recover() + bound <= h.runEnd()) {
+        s.livenessMisses++;
+        out.add(new Violation(Kind.LIVENESS, f.recover(), f.fault(), f.iteration(),
+            "no MASTER within " + ms(bound) + " of healing " + f.fault() + " on " + f.target() + " (first MASTER "
+                + (toMaster == Long.MAX_VALUE ? "never" : "after " + ms(toMaster)) + ")"));
+      }
+      if (toMaster != Long.MAX_VALUE) {
+        s.longestTimeToMaster = Math.max(s.longestTimeToMaster, toMaster);
+      }
+      long windowEnd = i + 1 < faults.size() ? faults.get(i + 1).inject() : h.runEnd();
+      s.longestLeaderless = Math.max(s.longestLeaderless, longestGap(covered, f.inject(), windowEnd));
+    }
+  }
+
+  /** coverage is the union of all intervals minus the freezes of their processes, as sorted disjoint [from, to). */
+  static List<long[]> coverage(History h) {
+    List<long[]> pieces = new ArrayList<>();
+    for (Interval iv : h.intervals()) {
+      List<long[]> parts = new ArrayList<>();
+      parts.add(new long[] {iv.start(), iv.end()});
+      for (Freeze f : h.freezes()) {
+        if (!f.process().equals(iv.process())) {
+          continue;
+        }
+        List<long[]> next = new ArrayList<>();
+        for (long[] p : parts) {
+          if (f.to() <= p[0] || f.from() >= p[1]) {
+            next.add(p);
+            continue;
+          }
+          if (f.from() > p[0]) {
+            next.add(new long[] {p[0], f.from()});
+          }
+          if (f.to() < p[1]) {
+            next.add(new long[] {f.to(), p[1]});
+          }
+        }
+        parts = next;
+      }
+      pieces.addAll(parts);
+    }
+    pieces.sort((x, y) -> Long.compare(x[0], y[0]));
+    List<long[]> merged = new ArrayList<>();
+    for (long[] p : pieces) {
+      if (p[1] <= p[0]) {
+        continue;
+      }
+      if (!merged.isEmpty() && p[0] <= merged.get(merged.size() - 1)[1]) {
+        long[] last = merged.get(merged.size() - 1);
+        last[1] = Math.max(last[1], p[1]);
+      } else {
+        merged.add(new long[] {p[0], p[1]});
+      }
+    }
+    return merged;
+  }
+
+  private static long firstCoveredAtOrAfter(List<long[]> covered, long t) {
+    for (long[] c : covered) {
+      if (c[1] > t) {
+        return Math.max(c[0], t);
+      }
+    }
+    return Long.MAX_VALUE;
+  }
+
+  private static long longestGap(List<long[]> covered, long from, long to) {
+    long longest = 0;
+    long cursor = from;
+    for (long[] c : covered) {
+      if (c[1] <= cursor) {
+        continue;
+      }
+      if (c[0] >= to) {
+        break;
+      }
+      if (c[0] > cursor) {
+        longest = Math.max(longest, c[0] - cursor);
+      }
+      cursor = Math.max(cursor, c[1]);
+    }
+    if (cursor < to) {
+      longest = Math.max(longest, to - cursor);
+    }
+    return longest;
+  }
+
+  // ---- 5. spurious losses ----
+
+  private static void checkSpurious(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+    long ttl = h.params().ttlNanos();
+    if (ttl < THREE_SECONDS) {
+      return;
+    }
+    for (Interval iv : h.intervals()) {
+      if (!iv.isLoss()) {
+        continue;
+      }
+      long loss = iv.end();
+      boolean excused = false;
+      for (FaultWindow f : h.faults()) {
+        boolean recent = f.inject() <= loss && f.recover() >= loss - ttl;
+        if (!recent) {
+          continue;
+        }
+        if (!f.quorumKept()
+            || f.kind() == History.TargetKind.CANDIDATE && f.target().equals(iv.process())) {
+          excused = true;
+          break;
+        }
+      }
+      if (!excused) {
+        FaultStats s = at.stats(stats, loss);
+        if (s != null) {
+          s.spuriousLosses++;
+        }
+        out.add(at.violation(Kind.SPURIOUS_LOSS, loss, iv.process() + " lost its term (token " + iv.token()
+            + ", elected at " + iv.start() + ") by " + iv.endCause() + " although its process and links were"
+            + " healthy and etcd kept quorum"));
+      }
+    }
+  }
+
+  /** Attribution finds the fault window (from one injection to the next) a time falls in. */
+  private static final class Attribution {
+    private final List<FaultWindow> faults;
+
+    Attribution(History h) {
+      this.faults = h.faults();
+    }
+
+    FaultWindow at(long t) {
+      FaultWindow found = null;
+      for (FaultWindow f : faults) {
+        if (f.inject() <= t) {
+          found = f;
+        }
+      }
+      return found;
+    }
+
+    FaultStats stats(Map<String, FaultStats> stats, long t) {
+      FaultWindow f = at(t);
+      return f == null ? stats.computeIfAbsent(WARMUP, k -> new FaultStats()) : stats.get(f.fault());
+    }
+
+    Violation violation(Kind kind, long t, String detail) {
+      FaultWindow f = at(t);
+      return new Violation(kind, t, f == null ? WARMUP : f.fault(), f == null ? 0 : f.iteration(), detail);
+    }
+  }
+
+  static String ms(long nanos) {
+    if (nanos == Long.MAX_VALUE) {
+      return "never";
+    }
+    return String.format(Locale.ROOT, "%d ms", nanos / 1_000_000);
+  }
+}

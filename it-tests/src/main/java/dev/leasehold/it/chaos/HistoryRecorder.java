@@ -1,0 +1,186 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.chaos.History.Attempt;
+import dev.leasehold.it.chaos.History.FaultWindow;
+import dev.leasehold.it.chaos.History.Freeze;
+import dev.leasehold.it.chaos.History.Interval;
+import dev.leasehold.it.chaos.History.Outcome;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * HistoryRecorder turns the candidates' stdout lines ({@code EVENT ...}, {@code WRITE ...}; see
+ * {@code CandidateMain}) and the harness's own records (faults, freezes, kills) into the parts
+ * of a {@link History}, and keeps the live view the harness steers by: who is MASTER now.
+ *
+ * <p>Thread-safe: every method is synchronized; lines arrive on each candidate's reader thread.
+ */
+public final class HistoryRecorder {
+  private final List<String> log = new ArrayList<>();
+  private final Map<String, Open> open = new LinkedHashMap<>();
+  private final List<Interval> intervals = new ArrayList<>();
+  private final List<Attempt> attempts = new ArrayList<>();
+  private final List<FaultWindow> faults = new ArrayList<>();
+  private final List<Freeze> freezes = new ArrayList<>();
+  private final Map<String, Long> lastLine = new LinkedHashMap<>();
+
+  private record Open(long token, long start) {}
+
+  /** listener returns the line consumer for one candidate process. */
+  public Consumer<String> listener(String process) {
+    return line -> accept(process, line);
+  }
+
+  /** accept records one line printed by {@code process}. */
+  public synchronized void accept(String process, String line) {
+    log.add(System.nanoTime() + " " + process + " " + line);
+    lastLine.put(process, System.nanoTime());
+    String[] f = line.split(" ");
+    try {
+      if (f[0].equals("EVENT") && f.length >= 7) {
+        long t = Long.parseLong(f[1]);
+        String cause = f[2];
+        String from = f[3];
+        String to = f[4];
+        if (cause.equals("ELECTED")) {
+          open.put(process, new Open(Long.parseLong(f[6]), t));
+        } else if (from.equals("MASTER") && !to.equals("MASTER")) {
+          Open o = open.remove(process);
+          if (o != null) {
+            intervals.add(new Interval(process, o.token(), o.start(), t, cause));
+          }
+        }
+      } else if (f[0].equals("WRITE") && f.length >= 8) {
+        notifyAll();
+        attempts.add(new Attempt(process, Long.parseLong(f[7]), Long.parseLong(f[4]), Long.parseLong(f[1]),
+            Long.parseLong(f[2]), Long.parseLong(f[3]), Outcome.valueOf(f[5]), Long.parseLong(f[6])));
+      }
+    } catch (RuntimeException malformed) {
+      log.add(System.nanoTime() + " harness unparsable line from " + process + ": " + line);
+    }
+  }
+
+  /** killed ends {@code process}'s open term, if any, at {@code nanos}: the process is gone. */
+  public synchronized void killed(String process, long nanos) {
+    note("killed " + process);
+    Open o = open.remove(process);
+    if (o != null) {
+      intervals.add(new Interval(process, o.token(), o.start(), nanos, "KILLED"));
+    }
+  }
+
+  /** froze records a SIGSTOP..SIGCONT window of a candidate process. */
+  public synchronized void froze(String process, long from, long to) {
+    freezes.add(new Freeze(process, from, to));
+  }
+
+  /** fault records one fault window. */
+  public synchronized void fault(FaultWindow f) {
+    faults.add(f);
+  }
+
+  /** note adds a harness line to the log. */
+  public synchronized void note(String text) {
+    log.add(System.nanoTime() + " harness " + text);
+  }
+
+  /** masters lists the processes whose last event made them MASTER, with their tokens. */
+  public synchronized Map<String, Long> masters() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    open.forEach((p, o) -> m.put(p, o.token()));
+    return m;
+  }
+
+  /** master is the single MASTER, if exactly one process believes it leads. */
+  public synchronized Optional<String> master() {
+    return open.size() == 1 ? Optional.of(open.keySet().iterator().next()) : Optional.empty();
+  }
+
+  /**
+   * awaitWrite waits until {@code process} logs a write attempt after the call, or the timeout
+   * passes; returns whether it did.
+   */
+  public synchronized boolean awaitWrite(String process, long timeoutMillis) throws InterruptedException {
+    long seen = attempts.stream().filter(a -> a.process().equals(process)).count();
+    long end = System.nanoTime() + timeoutMillis * 1_000_000L;
+    while (System.nanoTime() < end) {
+      long now = attempts.stream().filter(a -> a.process().equals(process)).count();
+      if (now > seen) {
+        return true;
+      }
+      wait(Math.max(1, (end - System.nanoTime()) / 1_000_000L));
+    }
+    return false;
+  }
+
+  /** attemptCount is how many write attempts were logged so far. */
+  public synchronized int attemptCount() {
+    return attempts.size();
+  }
+
+  /** okCountSince counts OK writes sent after {@code nanos}. */
+  public synchronized long okCountSince(long nanos) {
+    return attempts.stream().filter(a -> a.outcome() == Outcome.OK && a.send() > nanos).count();
+  }
+
+  /** intervals returns the closed intervals, plus open ones closed at {@code end} with cause OPEN. */
+  public synchronized List<Interval> intervals(long end) {
+    List<Interval> all = new ArrayList<>(intervals);
+    open.forEach((p, o) -> all.add(new Interval(p, o.token(), o.start(), end, "OPEN")));
+    return all;
+  }
+
+  /** attempts returns the write attempts so far. */
+  public synchronized List<Attempt> attempts() {
+    return new ArrayList<>(attempts);
+  }
+
+  /** faults returns the fault windows so far. */
+  public synchronized List<FaultWindow> faults() {
+    return new ArrayList<>(faults);
+  }
+
+  /** freezes returns the freeze windows so far. */
+  public synchronized List<Freeze> freezes() {
+    return new ArrayList<>(freezes);
+  }
+
+  /** writeLog writes every line and harness note, in arrival order, to {@code file}. */
+  public synchronized void writeLog(Path file) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      for (String l : log) {
+        w.write(l);
+        w.write('\n');
+      }
+    }
+  }
+
+  /** excerpt returns the lines that arrived within {@code radius} of {@code nanos} (arrival time), at most max. */
+  public synchronized List<String> excerpt(long nanos, long radius, int max) {
+    List<String> out = new ArrayList<>();
+    for (String l : log) {
+      long t = Long.parseLong(l.substring(0, l.indexOf(' ')));
+      if (Math.abs(t - nanos) <= radius) {
+        // Skip the bulk of routine writes; keep events, harness notes and non-OK writes.
+        if (l.contains(" WRITE ") && l.contains(" OK ")) {
+          continue;
+        }
+        out.add(l);
+        if (out.size() >= max) {
+          break;
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,130 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.EtcdCluster;
+import dev.leasehold.it.EtcdMember;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PeerProxies puts one inbound {@link TcpProxy} in front of each etcd member's peer port, so
+ * the harness can cut a member off from its peers while its clients still reach it.
+ *
+ * <p>Used as the cluster's {@link EtcdCluster.PeerRouter}: members advertise the proxy's port,
+ * so every peer connection (raft streams, pipeline, snapshots, lease forwarding, version
+ * probes) to member M passes M's proxy. The proxy tells which member dialled by looking the
+ * connection's client end up in /proc ({@link ProcNet}). {@link #isolate} then blackholes (or
+ * resets) everything into the member and everything from it into the other members' proxies;
+ * traffic between the other members passes. Thread-safe.
+ */
+public final class PeerProxies implements EtcdCluster.PeerRouter, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PeerProxies.class);
+
+  private final Map<String, TcpProxy> proxies = new ConcurrentHashMap<>();
+  private volatile EtcdCluster cluster;
+  private volatile String isolated;
+
+  @Override
+  public synchronized int route(String memberName, int listenPort) {
+    TcpProxy old = proxies.remove(memberName);
+    if (old != null) {
+      old.close();
+    }
+    try {
+      TcpProxy p = TcpProxy.start("peer-" + memberName, listenPort, this::resolve);
+      proxies.put(memberName, p);
+      return p.port();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the peer proxy for " + memberName, e);
+    }
+  }
+
+  /** attach tells the proxies which cluster's processes may dial them; call right after start. */
+  public void attach(EtcdCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  /**
+   * isolate cuts {@code memberName} from every peer, both ways, in the given mode (BLACKHOLE or
+   * RESET); clients still reach it on its client port. A connection whose dialler cannot be
+   * told is cut too, and counted in the log.
+   */
+  public synchronized void isolate(String memberName, TcpProxy.Mode mode) {
+    if (!proxies.containsKey(memberName)) {
+      throw new IllegalArgumentException("no peer proxy for " + memberName + ": " + proxies.keySet());
+    }
+    isolated = memberName;
+    for (Map.Entry<String, TcpProxy> e : proxies.entrySet()) {
+      if (e.getKey().equals(memberName)) {
+        e.getValue().setMode(mode);
+      } else {
+        e.getValue().setPolicy(
+            source -> {
+              if (source.equals(memberName)) {
+                return mode;
+              }
+              if (source.equals("?")) {
+                log.warn("peer proxy {}: cannot tell who dialled; cutting it too", e.getKey());
+                return mode;
+              }
+              return TcpProxy.Mode.PASS;
+            });
+      }
+    }
+  }
+
+  /** heal lets all peer traffic pass again (connections that were blackholed are reset). */
+  public synchronized void heal() {
+    isolated = null;
+    for (TcpProxy p : proxies.values()) {
+      p.setMode(TcpProxy.Mode.PASS);
+    }
+  }
+
+  /** isolated is the member currently cut off, or null. */
+  public String isolated() {
+    return isolated;
+  }
+
+  /** describe lists every proxy's counters and the sources of its connections. */
+  public String describe() {
+    List<String> out = new ArrayList<>();
+    for (Map.Entry<String, TcpProxy> e : proxies.entrySet()) {
+      out.add(e.getValue().stats() + " from " + e.getValue().sources());
+    }
+    return String.join("; ", out);
+  }
+
+  @Override
+  public void close() {
+    for (TcpProxy p : proxies.values()) {
+      p.close();
+    }
+    proxies.clear();
+  }
+
+  private String resolve(int clientPort) {
+    EtcdCluster c = cluster;
+    if (c == null) {
+      return "?";
+    }
+    // The dialler's socket: local port = clientPort, remote port = the proxy's port.
+    for (TcpProxy p : proxies.values()) {
+      long inode = ProcNet.socketInode(clientPort, p.port());
+      if (inode < 0) {
+        continue;
+      }
+      for (EtcdMember m : c.members()) {
+        if (ProcNet.owns(m.pid(), inode)) {
+          return m.name();
+        }
+      }
+    }
+    return "?";
+  }
+}

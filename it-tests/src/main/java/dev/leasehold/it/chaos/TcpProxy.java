@@ -1,0 +1,394 @@
+package dev.leasehold.it.chaos;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * TcpProxy forwards TCP connections from a port on 127.0.0.1 to a target port, and can cut them.
+ *
+ * <p>Each connection has a mode, decided by the proxy's {@link Policy} from the connection's
+ * source (a label the {@link SourceResolver} gives it, such as the etcd member that dialled):
+ *
+ * <ul>
+ *   <li>{@link Mode#PASS}: bytes flow both ways.
+ *   <li>{@link Mode#BLACKHOLE}: the connection stays open and every byte from either side is read
+ *       and dropped; a new connection is accepted and never answered. Like a network that loses
+ *       every packet: the peers notice only through their own timeouts. A connection that has
+ *       been blackholed lost bytes in the middle of its stream, so when the policy passes it again
+ *       it is reset rather than resumed with a corrupt stream (a long partition breaks TCP
+ *       connections too).
+ *   <li>{@link Mode#RESET}: existing connections are closed with a TCP reset, new ones are reset
+ *       as soon as they are accepted (the client sees the same as a refused connection: the
+ *       peer is gone).
+ * </ul>
+ *
+ * <p>Blocking sockets, two daemon threads per connection; fine for the few dozen long-lived
+ * connections of a local etcd cluster. Thread-safe: the policy may change from any thread;
+ * {@link #close()} resets every connection and stops accepting.
+ */
+public final class TcpProxy implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TcpProxy.class);
+  private static final int CONNECT_TIMEOUT_MILLIS = 1000;
+
+  /** Mode is what happens to one connection's bytes. */
+  public enum Mode {
+    PASS,
+    BLACKHOLE,
+    RESET
+  }
+
+  /** Policy decides the mode of a connection from its source label. */
+  @FunctionalInterface
+  public interface Policy {
+    /** PASS_ALL lets everything through. */
+    Policy PASS_ALL = source -> Mode.PASS;
+
+    /** modeFor returns the mode for a connection whose source is {@code source}. */
+    Mode modeFor(String source);
+  }
+
+  /** SourceResolver labels an accepted connection, from its client-side port; may return "?". */
+  @FunctionalInterface
+  public interface SourceResolver {
+    /** NONE labels every connection "?". */
+    SourceResolver NONE = port -> "?";
+
+    /** resolve labels the connection whose client end is 127.0.0.1:{@code clientPort}. */
+    String resolve(int clientPort);
+  }
+
+  private final String name;
+  private final int targetPort;
+  private final ServerSocket server;
+  private final SourceResolver resolver;
+  private final Set<Conn> conns = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicLong accepted = new AtomicLong();
+  private final AtomicLong dropped = new AtomicLong();
+  private final Object policyLock = new Object();
+  private volatile Policy policy = Policy.PASS_ALL;
+
+  private TcpProxy(String name, ServerSocket server, int targetPort, SourceResolver resolver) {
+    this.name = name;
+    this.server = server;
+    this.targetPort = targetPort;
+    this.resolver = resolver;
+    Thread acceptor = new Thread(this::acceptLoop, "proxy-accept-" + name);
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  /** start listens on a free port of 127.0.0.1 and forwards to {@code targetPort} there. */
+  public static TcpProxy start(String name, int targetPort) throws IOException {
+    return start(name, targetPort, SourceResolver.NONE);
+  }
+
+  /** start listens on a free port and labels each connection with {@code resolver}. */
+  public static TcpProxy start(String name, int targetPort, SourceResolver resolver)
+      throws IOException {
+    ServerSocket server = new ServerSocket();
+    server.setReuseAddress(true);
+    server.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 128);
+    return new TcpProxy(name, server, targetPort, resolver);
+  }
+
+  /** name labels this proxy in logs. */
+  public String name() {
+    return name;
+  }
+
+  /** port is the port this proxy listens on. */
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** targetPort is the port it forwards to. */
+  public int targetPort() {
+    return targetPort;
+  }
+
+  /** setMode applies one mode to every connection, current and future. */
+  public void setMode(Mode mode) {
+    setPolicy(source -> mode);
+  }
+
+  /** setPolicy decides every connection's mode anew, current and future. */
+  public void setPolicy(Policy newPolicy) {
+    synchronized (policyLock) {
+      policy = newPolicy;
+      for (Conn c : conns) {
+        c.apply(newPolicy.modeFor(c.source()));
+      }
+    }
+  }
+
+  /** connectionCount is the number of open connections. */
+  public int connectionCount() {
+    return conns.size();
+  }
+
+  /** sources lists the source label of every open connection, for diagnostics. */
+  public List<String> sources() {
+    List<String> out = new ArrayList<>();
+    for (Conn c : conns) {
+      out.add(c.source() + (c.blackholed ? "(blackholed)" : ""));
+    }
+    return out;
+  }
+
+  /** stats is a one-line summary for logs. */
+  public String stats() {
+    return name + ": port " + port() + " -> " + targetPort + ", " + conns.size() + " open, "
+        + accepted.get() + " accepted, " + dropped.get() + " bytes dropped";
+  }
+
+  /** close stops accepting and resets every connection; idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // Closing is best effort.
+    }
+    for (Conn c : conns) {
+      c.reset();
+    }
+  }
+
+  private void acceptLoop() {
+    while (!closed.get()) {
+      Socket s;
+      try {
+        s = server.accept();
+      } catch (IOException e) {
+        if (!closed.get()) {
+          log.warn("{}: accept failed: {}", name, e.toString());
+        }
+        return;
+      }
+      accepted.incrementAndGet();
+      Thread t = new Thread(() -> open(s), "proxy-open-" + name);
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  private void open(Socket client) {
+    Conn c = new Conn(client);
+    c.source(); // resolve outside the lock: it may read /proc
+    Mode mode;
+    synchronized (policyLock) {
+      if (closed.get()) {
+        resetQuietly(client);
+        return;
+      }
+      mode = policy.modeFor(c.source());
+      if (mode == Mode.RESET) {
+        resetQuietly(client);
+        return;
+      }
+      c.blackholed = mode == Mode.BLACKHOLE;
+      conns.add(c);
+    }
+    if (!c.blackholed) {
+      try {
+        Socket up = new Socket();
+        up.setTcpNoDelay(true);
+        up.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), targetPort), CONNECT_TIMEOUT_MILLIS);
+        synchronized (c) {
+          c.upstream = up;
+        }
+      } catch (IOException e) {
+        // The target is down: the client sees its connection reset, as it would a refusal.
+        c.reset();
+        return;
+      }
+      synchronized (policyLock) {
+        // The policy may have changed while connecting.
+        c.apply(policy.modeFor(c.source()));
+      }
+    }
+    c.startPumps();
+  }
+
+  private static void resetQuietly(Socket s) {
+    try {
+      s.setSoLinger(true, 0);
+    } catch (SocketException ignored) {
+      // Closing anyway.
+    }
+    try {
+      s.close();
+    } catch (IOException ignored) {
+      // Closed either way.
+    }
+  }
+
+  /** One proxied connection: client socket, upstream socket (none while blackholed from the start). */
+  private final class Conn {
+    private final Socket client;
+    private final int clientPort;
+    private volatile String source;
+    private volatile Socket upstream;
+    private volatile boolean blackholed;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    Conn(Socket client) {
+      this.client = client;
+      this.clientPort = client.getPort();
+      try {
+        client.setTcpNoDelay(true);
+      } catch (SocketException ignored) {
+        // Only latency.
+      }
+    }
+
+    String source() {
+      String s = source;
+      if (s == null || s.equals("?")) {
+        s = resolver.resolve(clientPort);
+        source = s;
+      }
+      return s;
+    }
+
+    void apply(Mode mode) {
+      switch (mode) {
+        case RESET -> reset();
+        case BLACKHOLE -> blackholed = true;
+        case PASS -> {
+          if (blackholed) {
+            // Bytes were lost mid-stream: resuming would hand the peers a corrupt stream.
+            reset();
+          }
+        }
+      }
+    }
+
+    void startPumps() {
+      Thread in = new Thread(() -> pump(client, true), "proxy-in-" + name);
+      in.setDaemon(true);
+      in.start();
+      Socket up = upstream;
+      if (up != null) {
+        Thread out = new Thread(() -> pump(up, false), "proxy-out-" + name);
+        out.setDaemon(true);
+        out.start();
+      }
+    }
+
+    private void pump(Socket from, boolean fromClient) {
+      byte[] buf = new byte[16 * 1024];
+      try {
+        InputStream in = from.getInputStream();
+        while (true) {
+          int n = in.read(buf);
+          if (n < 0) {
+            break;
+          }
+          if (blackholed) {
+            dropped.addAndGet(n);
+            continue;
+          }
+          Socket to = fromClient ? upstream : client;
+          if (to == null) {
+            dropped.addAndGet(n);
+            continue;
+          }
+          OutputStream out = to.getOutputStream();
+          out.write(buf, 0, n);
+        }
+        // Orderly end of one direction: pass it on as a half close, unless blackholed.
+        if (!blackholed) {
+          Socket to = fromClient ? upstream : client;
+          if (to != null && !to.isClosed()) {
+            to.shutdownOutput();
+          }
+        }
+        // Either side done ends the connection once the other direction had a moment to drain.
+        finishLater();
+      } catch (IOException e) {
+        reset();
+      }
+    }
+
+    private void finishLater() {
+      // Give the other direction a moment to drain its last bytes, then close both ends.
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  Thread.sleep(200);
+                } catch (InterruptedException ignored) {
+                  Thread.currentThread().interrupt();
+                }
+                closeBoth(false);
+              },
+              "proxy-finish-" + name);
+      t.setDaemon(true);
+      t.start();
+    }
+
+    void reset() {
+      closeBoth(true);
+    }
+
+    private void closeBoth(boolean hard) {
+      if (!done.compareAndSet(false, true)) {
+        return;
+      }
+      conns.remove(this);
+      Socket up;
+      synchronized (this) {
+        up = upstream;
+      }
+      if (hard) {
+        resetQuietly(client);
+        if (up != null) {
+          resetQuietly(up);
+        }
+      } else {
+        closeQuietly(client);
+        if (up != null) {
+          closeQuietly(up);
+        }
+      }
+    }
+
+    private void closeQuietly(Socket s) {
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // Closed either way.
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return stats();
+  }
+
+  /** Policies built from a predicate on the source. */
+  public static Policy blockWhen(Function<String, Boolean> blocked, Mode mode) {
+    return source -> Boolean.TRUE.equals(blocked.apply(source)) ? mode : Mode.PASS;
+  }
+}
