@@ -1,0 +1,378 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.bench.contender.ContenderMain;
+import dev.leasehold.bench.contender.Kind;
+import dev.leasehold.it.EtcdCluster;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Bench runs every scenario against one 3-member etcd cluster it starts itself, for every
+ * contender, and collects the figures in {@link Results}.
+ *
+ * <p>Scenarios run one contender at a time, so no contender's traffic disturbs another's
+ * figures; all share the cluster, the machine and the run. Not thread-safe.
+ */
+final class Bench {
+  /** Options are the knobs of one run; {@link BenchMain} fills them from the command line. */
+  record Options(
+      List<Kind> contenders,
+      int handoverTrials,
+      int handoverWarmup,
+      int handoverTtl,
+      int crashTrials,
+      List<Integer> crashTtls,
+      int partitionTrials,
+      int partitionTtl,
+      List<Integer> idleCounts,
+      int idleTtl,
+      int idleWindowSeconds,
+      int scaleCount,
+      int scaleOwnClientCount,
+      int scaleHandovers,
+      int floorSamples,
+      int pathSamples,
+      Path logDir) {}
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final List<String> CHILD_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
+  private final Options o;
+  private final Results r;
+  private final SplittableRandom random = new SplittableRandom();
+  private EtcdCluster etcd;
+
+  Bench(Options options, Results results) {
+    this.o = options;
+    this.r = results;
+  }
+
+  /** run starts the cluster, runs every scenario and stops everything it started. */
+  void run() throws Exception {
+    say("starting a 3-member etcd cluster");
+    try (EtcdCluster cluster = EtcdCluster.builder().members(3).name("bench").start()) {
+      etcd = cluster;
+      say("etcd up: " + cluster.clientEndpointsCsv());
+      phase("floor", this::floor);
+      phase("idle cost", this::idle);
+      phase("graceful handover", this::handover);
+      phase("crash failover", this::crash);
+      phase("partition", this::partition);
+      phase("scale", this::scale);
+    }
+  }
+
+  private interface Phase {
+    void run() throws Exception;
+  }
+
+  private void phase(String name, Phase p) {
+    long t = System.nanoTime();
+    say("== " + name);
+    try {
+      p.run();
+    } catch (Exception e) {
+      r.problems.add(name + ": phase aborted: " + e);
+      say(name + " aborted: " + e);
+    }
+    say(String.format("== %s done in %.0f s", name, (System.nanoTime() - t) / 1e9));
+  }
+
+  // ---- floor ----
+
+  private void floor() throws Exception {
+    Floor f = new Floor(etcd.clientEndpoints(), o.handoverTtl());
+    Map<String, List<Double>> m = f.run(o.floorSamples(), Math.max(5, o.floorSamples() / 10));
+    // The handover-path figures use their own (smaller) count: each trial is a full handover.
+    r.floor.putAll(m);
+    if (o.pathSamples() < o.floorSamples()) {
+      for (String k : List.of(Floor.PATH_GRANT_TXN, Floor.PATH_STANDBY, Floor.PATH_READ)) {
+        List<Double> l = r.floor.get(k);
+        if (l != null && l.size() > o.pathSamples()) {
+          r.floor.put(k, new ArrayList<>(l.subList(0, o.pathSamples())));
+        }
+      }
+    }
+    for (Map.Entry<String, List<Double>> e : r.floor.entrySet()) {
+      say(String.format("floor %s: p50 %.2f ms", e.getKey(), Stats.of(e.getValue()).p50()));
+    }
+  }
+
+  // ---- idle cost ----
+
+  private void idle() throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    EtcdMetrics.Sample a = EtcdMetrics.scrape(eps);
+    Thread.sleep(o.idleWindowSeconds() * 1000L);
+    r.idleBaseline = EtcdMetrics.Rates.between(a, EtcdMetrics.scrape(eps));
+    say(String.format("idle baseline (no candidates): %.2f proposals/s, %.2f RPCs/s",
+        r.idleBaseline.proposalsPerSec(), r.idleBaseline.rpcsPerSec()));
+    for (Kind k : o.contenders()) {
+      Map<Integer, EtcdMetrics.Rates> byCount = new TreeMap<>();
+      r.idle.put(k, byCount);
+      for (int n : o.idleCounts()) {
+        try (Group g = new Group(o.logDir().resolve("idle"))) {
+          String key = key("idle", k);
+          List<String> jvm = n > 20 ? List.of("-Xmx1g", "-XX:+UseSerialGC") : CHILD_JVM;
+          Group.Child c = g.launch(k.name().toLowerCase() + "-idle-" + n, ContenderMain.class.getName(), jvm,
+              contenderArgs(k, eps, key, "idle", o.idleTtl(), n));
+          g.await(0, e -> e.is("READY"), Duration.ofSeconds(60));
+          g.await(0, e -> e.is("ELECTED"), Duration.ofSeconds(60));
+          // Let start-up traffic (leases granted by the losers and revoked) settle first.
+          Thread.sleep((o.idleTtl() + 2) * 1000L);
+          int mark = g.mark();
+          EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
+          Thread.sleep(o.idleWindowSeconds() * 1000L);
+          EtcdMetrics.Sample s2 = EtcdMetrics.scrape(eps);
+          EtcdMetrics.Rates rates = EtcdMetrics.Rates.between(s1, s2);
+          if (g.find(mark, e -> e.is("LOST") || e.is("ELECTED"), Duration.ZERO).isPresent()) {
+            r.problems.add("idle " + k.label() + " x" + n + ": leadership changed during the window");
+          }
+          byCount.put(n, rates);
+          say(String.format("idle %s x%d: %.2f proposals/s, %.1f RPCs/s, %.1f msgs/s", k.label(), n,
+              rates.proposalsPerSec(), rates.rpcsPerSec(), rates.messagesPerSec()));
+          c.close(Duration.ofSeconds(15));
+        }
+      }
+    }
+  }
+
+  // ---- graceful handover ----
+
+  private void handover() throws Exception {
+    for (Kind k : o.contenders()) {
+      List<Double> samples = new ArrayList<>();
+      r.handover.put(k, samples);
+      try (Group g = new Group(o.logDir().resolve("handover"))) {
+        String key = key("handover", k);
+        startCandidates(g, k, key, o.handoverTtl(), 3, etcd.clientEndpoints(), "h");
+        g.awaitLeader(WAIT);
+        EtcdMetrics.Sample m1 = EtcdMetrics.scrape(etcd.clientEndpoints());
+        int total = o.handoverWarmup() + o.handoverTrials();
+        for (int i = 0; i < total; i++) {
+          Group.Ev leader = g.awaitLeader(WAIT);
+          int mark = g.mark();
+          leader.child().send("resign");
+          Group.Ev resign = g.await(mark, e -> e.is("RESIGN") && e.child() == leader.child(), WAIT);
+          Optional<Group.Ev> next = g.find(mark,
+              e -> e.is("ELECTED") && e.child() != leader.child() && e.nanos() > resign.nanos(), WAIT);
+          if (next.isEmpty()) {
+            r.problems.add("handover " + k.label() + " trial " + i + ": no new leader within " + WAIT);
+            continue;
+          }
+          double ms = (next.get().nanos() - resign.nanos()) / 1e6;
+          if (i >= o.handoverWarmup()) {
+            samples.add(ms);
+          }
+          g.await(mark, e -> e.is("LOST") && e.child() == leader.child(), WAIT);
+          // Let the resigned candidate rejoin before the next trial.
+          Thread.sleep(150 + random.nextInt(100));
+        }
+        EtcdMetrics.Sample m2 = EtcdMetrics.scrape(etcd.clientEndpoints());
+        EtcdMetrics.Rates rates = EtcdMetrics.Rates.between(m1, m2);
+        r.proposalsPerHandover.put(k, (double) rates.proposalCount() / total);
+      }
+      Stats s = Stats.of(samples);
+      say(String.format("handover %s: n=%d p50 %.1f ms p99 %.1f ms", k.label(), s.n(), s.p50(), s.p99()));
+    }
+  }
+
+  // ---- crash failover ----
+
+  private void crash() throws Exception {
+    for (int ttl : o.crashTtls()) {
+      Map<Kind, List<Double>> byKind = new EnumMap<>(Kind.class);
+      r.crash.put(ttl, byKind);
+      for (Kind k : o.contenders()) {
+        List<Double> samples = new ArrayList<>();
+        byKind.put(k, samples);
+        try (Group g = new Group(o.logDir().resolve("crash-ttl" + ttl))) {
+          String key = key("crash", k);
+          List<String> eps = etcd.clientEndpoints();
+          startCandidates(g, k, key, ttl, 3, eps, "c");
+          g.awaitLeader(WAIT);
+          // Two handovers warm the candidates' code paths up before the first kill.
+          for (int w = 0; w < 2; w++) {
+            Group.Ev l = g.awaitLeader(WAIT);
+            int mark = g.mark();
+            l.child().send("resign");
+            g.await(mark, e -> e.is("ELECTED") && e.child() != l.child(), WAIT);
+          }
+          int spare = 3;
+          for (int i = 0; i < o.crashTrials(); i++) {
+            Group.Ev leader = g.awaitLeader(WAIT);
+            // Kill at a random point of the leader's renewal cycle.
+            Thread.sleep(random.nextLong(ttl * 500L) + 100);
+            leader = g.awaitLeader(WAIT);
+            Group.Child victim = leader.child();
+            int mark = g.mark();
+            long t0 = System.nanoTime();
+            victim.kill();
+            Optional<Group.Ev> next = g.find(mark, e -> e.is("ELECTED") && e.child() != victim,
+                Duration.ofSeconds(3L * ttl + 10));
+            if (next.isEmpty()) {
+              r.problems.add("crash " + k.label() + " TTL " + ttl + " s trial " + i + ": no new leader");
+            } else {
+              samples.add((next.get().nanos() - t0) / 1e6);
+            }
+            // Replace the killed candidate so every trial starts with three.
+            Group.Child fresh = launchCandidate(g, k, key, ttl, eps, "c" + spare++);
+            g.await(mark, e -> e.is("READY") && e.child() == fresh, WAIT);
+          }
+        }
+        Stats s = Stats.of(samples);
+        say(String.format("crash %s TTL %d s: n=%d p50 %.0f ms p99 %.0f ms", k.label(), ttl, s.n(), s.p50(), s.p99()));
+      }
+    }
+  }
+
+  // ---- partition of the leader from etcd ----
+
+  private void partition() throws Exception {
+    int ttl = o.partitionTtl();
+    double capMs = (3.0 * ttl + 5) * 1000;
+    for (Kind k : o.contenders()) {
+      List<Results.PartitionTrial> trials = new ArrayList<>();
+      r.partition.put(k, trials);
+      Map<Group.Child, List<BlackholeProxy>> proxies = new LinkedHashMap<>();
+      try (Group g = new Group(o.logDir().resolve("partition"))) {
+        String key = key("partition", k);
+        for (int i = 0; i < 3; i++) {
+          List<BlackholeProxy> ps = new ArrayList<>();
+          for (var m : etcd.members()) {
+            ps.add(new BlackholeProxy(m.clientPort()));
+          }
+          Group.Child c = launchCandidate(g, k, key, ttl, ps.stream().map(BlackholeProxy::endpoint).toList(), "p" + i);
+          proxies.put(c, ps);
+        }
+        for (Group.Child c : proxies.keySet()) {
+          g.await(0, e -> e.is("READY") && e.child() == c, WAIT);
+        }
+        g.awaitLeader(WAIT);
+        for (int i = 0; i < o.partitionTrials(); i++) {
+          Thread.sleep(random.nextLong(ttl * 500L) + 300);
+          Group.Ev leader = g.awaitLeader(WAIT);
+          Group.Child victim = leader.child();
+          int mark = g.mark();
+          long t0 = System.nanoTime();
+          proxies.get(victim).forEach(BlackholeProxy::blackhole);
+          Optional<Group.Ev> next = g.find(mark, e -> e.is("ELECTED") && e.child() != victim,
+              Duration.ofMillis((long) capMs));
+          long until = next.map(e -> e.nanos()).orElse(t0) + (long) (capMs * 1e6);
+          Optional<Group.Ev> down = g.find(mark, e -> e.is("LOST") && e.child() == victim,
+              Duration.ofNanos(Math.max(0, until - System.nanoTime())));
+          proxies.get(victim).forEach(BlackholeProxy::heal);
+          if (next.isEmpty()) {
+            r.problems.add("partition " + k.label() + " trial " + i + ": no new leader within " + capMs + " ms");
+            continue;
+          }
+          double electedMs = (next.get().nanos() - t0) / 1e6;
+          double downMs = down.map(e -> (e.nanos() - t0) / 1e6).orElse(electedMs + capMs);
+          trials.add(new Results.PartitionTrial(electedMs, downMs, down.isPresent(), capMs));
+          if (down.isEmpty()) {
+            // It must step down once healed before it can count as a follower again.
+            g.find(mark, e -> e.is("LOST") && e.child() == victim, Duration.ofSeconds(3L * ttl + 10));
+          }
+          say(String.format("partition %s trial %d: new leader %.0f ms, step-down %s, window %s", k.label(), i,
+              electedMs, down.isPresent() ? String.format("%.0f ms", downMs) : "never",
+              down.isPresent() ? String.format("%+.0f ms", downMs - electedMs) : "n/a"));
+        }
+      } finally {
+        proxies.values().forEach(ps -> ps.forEach(BlackholeProxy::close));
+      }
+    }
+  }
+
+  // ---- scale ----
+
+  private void scale() throws Exception {
+    scaleRun("shared client", o.scaleCount(), true);
+    if (o.scaleOwnClientCount() > 0) {
+      scaleRun("one client per elector", o.scaleOwnClientCount(), false);
+    }
+  }
+
+  private void scaleRun(String mode, int n, boolean shared) throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    Map<String, String> values = new LinkedHashMap<>();
+    EtcdMetrics.Rates idle = null;
+    double perHandover = Double.NaN;
+    String failure = null;
+    try (Group g = new Group(o.logDir().resolve("scale"))) {
+      Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + "-" + n, ScaleMain.class.getName(),
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
+          List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
+              "--count=" + n, "--shared-client=" + shared, "--ttl-seconds=" + o.handoverTtl(),
+              "--handovers=" + o.scaleHandovers()));
+      Duration long_ = Duration.ofMinutes(5);
+      g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_);
+      EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
+      Thread.sleep(o.idleWindowSeconds() * 1000L);
+      EtcdMetrics.Sample s2 = EtcdMetrics.scrape(eps);
+      idle = EtcdMetrics.Rates.between(s1, s2);
+      c.send("handover");
+      g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT handover_ms") || e.is("EXITED"), long_);
+      EtcdMetrics.Sample s3 = EtcdMetrics.scrape(eps);
+      if (o.scaleHandovers() > 0) {
+        perHandover = (s3.proposals() - s2.proposals()) / o.scaleHandovers();
+      }
+      g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
+      for (int i = 0; ; i++) {
+        Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
+        if (line.isEmpty()) {
+          break;
+        }
+        String[] f = line.get().detail().split(" ", 3);
+        values.put(f[1], f.length > 2 ? f[2] : "");
+        i = line.get().seq();
+      }
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      failure = e.toString();
+      r.problems.add("scale " + mode + " x" + n + ": " + e);
+    }
+    r.scale.add(new Results.ScaleRun(mode, n, values, idle, perHandover, failure));
+    say("scale " + mode + " x" + n + ": " + values);
+  }
+
+  // ---- helpers ----
+
+  private void startCandidates(Group g, Kind k, String key, int ttl, int n, List<String> eps, String prefix)
+      throws Exception {
+    List<Group.Child> cs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      cs.add(launchCandidate(g, k, key, ttl, eps, prefix + i));
+    }
+    for (Group.Child c : cs) {
+      g.await(0, e -> e.is("READY") && e.child() == c, WAIT);
+    }
+  }
+
+  private Group.Child launchCandidate(Group g, Kind k, String key, int ttl, List<String> eps, String id) {
+    return g.launch(k.name().toLowerCase() + "-" + id + "-" + UUID.randomUUID().toString().substring(0, 4),
+        ContenderMain.class.getName(), CHILD_JVM, contenderArgs(k, eps, key, id, ttl, 1));
+  }
+
+  private static List<String> contenderArgs(Kind k, List<String> eps, String key, String id, int ttl, int count) {
+    return List.of("--kind=" + k.name(), "--endpoints=" + String.join(",", eps), "--key=" + key,
+        "--id=" + id, "--ttl-seconds=" + ttl, "--count=" + count);
+  }
+
+  private static String key(String scenario, Kind k) {
+    return "/leasehold-bench/" + scenario + "/" + k.name().toLowerCase() + "/" + UUID.randomUUID();
+  }
+
+  static void say(String s) {
+    System.out.println("[bench] " + s);
+  }
+}

@@ -1,0 +1,115 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.bench.contender.Kind;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * BenchMain is the bench's command line: it runs every scenario against a 3-member etcd
+ * cluster it starts itself and writes {@code <out>/<name>.md}, its plots and a CSV of every
+ * sample. Not thread-safe; run it as a program.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Leasehold vs jetcd Election vs the seed's polling design: failover, safety and etcd cost.")
+public final class BenchMain implements Callable<Path> {
+  @Option(names = "--contenders", split = ",", description = "which contenders (default: ${DEFAULT-VALUE})",
+      defaultValue = "LEASEHOLD,JETCD,POLLING")
+  List<Kind> contenders;
+
+  @Option(names = "--handover-trials", defaultValue = "50", description = "recorded graceful handovers per contender")
+  int handoverTrials;
+
+  @Option(names = "--handover-warmup", defaultValue = "5", description = "unrecorded handovers first")
+  int handoverWarmup;
+
+  @Option(names = "--handover-ttl", defaultValue = "2", description = "lease TTL (s) for handover, floor and scale")
+  int handoverTtl;
+
+  @Option(names = "--crash-trials", defaultValue = "20", description = "SIGKILLs per contender and TTL")
+  int crashTrials;
+
+  @Option(names = "--crash-ttls", split = ",", defaultValue = "2,5", description = "lease TTLs (s) for crash failover")
+  List<Integer> crashTtls;
+
+  @Option(names = "--partition-trials", defaultValue = "50", description = "partitions of the leader per contender")
+  int partitionTrials;
+
+  @Option(names = "--partition-ttl", defaultValue = "2", description = "lease TTL (s) for the partition scenario")
+  int partitionTtl;
+
+  @Option(names = "--idle-counts", split = ",", defaultValue = "1,3,10,100", description = "candidate counts for idle cost")
+  List<Integer> idleCounts;
+
+  @Option(names = "--idle-ttl", defaultValue = "5", description = "lease TTL (s) for idle cost (Leasehold's default)")
+  int idleTtl;
+
+  @Option(names = "--idle-window", defaultValue = "10", description = "seconds between the two metric reads")
+  int idleWindow;
+
+  @Option(names = "--scale-count", defaultValue = "1000", description = "Leasehold electors sharing one client")
+  int scaleCount;
+
+  @Option(names = "--scale-own-clients", defaultValue = "1000",
+      description = "Leasehold electors with one client each (0 skips)")
+  int scaleOwnClients;
+
+  @Option(names = "--scale-handovers", defaultValue = "20", description = "handovers at scale, per client mode")
+  int scaleHandovers;
+
+  @Option(names = "--floor-samples", defaultValue = "200", description = "samples per raw round-trip figure")
+  int floorSamples;
+
+  @Option(names = "--path-samples", defaultValue = "50", description = "samples per bare handover path")
+  int pathSamples;
+
+  @Option(names = "--out", defaultValue = "bench/results", description = "directory for the report and plots")
+  Path out;
+
+  @Option(names = "--name", description = "report file name without .md (default: today's date)")
+  String name;
+
+  private String commandLine = "";
+
+  /** main runs the bench and exits 0 when the report was written. */
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BenchMain().withCommandLine(args)).execute(args));
+  }
+
+  /** run parses {@code args}, runs the bench and returns the report's path; for tests. */
+  public static Path run(String... args) throws Exception {
+    BenchMain m = new BenchMain().withCommandLine(args);
+    new CommandLine(m).parseArgs(args);
+    return m.call();
+  }
+
+  private BenchMain withCommandLine(String[] args) {
+    this.commandLine = String.join(" ", args);
+    return this;
+  }
+
+  @Override
+  public Path call() throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    long t0 = System.nanoTime();
+    Results r = new Results();
+    r.startedAtMillis = System.currentTimeMillis();
+    r.command = commandLine;
+    String etcdBin = System.getenv("ETCD_BIN") != null ? System.getenv("ETCD_BIN") : "etcd";
+    r.machine = MachineInfo.detect(etcdBin);
+    Path logDir = Path.of("target", "bench-logs").toAbsolutePath();
+    r.options = new Bench.Options(contenders, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
+        crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow, scaleCount,
+        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, logDir);
+    new Bench(r.options, r).run();
+    r.wallSeconds = (System.nanoTime() - t0) / 1e9;
+    String stem = name != null ? name : LocalDate.now().toString();
+    Path report = new Report(r, out, stem).write();
+    Bench.say("report: " + report.toAbsolutePath() + String.format(" (%.1f min)", r.wallSeconds / 60));
+    return report;
+  }
+}

@@ -1,0 +1,522 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.bench.contender.Kind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Report writes the Markdown report, the CDF plots and a CSV of every sample for one run.
+ * Every number in it comes from {@link Results}; the prose around the numbers only names the
+ * mechanisms. Not thread-safe.
+ */
+final class Report {
+  private final Results r;
+  private final Path dir;
+  private final String stem;
+  private final StringBuilder md = new StringBuilder();
+  private final List<String> missed = new ArrayList<>();
+
+  Report(Results results, Path dir, String stem) {
+    this.r = results;
+    this.dir = dir;
+    this.stem = stem;
+  }
+
+  /** write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}; returns the .md path. */
+  Path write() throws IOException {
+    Files.createDirectories(dir);
+    Path handoverPng = plotHandover();
+    Path crashPng = plotCrash();
+    Path partitionPng = plotPartition();
+    writeCsv();
+
+    h1("Leasehold benchmark, " + stem);
+    p("Leasehold, jetcd's `Election` client and the seed's polling design, measured side by side on "
+        + "one 3-member etcd cluster in one run of `bench/run.sh" + (r.command.isBlank() ? "" : " " + r.command)
+        + "` (wall time " + String.format(Locale.ROOT, "%.1f", r.wallSeconds / 60) + " min, started "
+        + DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(r.startedAtMillis).atOffset(ZoneOffset.UTC))
+        + "). Every figure below was measured in this run; nothing is copied from elsewhere.");
+    machine();
+    targets();
+    floor();
+    handover(handoverPng);
+    crash(crashPng);
+    partition(partitionPng);
+    idle();
+    scale();
+    analysis();
+    method();
+    if (!r.problems.isEmpty()) {
+      h2("Problems during the run");
+      for (String s : r.problems) {
+        md.append("- ").append(s).append('\n');
+      }
+      md.append('\n');
+    }
+    Path out = dir.resolve(stem + ".md");
+    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
+    return out;
+  }
+
+  // ---- sections ----
+
+  private void machine() {
+    MachineInfo m = r.machine;
+    h2("Machine");
+    table(List.of("", ""), List.of(
+        List.of("CPU", m.cpu() + ", " + m.cores() + " cores (nproc)"),
+        List.of("memory", m.memory()),
+        List.of("OS", m.os()),
+        List.of("JDK", m.jdk()),
+        List.of("etcd", m.etcd() + ": 3 members on 127.0.0.1, heartbeat 100 ms, election timeout 1000 ms, "
+            + "clients use the first endpoint (member 0)"),
+        List.of("jetcd", m.jetcd()),
+        List.of("Leasehold", m.leasehold() + " (defaults: poll 1 s, margin TTL/10, drift 0.01)")));
+  }
+
+  private void targets() {
+    h2("Targets");
+    p("Targets of issue 5, judged for Leasehold. A miss is explained, with the proposed change, under "
+        + "[Why targets were missed](#why-targets-were-missed).");
+    List<List<String>> rows = new ArrayList<>();
+    Stats lh = stats(r.handover.get(Kind.LEASEHOLD));
+    Stats je = stats(r.handover.get(Kind.JETCD));
+    if (lh != null) {
+      boolean ok = lh.p99() <= 15;
+      rows.add(List.of("graceful handover p99 ≤ 15 ms", "p99 " + ms(lh.p99()) + " (n=" + lh.n() + ")",
+          verdict(ok, ok ? "" : "by " + ms(lh.p99() - 15))));
+      if (!ok) {
+        missed.add("handover15");
+      }
+    }
+    if (lh != null && je != null) {
+      boolean ok = lh.p50() <= je.p50() && lh.p99() <= je.p99();
+      rows.add(List.of("handover no slower than jetcd Election",
+          "p50 " + ms(lh.p50()) + " vs " + ms(je.p50()) + "; p99 " + ms(lh.p99()) + " vs " + ms(je.p99()),
+          verdict(ok, ok ? "" : "p50 by " + ms(Math.max(0, lh.p50() - je.p50())) + ", p99 by "
+              + ms(Math.max(0, lh.p99() - je.p99())))));
+      if (!ok) {
+        missed.add("handoverJetcd");
+      }
+    }
+    for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
+      Stats s = stats(e.getValue().get(Kind.LEASEHOLD));
+      if (s == null) {
+        continue;
+      }
+      double bound = e.getKey() * 1000 + 600;
+      boolean ok = s.p99() <= bound;
+      rows.add(List.of("crash failover p99 ≤ TTL + 0.6 s (TTL " + e.getKey() + " s)",
+          "p99 " + ms(s.p99()) + " ≤ " + ms(bound) + "? (n=" + s.n() + ")",
+          verdict(ok, ok ? "" : "by " + ms(s.p99() - bound))));
+      if (!ok) {
+        missed.add("crash" + e.getKey());
+      }
+    }
+    Map<Integer, EtcdMetrics.Rates> idle = r.idle.get(Kind.LEASEHOLD);
+    if (idle != null && !idle.isEmpty()) {
+      boolean ok = idle.values().stream().allMatch(x -> x.proposalCount() == 0);
+      String counts = idle.entrySet().stream()
+          .map(x -> x.getKey() + ": " + x.getValue().proposalCount() + " in " + f0(x.getValue().seconds()) + " s")
+          .collect(Collectors.joining(", "));
+      rows.add(List.of("0 raft proposals/s idle, every candidate count", counts, verdict(ok, "")));
+      if (!ok) {
+        missed.add("idle");
+      }
+    }
+    List<Results.PartitionTrial> pt = r.partition.get(Kind.LEASEHOLD);
+    if (pt != null && !pt.isEmpty()) {
+      boolean all = pt.stream().allMatch(Results.PartitionTrial::steppedDown);
+      double max = pt.stream().mapToDouble(Results.PartitionTrial::windowMs).max().orElse(Double.NaN);
+      boolean ok = all && max < 0;
+      rows.add(List.of("stale-leader window always negative",
+          "max " + signed(max) + " over " + pt.size() + " partitions" + (all ? "" : ", some never stepped down"),
+          verdict(ok, ok ? "" : "by " + ms(Math.max(0, max)))));
+      if (!ok) {
+        missed.add("stale");
+      }
+    }
+    table(List.of("target", "measured (Leasehold)", "met?"), rows);
+  }
+
+  private void floor() {
+    h2("The floor: raw etcd round trips on this machine");
+    p("One jetcd client per role, no election library in between. The three handover paths start "
+        + "when a leader revokes its lease and end when the first of two followers (each with its own "
+        + "client and a watch on the key) knows it leads; they show what each protocol shape costs here.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Map.Entry<String, List<Double>> e : r.floor.entrySet()) {
+      rows.add(statsRow(e.getKey(), stats(e.getValue())));
+    }
+    table(List.of("figure", "n", "p50", "p90", "p99", "max"), rows);
+  }
+
+  private void handover(Path png) {
+    h2("Graceful handover");
+    p("Three candidate JVMs per contender, lease TTL " + r.options.handoverTtl() + " s. t0: just before the "
+        + "leader's JVM calls `resign()`; end: the next leader's elected callback (System.nanoTime in both "
+        + "JVMs, one host). " + r.options.handoverWarmup() + " unrecorded warm-up handovers first. Raft "
+        + "proposals per handover: committed proposals during the phase divided by the number of handovers.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Kind k : r.handover.keySet()) {
+      List<String> row = new ArrayList<>(statsRow(k.label(), stats(r.handover.get(k))));
+      Double pp = r.proposalsPerHandover.get(k);
+      row.add(pp == null ? "–" : String.format(Locale.ROOT, "%.1f", pp));
+      rows.add(row);
+    }
+    table(List.of("contender", "n", "p50", "p90", "p99", "max", "proposals/handover"), rows);
+    img("Graceful handover CDF", png);
+  }
+
+  private void crash(Path png) {
+    h2("Crash failover");
+    p("Three candidate JVMs; the leader's JVM is SIGKILLed at a random point of its renewal cycle (t0 "
+        + "just before the kill) until the next leader's elected callback. A fresh candidate JVM replaces "
+        + "the killed one before the next trial.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
+      for (Map.Entry<Kind, List<Double>> k : e.getValue().entrySet()) {
+        List<String> row = new ArrayList<>(statsRow(k.getKey().label(), stats(k.getValue())));
+        row.add(1, e.getKey() + " s");
+        row.add(ms(e.getKey() * 1000 + 600));
+        rows.add(row);
+      }
+    }
+    table(List.of("contender", "TTL", "n", "p50", "p90", "p99", "max", "TTL + 0.6 s"), rows);
+    img("Crash failover CDF", png);
+  }
+
+  private void partition(Path png) {
+    h2("Stale-leader window under a client–etcd partition of the leader");
+    p("Each candidate JVM reaches etcd only through its own TCP proxies (one per member). At t0 the "
+        + "leader's proxies start dropping every byte silently (connections stay open, as when a network "
+        + "drops packets). Window = the old leader's step-down callback minus the new leader's elected "
+        + "callback: negative means the old one had stopped before the new one started (safe); positive "
+        + "means two leaders at once for that long. Lease TTL " + r.options.partitionTtl() + " s. A leader that "
+        + "has not stepped down " + ms(capMs()) + " after the new election is counted as \"never\".");
+    List<List<String>> rows = new ArrayList<>();
+    for (Map.Entry<Kind, List<Results.PartitionTrial>> e : r.partition.entrySet()) {
+      List<Results.PartitionTrial> ts = e.getValue();
+      List<Double> windows = ts.stream().filter(Results.PartitionTrial::steppedDown)
+          .map(Results.PartitionTrial::windowMs).toList();
+      long stepped = ts.stream().filter(Results.PartitionTrial::steppedDown).count();
+      long positive = windows.stream().filter(w -> w >= 0).count();
+      Stats w = stats(windows);
+      Stats el = stats(ts.stream().map(Results.PartitionTrial::newLeaderMs).toList());
+      Stats dn = stats(ts.stream().filter(Results.PartitionTrial::steppedDown)
+          .map(Results.PartitionTrial::stepDownMs).toList());
+      rows.add(List.of(e.getKey().label(), Integer.toString(ts.size()),
+          stepped + "/" + ts.size() + (stepped == 0 && !ts.isEmpty() ? " (never steps down)" : ""),
+          positive + "/" + windows.size(),
+          w == null ? "–" : signed(w.min()), w == null ? "–" : signed(w.p50()),
+          w == null ? "–" : signed(w.p99()), w == null ? "–" : signed(w.max()),
+          dn == null ? "–" : ms(dn.p50()), el == null ? "–" : ms(el.p50())));
+    }
+    table(List.of("contender", "n", "stepped down", "overlaps (window ≥ 0)", "window min", "p50", "p99", "max",
+        "t0 → step-down p50", "t0 → new leader p50"), rows);
+    img("Stale-leader window CDF", png);
+  }
+
+  private void idle() {
+    h2("etcd cost while idle");
+    p("N candidates of one contender in one JVM, each with its own jetcd client, lease TTL "
+        + r.options.idleTtl() + " s; after a leader is elected and start-up traffic settled, counters are read "
+        + "from every member's `/metrics` before and after a " + r.options.idleWindowSeconds() + " s window. "
+        + "Proposals/s: `etcd_server_proposals_committed_total` (the highest member; every member commits the "
+        + "same log). RPCs/s: `grpc_server_started_total` summed over members (a stream counts once, when "
+        + "opened). Messages/s: `grpc_server_msg_received_total` summed (every request message, also on "
+        + "streams).");
+    if (r.idleBaseline != null) {
+      p(String.format(Locale.ROOT, "Baseline with no candidates: %.2f proposals/s, %.2f RPCs/s, %.2f messages/s.",
+          r.idleBaseline.proposalsPerSec(), r.idleBaseline.rpcsPerSec(), r.idleBaseline.messagesPerSec()));
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (Map.Entry<Kind, Map<Integer, EtcdMetrics.Rates>> e : r.idle.entrySet()) {
+      for (Map.Entry<Integer, EtcdMetrics.Rates> n : e.getValue().entrySet()) {
+        EtcdMetrics.Rates x = n.getValue();
+        rows.add(List.of(e.getKey().label(), Integer.toString(n.getKey()), f2(x.proposalsPerSec()),
+            f1(x.rpcsPerSec()), f1(x.messagesPerSec()), topMethods(x)));
+      }
+    }
+    table(List.of("contender", "candidates", "proposals/s", "RPCs/s", "messages/s", "busiest methods (msgs/s)"), rows);
+  }
+
+  private void scale() {
+    h2("Scale: many Leasehold electors on one key in one JVM");
+    p("All electors start at once on a fresh key (TTL " + r.options.handoverTtl() + " s). First leader: from "
+        + "the first `start()` to the first elected callback; all know: until every elector reports that "
+        + "leader. Memory and threads: heap after full GC, live threads and resident set, after minus "
+        + "before, divided by the count. Idle cost over " + r.options.idleWindowSeconds() + " s once settled. "
+        + "Handover: `resign()` on the leader until the next elected callback, all electors following.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Results.ScaleRun s : r.scale) {
+      Stats h = stats(s.handovers());
+      rows.add(List.of(s.mode(), Integer.toString(s.count()),
+          ms(s.value("first_leader_ms")), ms(s.value("all_know_leader_ms")),
+          h == null ? "–" : ms(h.p50()) + " / " + ms(h.p99()) + " / " + ms(h.max()) + " (n=" + h.n() + ")",
+          Double.isNaN(s.proposalsPerHandover()) ? "–" : f0(s.proposalsPerHandover()),
+          kib(s.value("heap_bytes_per_elector")), f2(s.value("threads_per_elector")),
+          kib(s.value("rss_bytes_per_elector")),
+          s.idle() == null ? "–" : f2(s.idle().proposalsPerSec()) + " / " + f0(s.idle().rpcsPerSec()),
+          s.failure() == null ? "" : s.failure()));
+    }
+    table(List.of("client", "electors", "first leader", "all know", "handover p50 / p99 / max",
+        "proposals/handover", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
+        "failure"), rows);
+  }
+
+  private void analysis() {
+    h2("Why targets were missed");
+    if (missed.isEmpty()) {
+      p("Every target was met in this run.");
+      return;
+    }
+    Map<String, Stats> f = new LinkedHashMap<>();
+    r.floor.forEach((k, v) -> f.put(k, stats(v)));
+    Stats lh = stats(r.handover.get(Kind.LEASEHOLD));
+    Stats je = stats(r.handover.get(Kind.JETCD));
+    if (missed.contains("handover15") || missed.contains("handoverJetcd")) {
+      Stats pathGt = f.get(Floor.PATH_GRANT_TXN);
+      Stats pathSb = f.get(Floor.PATH_STANDBY);
+      Stats pathRd = f.get(Floor.PATH_READ);
+      StringBuilder s = new StringBuilder();
+      s.append("**Graceful handover.** Leasehold's path after `resign()` is three raft proposals in a row: "
+          + "the leader revokes its lease, the followers see the delete on their watch, then each grants a "
+          + "lease and commits the compare-and-swap. ");
+      if (f.get(Floor.REVOKE) != null && f.get(Floor.GRANT) != null && f.get(Floor.TXN) != null
+          && f.get(Floor.WATCH) != null) {
+        s.append("On this machine one proposal costs ").append(ms(f.get(Floor.TXN).p50()))
+            .append(" (txn p50; grant ").append(ms(f.get(Floor.GRANT).p50())).append(", revoke ")
+            .append(ms(f.get(Floor.REVOKE).p50())).append(") and a write reaches a watcher in ")
+            .append(ms(f.get(Floor.WATCH).p50())).append(". ");
+      }
+      if (pathGt != null && lh != null) {
+        s.append("The bare path with raw jetcd takes ").append(ms(pathGt.p50())).append(" p50 / ")
+            .append(ms(pathGt.p99())).append(" p99; Leasehold takes ").append(ms(lh.p50())).append(" / ")
+            .append(ms(lh.p99())).append(", so its event loop, dispatcher and the separate JVMs add about ")
+            .append(ms(lh.p50() - pathGt.p50())).append(" at the median. ");
+      }
+      if (pathRd != null && je != null) {
+        s.append("jetcd's `Election` needs one proposal (the delete of the leader key) and then only a "
+            + "linearizable read on the server before the next waiter's `campaign` returns: bare path ")
+            .append(ms(pathRd.p50())).append(" p50, measured through jetcd ").append(ms(je.p50())).append(". ");
+      }
+      s.append("\n\n**Proposal** (for core; not changed here): ");
+      if (pathSb != null && pathGt != null) {
+        s.append("(1) a *standby lease*: each follower grants its lease ahead of time and keeps it alive "
+            + "(keep-alives are not raft proposals), so on the delete it commits the compare-and-swap at once. "
+            + "Measured here on the bare path: ").append(ms(pathSb.p50())).append(" p50 / ")
+            .append(ms(pathSb.p99())).append(" p99 instead of ").append(ms(pathGt.p50())).append(" / ")
+            .append(ms(pathGt.p99())).append(", i.e. ").append(ms(pathGt.p50() - pathSb.p50()))
+            .append(" less at the median. The grant's send time then no longer starts the deadline: the "
+                + "standby lease's last confirmed renewal does, so the deadline rule is unchanged. ");
+      }
+      if (f.get(Floor.WATCH) != null) {
+        s.append("(2) to reach jetcd's single proposal, `resign()` can hand the key over in one transaction: "
+            + "followers advertise their standby lease under the election key's prefix (one put when they "
+            + "join, bound to that lease, so nothing to do while idle), and the resigning leader commits "
+            + "`If(CreateRevision(K)==token) Then Delete(K), Put(K, successor, successorLease)`; the successor "
+            + "learns from its watch that K is bound to its lease and becomes MASTER without a write of its "
+            + "own. Its floor is one proposal plus the watch notification, about ")
+            .append(ms(f.get(Floor.WATCH).p50())).append(" p50 here, below both paths above.");
+      }
+      p(s.toString());
+    }
+    for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
+      if (!missed.contains("crash" + e.getKey())) {
+        continue;
+      }
+      Stats s = stats(e.getValue().get(Kind.LEASEHOLD));
+      p("**Crash failover, TTL " + e.getKey() + " s.** p99 " + ms(s.p99()) + ", max " + ms(s.max()) + ". After "
+          + "a kill the lease lives until its last renewal + TTL; etcd's lessor only looks for expired "
+          + "leases every 500 ms and revokes them through raft; then the followers' watch fires and they "
+          + "grant and commit (two more proposals). A kill just after a renewal therefore costs up to TTL + "
+          + "0.5 s + the campaign. **Proposal:** the standby lease above takes one proposal off the "
+          + "campaign; renewing more often than TTL/3 does not help (a later renewal only moves expiry later).");
+    }
+    if (missed.contains("idle")) {
+      p("**Idle proposals.** Leasehold should send no raft proposal while idle (keep-alives and "
+          + "linearizable reads are not proposals). The non-zero counts above are listed per candidate count "
+          + "with the busiest methods; any write in them is a bug to chase in core.");
+    }
+    if (missed.contains("stale")) {
+      List<Results.PartitionTrial> pt = r.partition.get(Kind.LEASEHOLD);
+      double max = pt.stream().mapToDouble(Results.PartitionTrial::windowMs).max().orElse(Double.NaN);
+      p("**Stale-leader window.** Largest window " + signed(max) + ". Leasehold's deadline is the send time "
+          + "of its last confirmed renewal + TTL × 0.99 − TTL/10; etcd cannot expire the lease before send "
+          + "time + TTL. A non-negative window means the step-down callback came later than that bound, "
+          + "i.e. event dispatch ate the margin; the margin (TTL/10) must cover it.");
+    }
+  }
+
+  private void method() {
+    h2("How it was measured");
+    md.append("- Contenders: **Leasehold** is `EtcdLeaderElector` with its defaults except the TTL. "
+        + "**jetcd Election** grants a lease, keeps it alive with jetcd's `keepAlive` helper, campaigns, "
+        + "observes, and resigns with the leader key; it counts leadership as lost when the helper reports "
+        + "an error or completes (jetcd completes it when reply time + TTL has passed, checked every second) "
+        + "and then campaigns again with a fresh lease. **polling (seed)**: every TTL/2 a follower grants a "
+        + "lease, tries `If CreateRevision(K)==0 Then Put(K, id, lease)` and revokes the lease when it loses; "
+        + "the master sends one `keepAliveOnce` per round and stays master until one fails; no local "
+        + "deadline; a watch only clears the master flag. Choices the seed's description leaves open were made "
+        + "in its favour: every call has a timeout of one round (TTL/2), and `resign` revokes the lease and sits "
+        + "out one round (the seed has no resign; this equals close and restart without a JVM start).\n");
+    md.append("- Times are `System.nanoTime()` (CLOCK_MONOTONIC, shared by every process on the host) taken "
+        + "in the callback a user of each library gets; the bench reads them from the candidates' stdout.\n");
+    md.append("- Percentiles are nearest-rank over the recorded trials: every figure is a measured sample, and "
+        + "with fewer than 100 samples p99 is the maximum.\n");
+    md.append("- Contenders run one at a time on the same cluster; each scenario uses a fresh key. The "
+        + "partition proxy is the bench's own `BlackholeProxy` (the it-tests chaos proxies were not "
+        + "committed yet).\n");
+    md.append("- Raw samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
+  }
+
+  // ---- plots and CSV ----
+
+  private Path plotHandover() throws IOException {
+    Map<String, List<Double>> s = new LinkedHashMap<>();
+    r.handover.forEach((k, v) -> s.put(k.label(), v));
+    return Plots.cdf(dir.resolve(stem + "-handover-cdf"), "Graceful handover (resign → next elected)",
+        "milliseconds (log scale)", s, true);
+  }
+
+  private Path plotCrash() throws IOException {
+    Map<String, List<Double>> s = new LinkedHashMap<>();
+    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> s.put(k.label() + ", TTL " + ttl + " s", v)));
+    return Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), "Crash failover (SIGKILL → next elected)",
+        "milliseconds", s, false);
+  }
+
+  private Path plotPartition() throws IOException {
+    Map<String, List<Double>> s = new LinkedHashMap<>();
+    r.partition.forEach((k, v) -> s.put(k.label(),
+        v.stream().filter(Results.PartitionTrial::steppedDown).map(Results.PartitionTrial::windowMs).toList()));
+    return Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
+        "Stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", s, false);
+  }
+
+  private void writeCsv() throws IOException {
+    StringBuilder c = new StringBuilder("scenario,contender,ttl_s,trial,value_ms\n");
+    r.floor.forEach((k, v) -> rowsCsv(c, "floor: " + k, "-", "-", v));
+    r.handover.forEach((k, v) -> rowsCsv(c, "handover", k.label(), Integer.toString(r.options.handoverTtl()), v));
+    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> rowsCsv(c, "crash", k.label(), ttl.toString(), v)));
+    r.partition.forEach((k, v) -> {
+      rowsCsv(c, "partition: new leader", k.label(), Integer.toString(r.options.partitionTtl()),
+          v.stream().map(Results.PartitionTrial::newLeaderMs).toList());
+      rowsCsv(c, "partition: step-down", k.label(), Integer.toString(r.options.partitionTtl()),
+          v.stream().map(t -> t.steppedDown() ? t.stepDownMs() : Double.NaN).toList());
+    });
+    for (Results.ScaleRun s : r.scale) {
+      rowsCsv(c, "scale handover x" + s.count() + " " + s.mode(), "Leasehold",
+          Integer.toString(r.options.handoverTtl()), s.handovers());
+    }
+    Files.writeString(dir.resolve(stem + "-samples.csv"), c.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static void rowsCsv(StringBuilder c, String scenario, String who, String ttl, List<Double> v) {
+    for (int i = 0; i < v.size(); i++) {
+      c.append('"').append(scenario.replace("\"", "'")).append("\",\"").append(who).append("\",")
+          .append(ttl).append(',').append(i).append(',')
+          .append(Double.isNaN(v.get(i)) ? "" : String.format(Locale.ROOT, "%.3f", v.get(i))).append('\n');
+    }
+  }
+
+  // ---- formatting ----
+
+  private double capMs() {
+    return (3.0 * r.options.partitionTtl() + 5) * 1000;
+  }
+
+  private static Stats stats(List<Double> v) {
+    return v == null || v.isEmpty() ? null : Stats.of(v);
+  }
+
+  private static List<String> statsRow(String name, Stats s) {
+    if (s == null) {
+      return List.of(name, "0", "–", "–", "–", "–");
+    }
+    return List.of(name, Integer.toString(s.n()), ms(s.p50()), ms(s.p90()), ms(s.p99()), ms(s.max()));
+  }
+
+  private static String topMethods(EtcdMetrics.Rates x) {
+    return x.messagesPerSecByMethod().entrySet().stream()
+        .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+        .limit(3)
+        .map(e -> e.getKey() + " " + f1(e.getValue()))
+        .collect(Collectors.joining(", "));
+  }
+
+  static String ms(double v) {
+    if (Double.isNaN(v)) {
+      return "–";
+    }
+    if (Math.abs(v) >= 1000) {
+      return String.format(Locale.ROOT, "%.2f s", v / 1000);
+    }
+    if (Math.abs(v) >= 100) {
+      return String.format(Locale.ROOT, "%.0f ms", v);
+    }
+    return String.format(Locale.ROOT, "%.1f ms", v);
+  }
+
+  private static String signed(double v) {
+    return Double.isNaN(v) ? "–" : (v >= 0 ? "+" : "−") + ms(Math.abs(v));
+  }
+
+  private static String kib(double bytes) {
+    return Double.isNaN(bytes) ? "–" : String.format(Locale.ROOT, "%.0f KiB", bytes / 1024);
+  }
+
+  private static String f0(double v) {
+    return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.0f", v);
+  }
+
+  private static String f1(double v) {
+    return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String f2(double v) {
+    return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static String verdict(boolean ok, String by) {
+    return ok ? "met" : "**missed**" + (by.isBlank() ? "" : " " + by);
+  }
+
+  private void h1(String s) {
+    md.append("# ").append(s).append("\n\n");
+  }
+
+  private void h2(String s) {
+    md.append("## ").append(s).append("\n\n");
+  }
+
+  private void p(String s) {
+    md.append(s).append("\n\n");
+  }
+
+  private void img(String alt, Path png) {
+    md.append("![").append(alt).append("](").append(png.getFileName()).append(")\n\n");
+  }
+
+  private void table(List<String> header, List<List<String>> rows) {
+    md.append("| ").append(String.join(" | ", header)).append(" |\n");
+    md.append("|").append("---|".repeat(header.size())).append('\n');
+    for (List<String> row : rows) {
+      md.append("| ").append(row.stream().map(c -> c.replace("|", "\\|")).collect(Collectors.joining(" | ")))
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+}

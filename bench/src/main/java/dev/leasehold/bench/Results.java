@@ -1,0 +1,61 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.bench.contender.Kind;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Results holds everything one run measured; the report and the plots are made from it alone.
+ *
+ * <p>Not thread-safe: filled by the bench's main thread.
+ */
+final class Results {
+  /** PartitionTrial is one partition of the leader: times from the partition, in ms. */
+  record PartitionTrial(double newLeaderMs, double stepDownMs, boolean steppedDown, double capMs) {
+    /** window is step-down minus new leader's election: positive means two leaders at once. */
+    double windowMs() {
+      return stepDownMs - newLeaderMs;
+    }
+  }
+
+  /** ScaleRun is one scale run of Leasehold electors in one JVM. */
+  record ScaleRun(String mode, int count, Map<String, String> values, EtcdMetrics.Rates idle,
+      double proposalsPerHandover, String failure) {
+    double value(String name) {
+      String v = values.get(name);
+      return v == null || v.isBlank() ? Double.NaN : Double.parseDouble(v);
+    }
+
+    List<Double> handovers() {
+      List<Double> l = new ArrayList<>();
+      String v = values.get("handover_ms");
+      if (v != null && !v.isBlank()) {
+        for (String s : v.split(",")) {
+          l.add(Double.parseDouble(s));
+        }
+      }
+      return l;
+    }
+  }
+
+  MachineInfo machine;
+  String command;
+  long startedAtMillis;
+  double wallSeconds;
+  Bench.Options options;
+
+  final Map<String, List<Double>> floor = new LinkedHashMap<>();
+  final Map<Kind, List<Double>> handover = new EnumMap<>(Kind.class);
+  final Map<Kind, Double> proposalsPerHandover = new EnumMap<>(Kind.class);
+  final Map<Integer, Map<Kind, List<Double>>> crash = new TreeMap<>();
+  final Map<Kind, List<PartitionTrial>> partition = new EnumMap<>(Kind.class);
+  EtcdMetrics.Rates idleBaseline;
+  final Map<Kind, Map<Integer, EtcdMetrics.Rates>> idle = new EnumMap<>(Kind.class);
+  final List<ScaleRun> scale = new ArrayList<>();
+  /** problems lists trials or phases that failed, so the report can say so. */
+  final List<String> problems = new ArrayList<>();
+}

@@ -1,0 +1,185 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.etcd.EtcdLeaderElector;
+import io.etcd.jetcd.Client;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.StringJoiner;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * ScaleMain runs many Leasehold electors on one key in this JVM and reports, as {@code RESULT
+ * name value} lines: the time to the first leader, the time until every elector knows it, heap,
+ * threads and resident memory per elector, and the handover time at that scale. Between
+ * settling and the handovers it prints {@code SETTLED} and waits for a {@code handover} line,
+ * so the bench can measure etcd's idle cost meanwhile.
+ *
+ * <p>Arguments: {@code --endpoints=URL[,URL] --key=K --count=N --shared-client=true|false
+ * --ttl-seconds=N --handovers=N}. Not thread-safe; one per JVM.
+ */
+public final class ScaleMain {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  private ScaleMain() {}
+
+  /** main runs the scale scenario and exits. */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = new HashMap<>();
+    for (String a : args) {
+      o.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+    }
+    String[] endpoints = o.get("endpoints").split(",");
+    String key = o.get("key");
+    int count = Integer.parseInt(o.get("count"));
+    boolean shared = Boolean.parseBoolean(o.get("shared-client"));
+    Duration ttl = Duration.ofSeconds(Long.parseLong(o.get("ttl-seconds")));
+    int handovers = Integer.parseInt(o.get("handovers"));
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+
+    Footprint before = Footprint.now();
+    Client client = shared ? Client.builder().endpoints(endpoints).build() : null;
+    AtomicInteger leader = new AtomicInteger(-1);
+    AtomicLong electedAt = new AtomicLong();
+    Object lock = new Object();
+    List<EtcdLeaderElector> electors = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      EtcdLeaderElector.Builder b =
+          EtcdLeaderElector.builder().electionKey(key).candidateId("scale-" + i).leaseTtl(ttl);
+      if (shared) {
+        b.client(client);
+      } else {
+        b.endpoints(endpoints);
+      }
+      EtcdLeaderElector e = b.build();
+      int idx = i;
+      e.onLeadershipChanged(
+          ev -> {
+            long now = System.nanoTime();
+            if (ev.cause() != LeadershipEvent.Cause.SUBSCRIBED && ev.isElected()) {
+              synchronized (lock) {
+                leader.set(idx);
+                electedAt.set(now);
+                lock.notifyAll();
+              }
+            }
+          });
+      electors.add(e);
+    }
+    long t0 = System.nanoTime();
+    for (EtcdLeaderElector e : electors) {
+      e.start();
+    }
+    long first = awaitElected(lock, electedAt, t0);
+    result(out, "first_leader_ms", ms(first - t0));
+    long knowAt = awaitAllKnow(electors, electors.get(leader.get()));
+    result(out, "all_know_leader_ms", ms(knowAt - t0));
+    Thread.sleep(2000);
+    Footprint after = Footprint.now();
+    result(out, "heap_bytes_per_elector", (after.heap - before.heap) / (double) count);
+    result(out, "threads_per_elector", (after.threads - before.threads) / (double) count);
+    result(out, "rss_bytes_per_elector", (after.rss - before.rss) / (double) count);
+    result(out, "threads_total", after.threads);
+    out.println("SETTLED");
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String cmd = in.readLine();
+    StringJoiner samples = new StringJoiner(",");
+    if ("handover".equals(cmd)) {
+      for (int i = 0; i < handovers; i++) {
+        int was = leader.get();
+        long t;
+        synchronized (lock) {
+          t = System.nanoTime();
+          electedAt.set(0);
+          electors.get(was).resign();
+        }
+        long at = awaitElected(lock, electedAt, t);
+        samples.add(String.format("%.3f", ms(at - t)));
+        awaitAllKnow(electors, electors.get(leader.get()));
+        Thread.sleep(300);
+      }
+    }
+    result(out, "handover_ms", samples.toString());
+    long c0 = System.nanoTime();
+    electors.parallelStream().forEach(EtcdLeaderElector::close);
+    if (client != null) {
+      client.close();
+    }
+    result(out, "close_all_ms", ms(System.nanoTime() - c0));
+    out.println("DONE");
+    System.exit(0);
+  }
+
+  private static long awaitElected(Object lock, AtomicLong electedAt, long after) throws InterruptedException {
+    long end = System.nanoTime() + WAIT.toNanos();
+    synchronized (lock) {
+      while (electedAt.get() == 0 || electedAt.get() < after) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          throw new IllegalStateException("no leader within " + WAIT);
+        }
+        lock.wait(Math.max(1, left / 1_000_000));
+      }
+      return electedAt.get();
+    }
+  }
+
+  /** awaitAllKnow waits until every elector names the leader's current term. */
+  private static long awaitAllKnow(List<EtcdLeaderElector> electors, EtcdLeaderElector leader)
+      throws InterruptedException {
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < end) {
+      Optional<LeaderInfo> l = leader.currentLeader();
+      if (l.isPresent()) {
+        long token = l.get().fencingToken();
+        boolean all = electors.stream()
+            .allMatch(e -> e.currentLeader().map(x -> x.fencingToken() == token).orElse(false));
+        if (all) {
+          return System.nanoTime();
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new IllegalStateException("not every elector learnt the leader within " + WAIT);
+  }
+
+  private static void result(PrintStream out, String name, Object value) {
+    out.println("RESULT " + name + " " + (value instanceof Double d ? String.format("%.3f", d) : value));
+  }
+
+  private static double ms(long nanos) {
+    return nanos / 1e6;
+  }
+
+  /** Footprint is heap after a full GC, live threads and resident set size. */
+  private record Footprint(long heap, int threads, long rss) {
+    static Footprint now() throws Exception {
+      for (int i = 0; i < 3; i++) {
+        System.gc();
+        Thread.sleep(100);
+      }
+      long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+      int threads = ManagementFactory.getThreadMXBean().getThreadCount();
+      long rss = 0;
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+      return new Footprint(heap, threads, rss);
+    }
+  }
+}

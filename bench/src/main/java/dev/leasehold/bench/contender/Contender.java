@@ -1,0 +1,30 @@
+package dev.leasehold.bench.contender;
+
+/**
+ * Contender is one candidate of one election implementation, driven the same way for every
+ * implementation so the bench can compare them: start campaigning, give leadership up, stop.
+ *
+ * <p>Implementations report through a {@link Sink}; the times they report are
+ * {@link System#nanoTime()} taken in the callback a user of that library would get, which is
+ * comparable between processes on one host.
+ */
+public interface Contender extends AutoCloseable {
+  /** start begins campaigning. */
+  void start();
+
+  /** resign gives leadership up if held and stays a candidate for later terms. */
+  void resign();
+
+  /** close gives leadership up if held, releases the lease and stops. */
+  @Override
+  void close();
+
+  /** Sink receives what a contender's user would be told. Must be thread-safe. */
+  interface Sink {
+    /** elected is called when this candidate becomes leader. */
+    void elected(long nanoTime);
+
+    /** lost is called when this candidate stops being leader, with a short cause. */
+    void lost(long nanoTime, String cause);
+  }
+}

@@ -1,0 +1,108 @@
+package dev.leasehold.bench.contender;
+
+import io.etcd.jetcd.Client;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * ContenderMain runs one or more candidates of one {@link Kind} in a child JVM, so the bench
+ * can kill a leader for real and keep contenders apart.
+ *
+ * <p>Arguments: {@code --kind=LEASEHOLD|JETCD|POLLING --endpoints=URL[,URL] --key=K --id=ID
+ * --ttl-seconds=N [--count=N] [--shared-client=true]}. Output, one fact per line on stdout:
+ * {@code READY <pid>}; {@code E <index> <nanoTime> ELECTED}; {@code E <index> <nanoTime> LOST
+ * <cause>}; {@code R <index> <nanoTime>} right before {@code resign()} is called; {@code
+ * CLOSED}. Input commands on stdin: {@code resign} (every candidate here that leads) and
+ * {@code close}; end of input closes too. Not thread-safe; one per JVM.
+ */
+public final class ContenderMain {
+  private ContenderMain() {}
+
+  /** main runs the candidates until told to close or killed. */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = parse(args);
+    Kind kind = Kind.valueOf(required(o, "kind"));
+    String[] endpoints = required(o, "endpoints").split(",");
+    String key = required(o, "key");
+    String id = required(o, "id");
+    Duration ttl = Duration.ofSeconds(Long.parseLong(required(o, "ttl-seconds")));
+    int count = Integer.parseInt(o.getOrDefault("count", "1"));
+    boolean shared = Boolean.parseBoolean(o.getOrDefault("shared-client", "false"));
+
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    Client client = shared ? Client.builder().endpoints(endpoints).build() : null;
+    // 1 while the candidate at that index leads, else 0.
+    AtomicLongArray leading = new AtomicLongArray(count);
+    List<Contender> contenders = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int idx = i;
+      Contender.Sink sink =
+          new Contender.Sink() {
+            @Override
+            public void elected(long nanoTime) {
+              leading.set(idx, 1);
+              out.println("E " + idx + " " + nanoTime + " ELECTED");
+            }
+
+            @Override
+            public void lost(long nanoTime, String cause) {
+              leading.set(idx, 0);
+              out.println("E " + idx + " " + nanoTime + " LOST " + cause);
+            }
+          };
+      contenders.add(kind.create(client, endpoints, key, count == 1 ? id : id + "-" + i, ttl, sink));
+    }
+    for (Contender c : contenders) {
+      c.start();
+    }
+    out.println("READY " + ProcessHandle.current().pid());
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String cmd;
+    while ((cmd = in.readLine()) != null && !cmd.trim().equals("close")) {
+      if (cmd.trim().equals("resign")) {
+        for (int i = 0; i < count; i++) {
+          if (leading.get(i) == 1) {
+            out.println("R " + i + " " + System.nanoTime());
+            contenders.get(i).resign();
+          }
+        }
+      } else {
+        out.println("UNKNOWN " + cmd);
+      }
+    }
+    contenders.parallelStream().forEach(Contender::close);
+    if (client != null) {
+      client.close();
+    }
+    out.println("CLOSED");
+    System.exit(0);
+  }
+
+  static Map<String, String> parse(String[] args) {
+    Map<String, String> m = new HashMap<>();
+    for (String a : args) {
+      int eq = a.indexOf('=');
+      if (!a.startsWith("--") || eq < 0) {
+        throw new IllegalArgumentException("arguments look like --name=value, but was \"" + a + "\"");
+      }
+      m.put(a.substring(2, eq), a.substring(eq + 1));
+    }
+    return m;
+  }
+
+  static String required(Map<String, String> o, String name) {
+    String v = o.get(name);
+    if (v == null || v.isBlank()) {
+      throw new IllegalArgumentException("--" + name + " is required");
+    }
+    return v;
+  }
+}

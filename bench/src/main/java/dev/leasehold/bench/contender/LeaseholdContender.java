@@ -1,0 +1,54 @@
+package dev.leasehold.bench.contender;
+
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.etcd.EtcdLeaderElector;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+
+/** LeaseholdContender is an {@link EtcdLeaderElector} with every default but the TTL. */
+final class LeaseholdContender implements Contender {
+  private final EtcdLeaderElector elector;
+
+  LeaseholdContender(Client client, String[] endpoints, String key, String id, Duration ttl, Sink sink) {
+    EtcdLeaderElector.Builder b =
+        EtcdLeaderElector.builder().electionKey(key).candidateId(id).leaseTtl(ttl);
+    if (client != null) {
+      b.client(client);
+    } else {
+      b.endpoints(endpoints);
+    }
+    this.elector = b.build();
+    elector.onLeadershipChanged(
+        e -> {
+          long now = System.nanoTime();
+          if (e.cause() == LeadershipEvent.Cause.SUBSCRIBED) {
+            return;
+          }
+          if (e.isElected()) {
+            sink.elected(now);
+          } else if (e.isLost()) {
+            sink.lost(now, e.cause().name());
+          }
+        });
+  }
+
+  /** elector is the wrapped elector, for the scale run. */
+  EtcdLeaderElector elector() {
+    return elector;
+  }
+
+  @Override
+  public void start() {
+    elector.start();
+  }
+
+  @Override
+  public void resign() {
+    elector.resign();
+  }
+
+  @Override
+  public void close() {
+    elector.close();
+  }
+}
