@@ -7,14 +7,18 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -28,6 +32,7 @@ final class Bench {
   /** Options are the knobs of one run; {@link BenchMain} fills them from the command line. */
   record Options(
       List<Kind> contenders,
+      List<Kind> variants,
       int handoverTrials,
       int handoverWarmup,
       int handoverTtl,
@@ -38,19 +43,24 @@ final class Bench {
       List<Integer> idleCounts,
       int idleTtl,
       int idleWindowSeconds,
+      int idleSettleSeconds,
+      int groupSettleMillis,
+      int crashWarmup,
+      int candidates,
+      List<String> childJvm,
+      boolean parallel,
       int scaleCount,
       int scaleOwnClientCount,
       int scaleHandovers,
       int floorSamples,
       int pathSamples,
+      List<String> phases,
       Path logDir) {}
 
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static final List<String> CHILD_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
 
   private final Options o;
   private final Results r;
-  private final SplittableRandom random = new SplittableRandom();
   private EtcdCluster etcd;
 
   Bench(Options options, Results results) {
@@ -66,7 +76,7 @@ final class Bench {
       say("etcd up: " + cluster.clientEndpointsCsv());
       phase("floor", this::floor);
       phase("idle cost", this::idle);
-      phase("graceful handover", this::handover);
+      phase("handover", this::handover);
       phase("crash failover", this::crash);
       phase("partition", this::partition);
       phase("scale", this::scale);
@@ -78,6 +88,9 @@ final class Bench {
   }
 
   private void phase(String name, Phase p) {
+    if (!o.phases().contains(name.split(" ")[0])) {
+      return;
+    }
     long t = System.nanoTime();
     say("== " + name);
     try {
@@ -118,19 +131,22 @@ final class Bench {
     r.idleBaseline = EtcdMetrics.Rates.between(a, EtcdMetrics.scrape(eps));
     say(String.format("idle baseline (no candidates): %.2f proposals/s, %.2f RPCs/s",
         r.idleBaseline.proposalsPerSec(), r.idleBaseline.rpcsPerSec()));
-    for (Kind k : o.contenders()) {
-      Map<Integer, EtcdMetrics.Rates> byCount = new TreeMap<>();
+    each(withVariants(), k -> {
+      Map<Integer, EtcdMetrics.Rates> byCount = Collections.synchronizedMap(new TreeMap<>());
       r.idle.put(k, byCount);
       for (int n : o.idleCounts()) {
         try (Group g = new Group(o.logDir().resolve("idle"))) {
           String key = key("idle", k);
-          List<String> jvm = n > 20 ? List.of("-Xmx1g", "-XX:+UseSerialGC") : CHILD_JVM;
+          List<String> jvm = new ArrayList<>(o.childJvm());
+          if (n > 20) {
+            jvm.add("-Xmx1g");
+          }
           Group.Child c = g.launch(k.name().toLowerCase() + "-idle-" + n, ContenderMain.class.getName(), jvm,
               contenderArgs(k, eps, key, "idle", o.idleTtl(), n));
           g.await(0, e -> e.is("READY"), Duration.ofSeconds(60));
           g.await(0, e -> e.is("ELECTED"), Duration.ofSeconds(60));
           // Let start-up traffic (leases granted by the losers and revoked) settle first.
-          Thread.sleep((o.idleTtl() + 2) * 1000L);
+          Thread.sleep(o.idleSettleSeconds() * 1000L);
           int mark = g.mark();
           EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
           Thread.sleep(o.idleWindowSeconds() * 1000L);
@@ -145,19 +161,20 @@ final class Bench {
           c.close(Duration.ofSeconds(15));
         }
       }
-    }
+    });
   }
 
   // ---- graceful handover ----
 
   private void handover() throws Exception {
-    for (Kind k : o.contenders()) {
-      List<Double> samples = new ArrayList<>();
+    each(withVariants(), k -> {
+      List<Double> samples = Collections.synchronizedList(new ArrayList<>());
       r.handover.put(k, samples);
       try (Group g = new Group(o.logDir().resolve("handover"))) {
         String key = key("handover", k);
-        startCandidates(g, k, key, o.handoverTtl(), 3, etcd.clientEndpoints(), "h");
+        startCandidates(g, k, key, o.handoverTtl(), o.candidates(), etcd.clientEndpoints(), "h");
         g.awaitLeader(WAIT);
+        settle();
         EtcdMetrics.Sample m1 = EtcdMetrics.scrape(etcd.clientEndpoints());
         int total = o.handoverWarmup() + o.handoverTrials();
         for (int i = 0; i < total; i++) {
@@ -177,7 +194,7 @@ final class Bench {
           }
           g.await(mark, e -> e.is("LOST") && e.child() == leader.child(), WAIT);
           // Let the resigned candidate rejoin before the next trial.
-          Thread.sleep(150 + random.nextInt(100));
+          Thread.sleep(150 + ThreadLocalRandom.current().nextInt(100));
         }
         EtcdMetrics.Sample m2 = EtcdMetrics.scrape(etcd.clientEndpoints());
         EtcdMetrics.Rates rates = EtcdMetrics.Rates.between(m1, m2);
@@ -185,40 +202,44 @@ final class Bench {
       }
       Stats s = Stats.of(samples);
       say(String.format("handover %s: n=%d p50 %.1f ms p99 %.1f ms", k.label(), s.n(), s.p50(), s.p99()));
-    }
+    });
   }
 
   // ---- crash failover ----
 
   private void crash() throws Exception {
     for (int ttl : o.crashTtls()) {
-      Map<Kind, List<Double>> byKind = new EnumMap<>(Kind.class);
+      Map<Kind, List<Double>> byKind = Collections.synchronizedMap(new EnumMap<>(Kind.class));
       r.crash.put(ttl, byKind);
-      for (Kind k : o.contenders()) {
-        List<Double> samples = new ArrayList<>();
+      each(o.contenders(), k -> {
+        List<Double> samples = Collections.synchronizedList(new ArrayList<>());
         byKind.put(k, samples);
         try (Group g = new Group(o.logDir().resolve("crash-ttl" + ttl))) {
           String key = key("crash", k);
           List<String> eps = etcd.clientEndpoints();
-          startCandidates(g, k, key, ttl, 3, eps, "c");
+          startCandidates(g, k, key, ttl, o.candidates(), eps, "c");
           g.awaitLeader(WAIT);
-          // Two handovers warm the candidates' code paths up before the first kill.
-          for (int w = 0; w < 2; w++) {
+          settle();
+          // Handovers warm the candidates' code paths up before the first kill.
+          for (int w = 0; w < o.crashWarmup(); w++) {
             Group.Ev l = g.awaitLeader(WAIT);
             int mark = g.mark();
             l.child().send("resign");
             g.await(mark, e -> e.is("ELECTED") && e.child() != l.child(), WAIT);
           }
-          int spare = 3;
+          int spare = o.candidates();
           for (int i = 0; i < o.crashTrials(); i++) {
             Group.Ev leader = g.awaitLeader(WAIT);
             // Kill at a random point of the leader's renewal cycle.
-            Thread.sleep(random.nextLong(ttl * 500L) + 100);
+            Thread.sleep(ThreadLocalRandom.current().nextLong(ttl * 500L) + 100);
             leader = g.awaitLeader(WAIT);
             Group.Child victim = leader.child();
             int mark = g.mark();
             long t0 = System.nanoTime();
             victim.kill();
+            // The replacement starts now, while the lease runs out, so every trial starts with
+            // the same number of candidates without waiting for a JVM start in between.
+            Group.Child fresh = i == o.crashTrials() - 1 ? null : launchCandidate(g, k, key, ttl, eps, "c" + spare++);
             Optional<Group.Ev> next = g.find(mark, e -> e.is("ELECTED") && e.child() != victim,
                 Duration.ofSeconds(3L * ttl + 10));
             if (next.isEmpty()) {
@@ -226,14 +247,14 @@ final class Bench {
             } else {
               samples.add((next.get().nanos() - t0) / 1e6);
             }
-            // Replace the killed candidate so every trial starts with three.
-            Group.Child fresh = launchCandidate(g, k, key, ttl, eps, "c" + spare++);
-            g.await(mark, e -> e.is("READY") && e.child() == fresh, WAIT);
+            if (fresh != null) {
+              g.await(mark, e -> e.is("READY") && e.child() == fresh, WAIT);
+            }
           }
         }
         Stats s = Stats.of(samples);
         say(String.format("crash %s TTL %d s: n=%d p50 %.0f ms p99 %.0f ms", k.label(), ttl, s.n(), s.p50(), s.p99()));
-      }
+      });
     }
   }
 
@@ -242,13 +263,13 @@ final class Bench {
   private void partition() throws Exception {
     int ttl = o.partitionTtl();
     double capMs = (3.0 * ttl + 5) * 1000;
-    for (Kind k : o.contenders()) {
-      List<Results.PartitionTrial> trials = new ArrayList<>();
+    each(o.contenders(), k -> {
+      List<Results.PartitionTrial> trials = Collections.synchronizedList(new ArrayList<>());
       r.partition.put(k, trials);
       Map<Group.Child, List<BlackholeProxy>> proxies = new LinkedHashMap<>();
       try (Group g = new Group(o.logDir().resolve("partition"))) {
         String key = key("partition", k);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < o.candidates(); i++) {
           List<BlackholeProxy> ps = new ArrayList<>();
           for (var m : etcd.members()) {
             ps.add(new BlackholeProxy(m.clientPort()));
@@ -260,8 +281,9 @@ final class Bench {
           g.await(0, e -> e.is("READY") && e.child() == c, WAIT);
         }
         g.awaitLeader(WAIT);
+        settle();
         for (int i = 0; i < o.partitionTrials(); i++) {
-          Thread.sleep(random.nextLong(ttl * 500L) + 300);
+          Thread.sleep(ThreadLocalRandom.current().nextLong(ttl * 1000L / 3) + 200);
           Group.Ev leader = g.awaitLeader(WAIT);
           Group.Child victim = leader.child();
           int mark = g.mark();
@@ -291,7 +313,7 @@ final class Bench {
       } finally {
         proxies.values().forEach(ps -> ps.forEach(BlackholeProxy::close));
       }
-    }
+    });
   }
 
   // ---- scale ----
@@ -314,7 +336,7 @@ final class Bench {
           List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
           List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
               "--count=" + n, "--shared-client=" + shared, "--ttl-seconds=" + o.handoverTtl(),
-              "--handovers=" + o.scaleHandovers()));
+              "--handovers=" + o.scaleHandovers(), "--settle-ms=" + o.groupSettleMillis()));
       Duration long_ = Duration.ofMinutes(5);
       g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_);
       EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
@@ -347,6 +369,52 @@ final class Bench {
 
   // ---- helpers ----
 
+  private interface PerKind {
+    void run(Kind k) throws Exception;
+  }
+
+  /**
+   * each runs {@code body} for every contender, one after the other; with {@code --parallel}
+   * (the smoke test's setting, where only the presence of numbers matters) all at once.
+   */
+  private void each(List<Kind> kinds, PerKind body) throws Exception {
+    if (!o.parallel()) {
+      for (Kind k : kinds) {
+        body.run(k);
+      }
+      return;
+    }
+    ExecutorService ex = Executors.newFixedThreadPool(kinds.size());
+    try {
+      List<Future<Object>> fs = new ArrayList<>();
+      for (Kind k : kinds) {
+        fs.add(ex.submit(() -> {
+          body.run(k);
+          return null;
+        }));
+      }
+      for (Future<Object> f : fs) {
+        f.get();
+      }
+    } finally {
+      ex.shutdownNow();
+    }
+  }
+
+  private List<Kind> withVariants() {
+    List<Kind> all = new ArrayList<>(o.contenders());
+    o.variants().stream().filter(v -> !all.contains(v)).forEach(all::add);
+    return all;
+  }
+
+  /**
+   * settle gives every candidate time to join after the first election (a jetcd candidate
+   * not yet queued when the leader resigns lets the resigner win again).
+   */
+  private void settle() throws InterruptedException {
+    Thread.sleep(o.groupSettleMillis());
+  }
+
   private void startCandidates(Group g, Kind k, String key, int ttl, int n, List<String> eps, String prefix)
       throws Exception {
     List<Group.Child> cs = new ArrayList<>();
@@ -360,7 +428,7 @@ final class Bench {
 
   private Group.Child launchCandidate(Group g, Kind k, String key, int ttl, List<String> eps, String id) {
     return g.launch(k.name().toLowerCase() + "-" + id + "-" + UUID.randomUUID().toString().substring(0, 4),
-        ContenderMain.class.getName(), CHILD_JVM, contenderArgs(k, eps, key, id, ttl, 1));
+        ContenderMain.class.getName(), o.childJvm(), contenderArgs(k, eps, key, id, ttl, 1));
   }
 
   private static List<String> contenderArgs(Kind k, List<String> eps, String key, String id, int ttl, int count) {

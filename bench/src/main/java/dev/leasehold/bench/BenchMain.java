@@ -21,6 +21,10 @@ public final class BenchMain implements Callable<Path> {
       defaultValue = "LEASEHOLD,JETCD,POLLING")
   List<Kind> contenders;
 
+  @Option(names = "--variants", split = ",", defaultValue = "LEASEHOLD_NO_STANDBY",
+      description = "extra variants measured in the handover and idle scenarios only (NONE for none)")
+  List<String> variants;
+
   @Option(names = "--handover-trials", defaultValue = "50", description = "recorded graceful handovers per contender")
   int handoverTrials;
 
@@ -51,6 +55,29 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--idle-window", defaultValue = "10", description = "seconds between the two metric reads")
   int idleWindow;
 
+  @Option(names = "--idle-settle", defaultValue = "4",
+      description = "seconds from the first election to the first metric read")
+  int idleSettle;
+
+  @Option(names = "--group-settle-ms", defaultValue = "1500",
+      description = "pause after a group's first election before its first trial")
+  int groupSettleMs;
+
+  @Option(names = "--crash-warmup", defaultValue = "2", description = "unrecorded handovers before the first kill")
+  int crashWarmup;
+
+  @Option(names = "--candidates", defaultValue = "3",
+      description = "candidate JVMs per contender in handover, crash and partition")
+  int candidates;
+
+  @Option(names = "--child-jvm-opts", split = " ", defaultValue = "-Xmx256m -XX:+UseSerialGC",
+      description = "JVM options of every candidate JVM (space-separated)")
+  List<String> childJvmOpts;
+
+  @Option(names = "--parallel", description = "run the contenders of a scenario at the same time "
+      + "(for the smoke test: quicker, but they then disturb each other's figures)")
+  boolean parallel;
+
   @Option(names = "--scale-count", defaultValue = "1000", description = "Leasehold electors sharing one client")
   int scaleCount;
 
@@ -66,6 +93,10 @@ public final class BenchMain implements Callable<Path> {
 
   @Option(names = "--path-samples", defaultValue = "50", description = "samples per bare handover path")
   int pathSamples;
+
+  @Option(names = "--phases", split = ",", defaultValue = "floor,idle,handover,crash,partition,scale",
+      description = "which scenarios to run (default: all)")
+  List<String> phases;
 
   @Option(names = "--out", defaultValue = "bench/results", description = "directory for the report and plots")
   Path out;
@@ -102,9 +133,11 @@ public final class BenchMain implements Callable<Path> {
     String etcdBin = System.getenv("ETCD_BIN") != null ? System.getenv("ETCD_BIN") : "etcd";
     r.machine = MachineInfo.detect(etcdBin);
     Path logDir = Path.of("target", "bench-logs").toAbsolutePath();
-    r.options = new Bench.Options(contenders, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
-        crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow, scaleCount,
-        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, logDir);
+    List<Kind> extra = variants.stream().filter(v -> !v.equalsIgnoreCase("NONE")).map(Kind::valueOf).toList();
+    r.options = new Bench.Options(contenders, extra, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
+        crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
+        idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount,
+        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir);
     new Bench(r.options, r).run();
     r.wallSeconds = (System.nanoTime() - t0) / 1e9;
     String stem = name != null ? name : LocalDate.now().toString();

@@ -54,6 +54,7 @@ final class Report {
     crash(crashPng);
     partition(partitionPng);
     idle();
+    standby();
     scale();
     analysis();
     method();
@@ -164,7 +165,7 @@ final class Report {
 
   private void handover(Path png) {
     h2("Graceful handover");
-    p("Three candidate JVMs per contender, lease TTL " + r.options.handoverTtl() + " s. t0: just before the "
+    p(r.options.candidates() + " candidate JVMs per contender, lease TTL " + r.options.handoverTtl() + " s. t0: just before the "
         + "leader's JVM calls `resign()`; end: the next leader's elected callback (System.nanoTime in both "
         + "JVMs, one host). " + r.options.handoverWarmup() + " unrecorded warm-up handovers first. Raft "
         + "proposals per handover: committed proposals during the phase divided by the number of handovers.");
@@ -181,9 +182,10 @@ final class Report {
 
   private void crash(Path png) {
     h2("Crash failover");
-    p("Three candidate JVMs; the leader's JVM is SIGKILLed at a random point of its renewal cycle (t0 "
-        + "just before the kill) until the next leader's elected callback. A fresh candidate JVM replaces "
-        + "the killed one before the next trial.");
+    p(r.options.candidates() + " candidate JVMs; the leader's JVM is SIGKILLed at a random point of its renewal cycle (t0 "
+        + "just before the kill) until the next leader's elected callback. A fresh candidate JVM is "
+        + "started right after each kill (it joins while the lease runs out), so every trial starts with "
+        + "the same number of candidates.");
     List<List<String>> rows = new ArrayList<>();
     for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
       for (Map.Entry<Kind, List<Double>> k : e.getValue().entrySet()) {
@@ -252,6 +254,29 @@ final class Report {
     table(List.of("contender", "candidates", "proposals/s", "RPCs/s", "messages/s", "busiest methods (msgs/s)"), rows);
   }
 
+  private void standby() {
+    if (!r.handover.containsKey(Kind.LEASEHOLD_NO_STANDBY) && !r.idle.containsKey(Kind.LEASEHOLD_NO_STANDBY)) {
+      return;
+    }
+    h2("The standby lease, measured");
+    p("Leasehold with `standbyLease(true)` (the default: followers keep a confirmed lease, so a takeover "
+        + "is one proposal) against `standbyLease(false)` (grant, then CAS), from the handover and idle "
+        + "runs above.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Kind k : List.of(Kind.LEASEHOLD, Kind.LEASEHOLD_NO_STANDBY)) {
+      Stats h = stats(r.handover.get(k));
+      Double pp = r.proposalsPerHandover.get(k);
+      Map<Integer, EtcdMetrics.Rates> idle = r.idle.getOrDefault(k, Map.of());
+      String rpcs = idle.entrySet().stream()
+          .map(e -> e.getKey() + ": " + f1(e.getValue().rpcsPerSec()) + " / " + f1(e.getValue().messagesPerSec()))
+          .collect(Collectors.joining(", "));
+      rows.add(List.of(k.label(), h == null ? "–" : ms(h.p50()) + " / " + ms(h.p99()),
+          pp == null ? "–" : f1(pp), rpcs.isEmpty() ? "–" : rpcs));
+    }
+    table(List.of("variant", "handover p50 / p99", "proposals/handover",
+        "idle RPCs/s / messages/s by candidate count"), rows);
+  }
+
   private void scale() {
     h2("Scale: many Leasehold electors on one key in one JVM");
     p("All electors start at once on a fresh key (TTL " + r.options.handoverTtl() + " s). First leader: from "
@@ -290,47 +315,63 @@ final class Report {
       Stats pathGt = f.get(Floor.PATH_GRANT_TXN);
       Stats pathSb = f.get(Floor.PATH_STANDBY);
       Stats pathRd = f.get(Floor.PATH_READ);
+      Stats off = stats(r.handover.get(Kind.LEASEHOLD_NO_STANDBY));
       StringBuilder s = new StringBuilder();
-      s.append("**Graceful handover.** Leasehold's path after `resign()` is three raft proposals in a row: "
-          + "the leader revokes its lease, the followers see the delete on their watch, then each grants a "
-          + "lease and commits the compare-and-swap. ");
-      if (f.get(Floor.REVOKE) != null && f.get(Floor.GRANT) != null && f.get(Floor.TXN) != null
-          && f.get(Floor.WATCH) != null) {
-        s.append("On this machine one proposal costs ").append(ms(f.get(Floor.TXN).p50()))
-            .append(" (txn p50; grant ").append(ms(f.get(Floor.GRANT).p50())).append(", revoke ")
-            .append(ms(f.get(Floor.REVOKE).p50())).append(") and a write reaches a watcher in ")
-            .append(ms(f.get(Floor.WATCH).p50())).append(". ");
+      s.append("**Graceful handover.** With the standby lease (the default), Leasehold's path after "
+          + "`resign()` is two raft proposals in a row: the leader revokes its lease, the followers see "
+          + "the delete on their watch, and a follower holding a valid standby lease commits the "
+          + "compare-and-swap. jetcd's `Election` has one: the delete of the leader key, after which the "
+          + "server only reads (linearizably) before the next waiter's `campaign` returns. ");
+      if (f.get(Floor.REVOKE) != null && f.get(Floor.TXN) != null && f.get(Floor.WATCH) != null) {
+        s.append("On this machine a revoke takes ").append(ms(f.get(Floor.REVOKE).p50()))
+            .append(" p50, a txn ").append(ms(f.get(Floor.TXN).p50())).append(", a linearizable get ")
+            .append(ms(f.get(Floor.GET) == null ? Double.NaN : f.get(Floor.GET).p50()))
+            .append(", and a write reaches a watcher in ").append(ms(f.get(Floor.WATCH).p50()))
+            .append(" (p99 ").append(ms(f.get(Floor.WATCH).p99())).append("). ");
       }
-      if (pathGt != null && lh != null) {
-        s.append("The bare path with raw jetcd takes ").append(ms(pathGt.p50())).append(" p50 / ")
-            .append(ms(pathGt.p99())).append(" p99; Leasehold takes ").append(ms(lh.p50())).append(" / ")
-            .append(ms(lh.p99())).append(", so its event loop, dispatcher and the separate JVMs add about ")
-            .append(ms(lh.p50() - pathGt.p50())).append(" at the median. ");
+      if (pathSb != null && pathRd != null) {
+        s.append("The bare paths with raw jetcd: revoke → watch → txn ").append(ms(pathSb.p50()))
+            .append(" p50 / ").append(ms(pathSb.p99())).append(" p99; revoke → watch → read ")
+            .append(ms(pathRd.p50())).append(" / ").append(ms(pathRd.p99())).append(". ");
       }
-      if (pathRd != null && je != null) {
-        s.append("jetcd's `Election` needs one proposal (the delete of the leader key) and then only a "
-            + "linearizable read on the server before the next waiter's `campaign` returns: bare path ")
-            .append(ms(pathRd.p50())).append(" p50, measured through jetcd ").append(ms(je.p50())).append(". ");
+      if (lh != null && je != null) {
+        s.append("Through the libraries, in separate JVMs: Leasehold ").append(ms(lh.p50())).append(" / ")
+            .append(ms(lh.p99())).append(", jetcd ").append(ms(je.p50())).append(" / ").append(ms(je.p99()))
+            .append(". ");
       }
-      s.append("\n\n**Proposal** (for core; not changed here): ");
-      if (pathSb != null && pathGt != null) {
-        s.append("(1) a *standby lease*: each follower grants its lease ahead of time and keeps it alive "
-            + "(keep-alives are not raft proposals), so on the delete it commits the compare-and-swap at once. "
-            + "Measured here on the bare path: ").append(ms(pathSb.p50())).append(" p50 / ")
-            .append(ms(pathSb.p99())).append(" p99 instead of ").append(ms(pathGt.p50())).append(" / ")
-            .append(ms(pathGt.p99())).append(", i.e. ").append(ms(pathGt.p50() - pathSb.p50()))
-            .append(" less at the median. The grant's send time then no longer starts the deadline: the "
-                + "standby lease's last confirmed renewal does, so the deadline rule is unchanged. ");
+      Double pl = r.proposalsPerHandover.get(Kind.LEASEHOLD);
+      Double pj = r.proposalsPerHandover.get(Kind.JETCD);
+      if (pl != null && pj != null) {
+        s.append("Leasehold also commits more around each handover: ").append(f1(pl))
+            .append(" proposals per handover against jetcd's ").append(f1(pj))
+            .append(", because every follower campaigns (the loser's txn is a proposal too) and the "
+                + "resigning leader grants its next standby lease at the same moment as it revokes, so "
+                + "those proposals share the raft round trips of the critical path. ");
       }
+      if (off != null && pathGt != null) {
+        s.append("Without the standby lease (grant, then txn) it takes ").append(ms(off.p50())).append(" / ")
+            .append(ms(off.p99())).append(" (bare path ").append(ms(pathGt.p50())).append(" / ")
+            .append(ms(pathGt.p99())).append("). ");
+      }
+      if (lh != null) {
+        s.append("The p99 also carries etcd's own stalls on this VM (WAL fsync): the raw txn round trip "
+            + "alone has p99 ").append(f.get(Floor.TXN) == null ? "–" : ms(f.get(Floor.TXN).p99()))
+            .append(".");
+      }
+      s.append("\n\n**Proposal** (for core; not changed here): (1) hand the key over in one transaction. "
+          + "Followers already hold confirmed standby leases; let each advertise it under the election "
+          + "key's prefix (one put bound to that lease when it joins: nothing while idle), and let "
+          + "`resign()` commit `If(CreateRevision(K)==token) Then Delete(K), Put(K, successor, "
+          + "successorStandbyLease)`. The successor learns from its watch that K is bound to its own "
+          + "lease and becomes MASTER with no write of its own: one proposal plus one watch "
+          + "notification");
       if (f.get(Floor.WATCH) != null) {
-        s.append("(2) to reach jetcd's single proposal, `resign()` can hand the key over in one transaction: "
-            + "followers advertise their standby lease under the election key's prefix (one put when they "
-            + "join, bound to that lease, so nothing to do while idle), and the resigning leader commits "
-            + "`If(CreateRevision(K)==token) Then Delete(K), Put(K, successor, successorLease)`; the successor "
-            + "learns from its watch that K is bound to its lease and becomes MASTER without a write of its "
-            + "own. Its floor is one proposal plus the watch notification, about ")
-            .append(ms(f.get(Floor.WATCH).p50())).append(" p50 here, below both paths above.");
+        s.append(" (the put → watch figure, ").append(ms(f.get(Floor.WATCH).p50())).append(" p50 here)");
       }
+      s.append(", the same shape as jetcd's and without its server-side read. Its deadline is the "
+          + "standby lease's, so the deadline rule does not change. (2) Until then: after `resign()`, "
+          + "hold the resigner's new standby grant (and its poll) back until the successor is seen, "
+          + "so the only proposals on the critical path are the revoke and the winning txn.");
       p(s.toString());
     }
     for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
@@ -339,11 +380,12 @@ final class Report {
       }
       Stats s = stats(e.getValue().get(Kind.LEASEHOLD));
       p("**Crash failover, TTL " + e.getKey() + " s.** p99 " + ms(s.p99()) + ", max " + ms(s.max()) + ". After "
-          + "a kill the lease lives until its last renewal + TTL; etcd's lessor only looks for expired "
-          + "leases every 500 ms and revokes them through raft; then the followers' watch fires and they "
-          + "grant and commit (two more proposals). A kill just after a renewal therefore costs up to TTL + "
-          + "0.5 s + the campaign. **Proposal:** the standby lease above takes one proposal off the "
-          + "campaign; renewing more often than TTL/3 does not help (a later renewal only moves expiry later).");
+          + "a kill the lease lives until its last renewal + TTL; etcd's lessor looks for expired leases "
+          + "only every 500 ms and revokes them through raft; then the followers' watch fires and one "
+          + "commits its CAS. That bounds failover by TTL + 0.5 s + a few round trips; a trial beyond it "
+          + "means a follower learnt of the delete late (its poll, every " + "1 s, instead of its watch) or "
+          + "etcd stalled. **Proposal:** find those trials in the CSV and the candidates' logs; if the "
+          + "watch was late, a shorter poll interval bounds it.");
     }
     if (missed.contains("idle")) {
       p("**Idle proposals.** Leasehold should send no raft proposal while idle (keep-alives and "

@@ -2,6 +2,7 @@ package dev.leasehold.bench;
 
 import dev.leasehold.bench.contender.Kind;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +12,8 @@ import java.util.TreeMap;
 /**
  * Results holds everything one run measured; the report and the plots are made from it alone.
  *
- * <p>Not thread-safe: filled by the bench's main thread.
+ * <p>The per-contender maps are synchronized: with {@code --parallel} contenders fill them from
+ * several threads; the report reads them after every scenario has finished.
  */
 final class Results {
   /** PartitionTrial is one partition of the leader: times from the partition, in ms. */
@@ -49,13 +51,13 @@ final class Results {
   Bench.Options options;
 
   final Map<String, List<Double>> floor = new LinkedHashMap<>();
-  final Map<Kind, List<Double>> handover = new EnumMap<>(Kind.class);
-  final Map<Kind, Double> proposalsPerHandover = new EnumMap<>(Kind.class);
+  final Map<Kind, List<Double>> handover = Collections.synchronizedMap(new EnumMap<>(Kind.class));
+  final Map<Kind, Double> proposalsPerHandover = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Integer, Map<Kind, List<Double>>> crash = new TreeMap<>();
-  final Map<Kind, List<PartitionTrial>> partition = new EnumMap<>(Kind.class);
+  final Map<Kind, List<PartitionTrial>> partition = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   EtcdMetrics.Rates idleBaseline;
-  final Map<Kind, Map<Integer, EtcdMetrics.Rates>> idle = new EnumMap<>(Kind.class);
+  final Map<Kind, Map<Integer, EtcdMetrics.Rates>> idle = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final List<ScaleRun> scale = new ArrayList<>();
   /** problems lists trials or phases that failed, so the report can say so. */
-  final List<String> problems = new ArrayList<>();
+  final List<String> problems = Collections.synchronizedList(new ArrayList<>());
 }

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * so the bench can measure etcd's idle cost meanwhile.
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=K --count=N --shared-client=true|false
- * --ttl-seconds=N --handovers=N}. Not thread-safe; one per JVM.
+ * --ttl-seconds=N --handovers=N [--settle-ms=N]}. Not thread-safe; one per JVM.
  */
 public final class ScaleMain {
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -87,7 +87,7 @@ public final class ScaleMain {
     result(out, "first_leader_ms", ms(first - t0));
     long knowAt = awaitAllKnow(electors, electors.get(leader.get()));
     result(out, "all_know_leader_ms", ms(knowAt - t0));
-    Thread.sleep(2000);
+    Thread.sleep(Long.parseLong(o.getOrDefault("settle-ms", "2000")));
     Footprint after = Footprint.now();
     result(out, "heap_bytes_per_elector", (after.heap - before.heap) / (double) count);
     result(out, "threads_per_elector", (after.threads - before.threads) / (double) count);

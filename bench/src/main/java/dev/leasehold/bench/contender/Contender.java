@@ -21,8 +21,11 @@ public interface Contender extends AutoCloseable {
 
   /** Sink receives what a contender's user would be told. Must be thread-safe. */
   interface Sink {
-    /** elected is called when this candidate becomes leader. */
-    void elected(long nanoTime);
+    /**
+     * elected is called when this candidate becomes leader; {@code sourceNanoTime} is when the
+     * library itself decided (Leasehold's event time), or equals {@code nanoTime}.
+     */
+    void elected(long nanoTime, long sourceNanoTime);
 
     /** lost is called when this candidate stops being leader, with a short cause. */
     void lost(long nanoTime, String cause);

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Arguments: {@code --kind=LEASEHOLD|JETCD|POLLING --endpoints=URL[,URL] --key=K --id=ID
  * --ttl-seconds=N [--count=N] [--shared-client=true]}. Output, one fact per line on stdout:
- * {@code READY <pid>}; {@code E <index> <nanoTime> ELECTED}; {@code E <index> <nanoTime> LOST
+ * {@code READY <pid>}; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
  * <cause>}; {@code R <index> <nanoTime>} right before {@code resign()} is called; {@code
  * CLOSED}. Input commands on stdin: {@code resign} (every candidate here that leads) and
  * {@code close}; end of input closes too. Not thread-safe; one per JVM.
@@ -47,9 +47,9 @@ public final class ContenderMain {
       Contender.Sink sink =
           new Contender.Sink() {
             @Override
-            public void elected(long nanoTime) {
+            public void elected(long nanoTime, long sourceNanoTime) {
               leading.set(idx, 1);
-              out.println("E " + idx + " " + nanoTime + " ELECTED");
+              out.println("E " + idx + " " + nanoTime + " ELECTED " + sourceNanoTime);
             }
 
             @Override

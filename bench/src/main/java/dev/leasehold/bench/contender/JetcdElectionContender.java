@@ -131,7 +131,7 @@ final class JetcdElectionContender implements Contender {
                     }
                     leaderKey = r.getLeader();
                     leading = true;
-                    sink.elected(now);
+                    sink.elected(now, now);
                   });
             });
   }

@@ -3,10 +3,12 @@ package dev.leasehold.bench.contender;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 
-/** Kind names the three election implementations the bench compares. */
+/** Kind names the election implementations the bench compares (and one Leasehold variant). */
 public enum Kind {
   /** LEASEHOLD is this project's {@code EtcdLeaderElector} with its defaults. */
   LEASEHOLD("Leasehold"),
+  /** LEASEHOLD_NO_STANDBY is Leasehold with {@code standbyLease(false)}, to measure what the standby lease buys. */
+  LEASEHOLD_NO_STANDBY("Leasehold, standbyLease off"),
   /** JETCD is jetcd's built-in {@code Election} client (etcd's server-side election API). */
   JETCD("jetcd Election"),
   /** POLLING is the seed's original polling design, written from its description. */
@@ -30,7 +32,8 @@ public enum Kind {
   public Contender create(
       Client client, String[] endpoints, String key, String id, Duration ttl, Contender.Sink sink) {
     return switch (this) {
-      case LEASEHOLD -> new LeaseholdContender(client, endpoints, key, id, ttl, sink);
+      case LEASEHOLD -> new LeaseholdContender(client, endpoints, key, id, ttl, true, sink);
+      case LEASEHOLD_NO_STANDBY -> new LeaseholdContender(client, endpoints, key, id, ttl, false, sink);
       case JETCD -> new JetcdElectionContender(client, endpoints, key, id, ttl, sink);
       case POLLING -> new PollingContender(client, endpoints, key, id, ttl, sink);
     };

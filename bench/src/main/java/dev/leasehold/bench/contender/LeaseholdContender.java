@@ -5,13 +5,17 @@ import dev.leasehold.etcd.EtcdLeaderElector;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 
-/** LeaseholdContender is an {@link EtcdLeaderElector} with every default but the TTL. */
+/**
+ * LeaseholdContender is an {@link EtcdLeaderElector} with every default but the TTL (and,
+ * for the variant, the standby lease).
+ */
 final class LeaseholdContender implements Contender {
   private final EtcdLeaderElector elector;
 
-  LeaseholdContender(Client client, String[] endpoints, String key, String id, Duration ttl, Sink sink) {
+  LeaseholdContender(
+      Client client, String[] endpoints, String key, String id, Duration ttl, boolean standby, Sink sink) {
     EtcdLeaderElector.Builder b =
-        EtcdLeaderElector.builder().electionKey(key).candidateId(id).leaseTtl(ttl);
+        EtcdLeaderElector.builder().electionKey(key).candidateId(id).leaseTtl(ttl).standbyLease(standby);
     if (client != null) {
       b.client(client);
     } else {
@@ -25,16 +29,11 @@ final class LeaseholdContender implements Contender {
             return;
           }
           if (e.isElected()) {
-            sink.elected(now);
+            sink.elected(now, e.nanoTime());
           } else if (e.isLost()) {
             sink.lost(now, e.cause().name());
           }
         });
-  }
-
-  /** elector is the wrapped elector, for the scale run. */
-  EtcdLeaderElector elector() {
-    return elector;
   }
 
   @Override

@@ -113,7 +113,8 @@ final class PollingContender implements Contender {
       if (t.isSucceeded()) {
         master = true;
         leaseId = lease;
-        sink.elected(System.nanoTime());
+        long now = System.nanoTime();
+        sink.elected(now, now);
         return;
       }
       client.getLeaseClient().revoke(lease).get(roundMillis, TimeUnit.MILLISECONDS);
