@@ -534,7 +534,9 @@ public final class ElectionMachine {
     confirmOp = 0;
     succeeded(now);
     KeyRecord key = r.key();
-    if (role == ElectorState.MASTER) {
+    // A read served before our key was created (a standby renewal's read still in flight when
+    // the CAS won) says nothing about that key; it still confirms the renewal below.
+    if (role == ElectorState.MASTER && r.revision() >= token) {
       knownRevision = Math.max(knownRevision, r.revision());
       if (key == null) {
         keyGone(now);

@@ -335,6 +335,54 @@ class ElectionMachineTest {
     assertNotEquals(LEASE, m.leaseId());
   }
 
+  /**
+   * A standby follower's renewal read that etcd served before the follower's own
+   * compare-and-swap, and that arrives after CampaignWon, shows the key as it was before this
+   * term began (absent, or the previous holder's). It must not unseat the new MASTER; it still
+   * confirms the renewal. Found by the protocol-spec simulation (seed 109440 of SimulationTest):
+   * the new MASTER published KEY_DELETED 4 ms after ELECTED on a healthy network.
+   */
+  @Test
+  void standbyRenewalReadServedBeforeOurCompareAndSwapDoesNotUnseatTheNewMaster() {
+    ProtocolConfig standby =
+        new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true);
+    KeyRecord previous = new KeyRecord("other", 5, 12, 12);
+    for (KeyRecord staleView : new KeyRecord[] {null, previous}) {
+      ElectionMachine s = new ElectionMachine(standby, new SplittableRandom(1));
+      long t = 1_000 * S;
+      last = s.step(new Input.Start(), t);
+      last = s.step(new Input.PollResult(only(Command.Poll.class).op(), previous, 13), t);
+      long watch = only(Command.Watch.class).watchId();
+      long grantSent = t;
+      long grantOp = only(Command.GrantLease.class).op();
+      t += 2 * MS;
+      last = s.step(new Input.LeaseGranted(grantOp, LEASE, 3), t);
+      Command.SetTimer renew = timer(TimerKind.RENEW);
+      t = renew.atNanos();
+      last = s.step(new Input.TimerFired(TimerKind.RENEW, renew.seq()), t);
+      long renewSent = t;
+      t += 1 * MS;
+      last = s.step(new Input.KeepAliveAcked(only(Command.KeepAlive.class).op(), 3, 5), t);
+      long readOp = only(Command.ConfirmRead.class).op();
+      // While that read is in flight, the holder's key goes and the standby lease wins the CAS.
+      t += 1 * MS;
+      last = s.step(new Input.WatchDelete(watch, 20), t);
+      long campaignOp = only(Command.Campaign.class).op();
+      t += 1 * MS;
+      last = s.step(new Input.CampaignWon(campaignOp, 21), t);
+      assertEquals(ElectorState.MASTER, s.role());
+      assertEquals(grantSent + WINDOW, s.deadline());
+      // The read was served at revision 19 or 20, before our key was created at 21.
+      t += 1 * MS;
+      last = s.step(new Input.ConfirmRead(readOp, staleView, staleView == null ? 20 : 19, 5), t);
+      assertEquals(ElectorState.MASTER, s.role(), () -> "stale view " + staleView + " unseated the MASTER: " + last);
+      assertTrue(published().isEmpty(), () -> "published " + published());
+      assertFalse(has(Command.ProbeLease.class));
+      assertFalse(has(Command.Revoke.class));
+      assertEquals(renewSent + WINDOW, s.deadline(), "the renewal it confirms still counts");
+    }
+  }
+
   private long watchIdAfterElection() {
     // The first poll (revision 10) opened the watch from revision 11.
     ElectionMachine probe = new ElectionMachine(CONFIG, new SplittableRandom(1));
