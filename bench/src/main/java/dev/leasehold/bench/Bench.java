@@ -50,6 +50,7 @@ final class Bench {
       List<String> childJvm,
       boolean parallel,
       int scaleCount,
+      int scaleTtl,
       int scaleOwnClientCount,
       int scaleHandovers,
       int floorSamples,
@@ -319,23 +320,26 @@ final class Bench {
   // ---- scale ----
 
   private void scale() throws Exception {
-    scaleRun("shared client", o.scaleCount(), true);
+    scaleRun("shared client", o.scaleCount(), true, true);
+    scaleRun("shared client, standbyLease off", o.scaleCount(), true, false);
     if (o.scaleOwnClientCount() > 0) {
-      scaleRun("one client per elector", o.scaleOwnClientCount(), false);
+      scaleRun("one client per elector", o.scaleOwnClientCount(), false, true);
     }
   }
 
-  private void scaleRun(String mode, int n, boolean shared) throws Exception {
+  private void scaleRun(String mode, int n, boolean shared, boolean standby) throws Exception {
     List<String> eps = etcd.clientEndpoints();
     Map<String, String> values = new LinkedHashMap<>();
     EtcdMetrics.Rates idle = null;
     double perHandover = Double.NaN;
     String failure = null;
     try (Group g = new Group(o.logDir().resolve("scale"))) {
-      Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + "-" + n, ScaleMain.class.getName(),
+      Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n,
+          ScaleMain.class.getName(),
           List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
           List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
-              "--count=" + n, "--shared-client=" + shared, "--ttl-seconds=" + o.handoverTtl(),
+              "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
+              "--ttl-seconds=" + o.scaleTtl(),
               "--handovers=" + o.scaleHandovers(), "--settle-ms=" + o.groupSettleMillis()));
       Duration long_ = Duration.ofMinutes(5);
       g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_);

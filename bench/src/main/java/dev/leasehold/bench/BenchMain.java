@@ -81,11 +81,14 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--scale-count", defaultValue = "1000", description = "Leasehold electors sharing one client")
   int scaleCount;
 
+  @Option(names = "--scale-ttl", defaultValue = "5", description = "lease TTL (s) at scale (Leasehold's default)")
+  int scaleTtl;
+
   @Option(names = "--scale-own-clients", defaultValue = "1000",
       description = "Leasehold electors with one client each (0 skips)")
   int scaleOwnClients;
 
-  @Option(names = "--scale-handovers", defaultValue = "20", description = "handovers at scale, per client mode")
+  @Option(names = "--scale-handovers", defaultValue = "10", description = "handovers at scale, per client mode")
   int scaleHandovers;
 
   @Option(names = "--floor-samples", defaultValue = "200", description = "samples per raw round-trip figure")
@@ -136,7 +139,7 @@ public final class BenchMain implements Callable<Path> {
     List<Kind> extra = variants.stream().filter(v -> !v.equalsIgnoreCase("NONE")).map(Kind::valueOf).toList();
     r.options = new Bench.Options(contenders, extra, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
         crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
-        idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount,
+        idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
         scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir);
     new Bench(r.options, r).run();
     r.wallSeconds = (System.nanoTime() - t0) / 1e9;

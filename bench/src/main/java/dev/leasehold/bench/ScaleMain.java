@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * so the bench can measure etcd's idle cost meanwhile.
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=K --count=N --shared-client=true|false
- * --ttl-seconds=N --handovers=N [--settle-ms=N]}. Not thread-safe; one per JVM.
+ * --ttl-seconds=N --handovers=N [--settle-ms=N] [--standby=true|false]}. Not thread-safe; one per JVM.
  */
 public final class ScaleMain {
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -46,6 +46,7 @@ public final class ScaleMain {
     String key = o.get("key");
     int count = Integer.parseInt(o.get("count"));
     boolean shared = Boolean.parseBoolean(o.get("shared-client"));
+    boolean standby = Boolean.parseBoolean(o.getOrDefault("standby", "true"));
     Duration ttl = Duration.ofSeconds(Long.parseLong(o.get("ttl-seconds")));
     int handovers = Integer.parseInt(o.get("handovers"));
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -58,7 +59,8 @@ public final class ScaleMain {
     List<EtcdLeaderElector> electors = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       EtcdLeaderElector.Builder b =
-          EtcdLeaderElector.builder().electionKey(key).candidateId("scale-" + i).leaseTtl(ttl);
+          EtcdLeaderElector.builder().electionKey(key).candidateId("scale-" + i).leaseTtl(ttl)
+              .standbyLease(standby);
       if (shared) {
         b.client(client);
       } else {
