@@ -47,6 +47,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * write may or may not have been applied), the value written (OK/ERROR) or found (FENCED,
  * CONFLICT), and the attempt's sequence number in this process. The stored value is
  * {@code "<n> <id> <token> <seq>"}, so the store's history names the attempt behind each write.
+ *
+ * <p>With {@code --stall-report=true} it also prints {@code STALL <fromNanos> <toNanos>} whenever
+ * a thread that sleeps 20 ms at a time wakes up more than 100 ms late: the process did not get
+ * the CPU (an overloaded machine, a GC pause, SIGSTOP), which the chaos checker must know.
  */
 public final class CandidateMain {
   private CandidateMain() {}
@@ -60,7 +64,14 @@ public final class CandidateMain {
     if (!workload.equals("none") && !workload.equals("counter")) {
       throw new IllegalArgumentException("--workload must be none or counter, but was \"" + workload + "\"");
     }
-    Client client = workload.equals("counter") ? Client.builder().endpoints(endpoints.toArray(String[]::new)).build() : null;
+    Client client = null;
+    if (workload.equals("counter")) {
+      io.etcd.jetcd.ClientBuilder cb = Client.builder().endpoints(endpoints.toArray(String[]::new));
+      if (Boolean.parseBoolean(opts.getOrDefault("trace-rpcs", "false"))) {
+        cb.interceptor(new RpcTrace());
+      }
+      client = cb.build();
+    }
     EtcdLeaderElector.Builder builder = EtcdLeaderElector.builder();
     if (client != null) {
       builder.client(client);
@@ -101,6 +112,11 @@ public final class CandidateMain {
     } else {
       elector.onLeadershipChanged(e -> out.println(line(e)));
     }
+    if (Boolean.parseBoolean(opts.getOrDefault("stall-report", "false"))) {
+      Thread stalls = new Thread(() -> reportStalls(out), "stall-report");
+      stalls.setDaemon(true);
+      stalls.start();
+    }
     elector.start();
     out.println("READY " + ProcessHandle.current().pid());
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -124,6 +140,22 @@ public final class CandidateMain {
       }
       if (client != null) {
         client.close();
+      }
+    }
+  }
+
+  /** reportStalls prints a STALL line for every wake-up more than 100 ms late; runs until the JVM exits. */
+  static void reportStalls(PrintStream out) {
+    while (true) {
+      long before = System.nanoTime();
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        return;
+      }
+      long after = System.nanoTime();
+      if (after - before > 120_000_000L) {
+        out.println("STALL " + (before + 20_000_000L) + " " + after);
       }
     }
   }
@@ -152,6 +184,58 @@ public final class CandidateMain {
       throw new IllegalArgumentException("--" + name + " is required");
     }
     return v;
+  }
+
+  /**
+   * RpcTrace logs every gRPC call's method, remote address, time to first message and to close,
+   * and status on stderr (the candidate's log file): for post-mortems of chaos runs. Thread-safe.
+   */
+  static final class RpcTrace implements io.grpc.ClientInterceptor {
+    @Override
+    public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
+        io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options, io.grpc.Channel next) {
+      long start = System.nanoTime();
+      String name = method.getBareMethodName();
+      return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        public void start(Listener<R> listener, io.grpc.Metadata headers) {
+          io.grpc.ClientCall<Q, R> call = this;
+          super.start(
+              new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                private boolean first = true;
+
+                @Override
+                public void onMessage(R message) {
+                  if (first) {
+                    first = false;
+                    trace(name, "msg", start, call, null);
+                  }
+                  super.onMessage(message);
+                }
+
+                @Override
+                public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+                  trace(name, "close", start, call, status);
+                  super.onClose(status, trailers);
+                }
+              },
+              headers);
+        }
+      };
+    }
+
+    private static void trace(String name, String what, long start, io.grpc.ClientCall<?, ?> call, io.grpc.Status s) {
+      Object remote = null;
+      try {
+        remote = call.getAttributes().get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+      } catch (RuntimeException ignored) {
+        // Not known before the call started.
+      }
+      long now = System.nanoTime();
+      System.err.println("RPC " + now + " " + name + " " + what + " started=" + start + " after="
+          + (now - start) / 1_000_000 + "ms remote=" + remote
+          + (s == null ? "" : " status=" + s.getCode() + (s.getDescription() == null ? "" : " " + s.getDescription())));
+    }
   }
 
   /**

@@ -45,12 +45,14 @@ public final class EtcdCluster implements AutoCloseable {
     private final int heartbeatMillis;
     private final Path logDir;
     private final PeerRouter peerRouter;
+    private final boolean preVote;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<EtcdMember> members = List.of();
 
     private EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir,
-            PeerRouter peerRouter) {
+            PeerRouter peerRouter, boolean preVote) {
         this.name = name;
+        this.preVote = preVote;
         this.electionTimeoutMillis = electionTimeoutMillis;
         this.heartbeatMillis = heartbeatMillis;
         this.logDir = logDir;
@@ -326,6 +328,7 @@ public final class EtcdCluster implements AutoCloseable {
                     "--initial-cluster-token", token,
                     "--heartbeat-interval", Integer.toString(heartbeatMillis),
                     "--election-timeout", Integer.toString(electionTimeoutMillis),
+                    "--pre-vote=" + preVote,
                     // etcd 3.4 defaults to the deprecated capnslog logger; zap gives one JSON object per line.
                     "--logger", "zap",
                     "--log-outputs", "stderr");
@@ -472,8 +475,18 @@ public final class EtcdCluster implements AutoCloseable {
         private int electionTimeoutMillis = 1000;
         private Integer heartbeatMillis;
         private PeerRouter peerRouter;
+        private boolean preVote;
 
         private Builder() {}
+
+        /**
+         * preVote sets etcd's --pre-vote (default false, as in etcd 3.4; 3.5 turns it on): a member that was cut off
+         * and comes back does not force a new election with its inflated term.
+         */
+        public Builder preVote(boolean preVote) {
+            this.preVote = preVote;
+            return this;
+        }
 
         /**
          * peerRouter makes every member advertise the peer port the router returns instead of the one it listens
@@ -537,7 +550,7 @@ public final class EtcdCluster implements AutoCloseable {
                         + ") >= 5 * heartbeatMillis (" + heartbeat + ")");
             }
             EtcdCluster cluster =
-                    new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name), peerRouter);
+                    new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name), peerRouter, preVote);
             cluster.launch(members);
             return cluster;
         }

@@ -12,6 +12,7 @@ import java.util.List;
  * @param candidates how many candidate JVMs
  * @param ttlSeconds the candidates' lease TTL
  * @param electionTimeoutMillis etcd's election timeout (heartbeat: a tenth)
+ * @param preVote etcd's --pre-vote
  * @param rpcTimeoutMillis the candidates' per-call timeout
  * @param pollMillis the candidates' follower poll interval
  * @param thinkMillis the workload's pause between reading the counter and writing it
@@ -24,6 +25,7 @@ public record ChaosConfig(
     int candidates,
     int ttlSeconds,
     int electionTimeoutMillis,
+    boolean preVote,
     int rpcTimeoutMillis,
     int pollMillis,
     int thinkMillis,
@@ -31,30 +33,36 @@ public record ChaosConfig(
 
   /** defaults returns the suite's settings for a seed and a number of iterations per fault. */
   public static ChaosConfig defaults(long seed, int iterationsPerFault) {
-    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, 1000, 500, 20, null);
+    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, true, 1000, 500, 40, null);
   }
 
   /** withFaults replaces the fault list. */
   public ChaosConfig withFaults(List<Fault> f) {
-    return new ChaosConfig(seed, iterationsPerFault, f, candidates, ttlSeconds, electionTimeoutMillis,
+    return new ChaosConfig(seed, iterationsPerFault, f, candidates, ttlSeconds, electionTimeoutMillis, preVote,
         rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
   }
 
   /** withWallBudget stops starting iterations once this much time has passed. */
   public ChaosConfig withWallBudget(Duration budget) {
-    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis,
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, preVote,
         rpcTimeoutMillis, pollMillis, thinkMillis, budget);
   }
 
   /** withElectionTimeoutMillis sets etcd's election timeout. */
   public ChaosConfig withElectionTimeoutMillis(int ms) {
-    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, ms,
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, ms, preVote,
+        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+  }
+
+  /** withPreVote sets etcd's --pre-vote. */
+  public ChaosConfig withPreVote(boolean on) {
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, on,
         rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
   }
 
   /** withTtlSeconds sets the lease TTL. */
   public ChaosConfig withTtlSeconds(int s) {
-    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, s, electionTimeoutMillis,
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, s, electionTimeoutMillis, preVote,
         rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
   }
 }

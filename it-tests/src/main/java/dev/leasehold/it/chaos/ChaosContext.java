@@ -148,7 +148,9 @@ public final class ChaosContext {
             "--counter-key=" + counterKey,
             "--poll-millis=" + config.pollMillis(),
             "--think-millis=" + config.thinkMillis(),
-            "--rpc-timeout-millis=" + config.rpcTimeoutMillis());
+            "--rpc-timeout-millis=" + config.rpcTimeoutMillis(),
+            "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
+            "--stall-report=true");
     slot.candidate.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(60));
   }
 

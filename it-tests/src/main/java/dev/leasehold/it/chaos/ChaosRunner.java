@@ -43,6 +43,7 @@ public final class ChaosRunner {
    * @param historyFile the raw log of every line and harness note
    * @param reportLines one line per fault window
    * @param wallNanos the whole run's wall time, cluster start included
+   * @param aborted why the schedule stopped early (a harness wait failed), or null
    */
   public record Report(
       ChaosConfig config,
@@ -50,13 +51,20 @@ public final class ChaosRunner {
       History history,
       Path historyFile,
       List<String> reportLines,
-      long wallNanos) {
+      long wallNanos,
+      String aborted) {
+
+    /** ok is true when every iteration ran and the checker found nothing. */
+    public boolean ok() {
+      return aborted == null && result.ok();
+    }
 
     /** summary is the table plus the seed and the wall time. */
     public String summary() {
       return "chaos run, seed " + config.seed() + ", " + history.faults().size() + " iterations, wall time "
           + String.format(Locale.ROOT, "%.1f s", wallNanos / 1e9) + ", TTL " + config.ttlSeconds()
-          + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms\n" + result.table();
+          + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms, pre-vote " + config.preVote()
+          + ", candidate rpc timeout " + config.rpcTimeoutMillis() + " ms\n" + result.table();
     }
   }
 
@@ -80,13 +88,14 @@ public final class ChaosRunner {
     String prefix = "/chaos/" + UUID.randomUUID() + "/";
     List<String> reportLines = new ArrayList<>();
     PeerProxies peers = new PeerProxies();
+    StallMonitor stallMonitor = new StallMonitor(recorder);
     EtcdCluster cluster = null;
     ChaosContext ctx = null;
     long runStart = 0;
     long runEnd = 0;
     try {
       cluster = EtcdCluster.builder().members(3).name("chaos").electionTimeoutMillis(config.electionTimeoutMillis())
-          .peerRouter(peers).start();
+          .preVote(config.preVote()).peerRouter(peers).start();
       peers.attach(cluster);
       ctx = new ChaosContext(config, cluster, peers, recorder, prefix, dir);
       List<Integer> clientPorts = cluster.members().stream().map(EtcdMember::clientPort).toList();
@@ -107,6 +116,7 @@ public final class ChaosRunner {
         schedule.addAll(round);
       }
       int iteration = 0;
+      String aborted = null;
       for (Fault fault : schedule) {
         if (config.wallBudget() != null && System.nanoTime() - wallStart > config.wallBudget().toNanos()) {
           out.accept("chaos: wall budget " + config.wallBudget() + " spent; stopping after " + iteration
@@ -114,51 +124,44 @@ public final class ChaosRunner {
           break;
         }
         iteration++;
-        fault.checkBefore(ctx);
-        // A random phase against the MASTER's renewal cycle (TTL/3) and etcd's heartbeats.
-        Thread.sleep((long) (random.nextDouble() * ctx.ttlMillis() / 3));
-        long hold = fault.hold(ctx, random).toMillis();
-        recorder.note("inject " + fault.name() + " (iteration " + iteration + ")");
-        long inject = System.nanoTime();
-        String target = fault.inject(ctx, random);
-        recorder.note("injected " + fault.name() + " on " + target);
-        Thread.sleep(hold);
-        fault.recover(ctx);
-        long recover = System.nanoTime();
-        recorder.note("recovered " + fault.name() + " on " + target);
-        FaultWindow w = new FaultWindow(iteration, fault.name(), fault.kind(), target, fault.quorumKept(), inject,
-            recover);
-        recorder.fault(w);
-        fault.checkAfter(ctx);
-        String line = ChaosContext.reportLine(w, runStart) + String.format(Locale.ROOT, " steady=+%.3fs",
-            (System.nanoTime() - runStart) / 1e9);
-        reportLines.add(line);
-        out.accept(line);
-        // Let the workload run under the (new) MASTER before the next fault.
-        Thread.sleep(500 + random.nextInt(500));
+        try {
+          runIteration(ctx, fault, iteration, random, recorder, runStart, reportLines);
+        } catch (Exception | AssertionError e) {
+          aborted = "iteration " + iteration + " (" + fault.name() + ") failed: " + e;
+          recorder.note(aborted);
+          out.accept("chaos: " + aborted + "; checking the history so far");
+          recoverQuietly(ctx, fault);
+          break;
+        }
       }
       // Close every candidate gracefully: their terms end with CLOSED, their leases are revoked.
       for (Slot s : ctx.slots()) {
-        s.candidate().send("close");
+        if (s.candidate().isAlive()) {
+          s.candidate().send("close");
+        }
       }
       for (Slot s : ctx.slots()) {
-        s.candidate().awaitLine("CLOSED"::equals, Duration.ofSeconds(30));
+        if (s.candidate().isAlive()) {
+          s.candidate().awaitLine("CLOSED"::equals, Duration.ofSeconds(30));
+        }
       }
       runEnd = System.nanoTime();
       recorder.note("closed all candidates");
       StoreHistory store = StoreHistory.read(cluster.clientEndpoints(), prefix, ctx.electionKey(), ctx.counterKey());
       History history = new History(
           new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L),
-          recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), store.writes(),
+          recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), recorder.stalls(),
+          store.writes(),
           store.incarnations(), store.finalCounter(), runStart, runEnd);
       HistoryChecker.Result result = HistoryChecker.check(history);
       Path historyFile = dir.resolve("history.log");
       recorder.writeLog(historyFile);
-      Report report = new Report(config, result, history, historyFile, reportLines, System.nanoTime() - wallStart);
+      Report report = new Report(config, result, history, historyFile, reportLines, System.nanoTime() - wallStart,
+          aborted);
       Files.writeString(dir.resolve("summary.md"), report.summary() + "\n" + String.join("\n", reportLines) + "\n",
           StandardCharsets.UTF_8);
       out.accept(report.summary());
-      if (!result.ok()) {
+      if (!report.ok()) {
         out.accept(failureReport(report, recorder));
       }
       return report;
@@ -176,6 +179,7 @@ public final class ChaosRunner {
           + (cluster != null ? "\npeer proxies: " + peers.describe() : ""));
       throw e;
     } finally {
+      stallMonitor.close();
       if (ctx != null) {
         for (Slot s : ctx.slots()) {
           if (s.candidate() != null) {
@@ -191,11 +195,70 @@ public final class ChaosRunner {
     }
   }
 
+  private void runIteration(ChaosContext ctx, Fault fault, int iteration, Random random, HistoryRecorder recorder,
+      long runStart, List<String> reportLines) throws Exception {
+    fault.checkBefore(ctx);
+    // A random phase against the MASTER's renewal cycle (TTL/3) and etcd's heartbeats.
+    Thread.sleep((long) (random.nextDouble() * ctx.ttlMillis() / 3));
+    long hold = fault.hold(ctx, random).toMillis();
+    recorder.note("inject " + fault.name() + " (iteration " + iteration + ")");
+    long inject = System.nanoTime();
+    String target = fault.inject(ctx, random);
+    recorder.note("injected " + fault.name() + " on " + target);
+    Thread.sleep(hold);
+    fault.recover(ctx);
+    long recover = System.nanoTime();
+    recorder.note("recovered " + fault.name() + " on " + target);
+    FaultWindow w = new FaultWindow(iteration, fault.name(), fault.kind(), target, fault.quorumKept(), inject,
+        recover);
+    recorder.fault(w);
+    fault.checkAfter(ctx);
+    String line = ChaosContext.reportLine(w, runStart) + String.format(Locale.ROOT, " steady=+%.3fs",
+        (System.nanoTime() - runStart) / 1e9);
+    reportLines.add(line);
+    out.accept(line);
+    // Let the workload run under the (new) MASTER before the next fault.
+    Thread.sleep(500 + random.nextInt(500));
+  }
+
+  private void recoverQuietly(ChaosContext ctx, Fault fault) {
+    // Heal whatever the failed iteration may have left cut, frozen or dead, so the candidates can
+    // be closed and etcd read; which fault it was does not matter here.
+    out.accept("chaos: healing everything after " + fault.name());
+    ctx.peers().heal();
+    for (Slot s : ctx.slots()) {
+      s.links().heal();
+      try {
+        if (s.candidate() != null && s.candidate().isAlive()) {
+          s.candidate().resume();
+        } else {
+          ctx.restart(s);
+        }
+      } catch (Exception ignored) {
+        // Best effort; the final close kills it anyway.
+      }
+    }
+    for (EtcdMember m : ctx.cluster().members()) {
+      try {
+        if (m.isPaused()) {
+          m.resume();
+        } else if (!m.isRunning()) {
+          m.start();
+        }
+      } catch (RuntimeException ignored) {
+        // Best effort.
+      }
+    }
+  }
+
   private static String failureReport(Report r, HistoryRecorder recorder) {
     StringBuilder b = new StringBuilder();
     b.append("CHAOS FAILURE, seed ").append(r.config().seed()).append(" (rerun: -Dchaos.seed=").append(r.config().seed())
         .append(" -Dchaos.iterations=").append(r.config().iterationsPerFault()).append("); full history in ")
         .append(r.historyFile()).append('\n');
+    if (r.aborted() != null) {
+      b.append("the schedule stopped early: ").append(r.aborted()).append('\n');
+    }
     b.append(r.result().violations().size()).append(" violation(s):\n");
     int shown = 0;
     for (HistoryChecker.Violation v : r.result().violations()) {

@@ -250,9 +250,12 @@ public final class Faults {
     public String inject(ChaosContext ctx, Random random) throws Exception {
       target = ctx.masterSlot();
       if (random.nextBoolean()) {
-        // Right after a write the workload reads and "thinks" (20 ms) before its next guarded
-        // write: a freeze there makes it send that write with a stale token after SIGCONT.
-        ctx.recorder().awaitWrite(target.process(), 1000);
+        // Right after a write the workload reads the counter (a few ms) and "thinks" (40 ms)
+        // before its next guarded write: a freeze there makes it send that write with a stale
+        // token after SIGCONT, which etcd must refuse.
+        if (ctx.recorder().awaitWrite(target.process(), 1000)) {
+          Thread.sleep(8);
+        }
       }
       stoppedAt = System.nanoTime();
       target.candidate().pause();

@@ -17,6 +17,9 @@ import java.util.List;
  * @param attempts counter write attempts, as the candidates logged them
  * @param faults the fault windows, in order
  * @param freezes SIGSTOP..SIGCONT windows of candidate processes
+ * @param stalls windows in which a candidate process, or the harness ("harness"), measured that
+ *     it did not get the CPU (overloaded machine, GC); a stall of the harness stands for the
+ *     whole machine, etcd members included
  * @param storeWrites every write etcd applied to the counter, in revision order
  * @param incarnations every incarnation of the election key, in revision order
  * @param finalCounter the counter's value at the end (0 if absent)
@@ -29,6 +32,7 @@ public record History(
     List<Attempt> attempts,
     List<FaultWindow> faults,
     List<Freeze> freezes,
+    List<Freeze> stalls,
     List<StoreWrite> storeWrites,
     List<Incarnation> incarnations,
     long finalCounter,
@@ -41,6 +45,7 @@ public record History(
     attempts = sorted(attempts, Comparator.comparingLong(Attempt::send));
     faults = sorted(faults, Comparator.comparingLong(FaultWindow::inject));
     freezes = sorted(freezes, Comparator.comparingLong(Freeze::from));
+    stalls = sorted(stalls, Comparator.comparingLong(Freeze::from));
     storeWrites = sorted(storeWrites, Comparator.comparingLong(StoreWrite::revision));
     incarnations = sorted(incarnations, Comparator.comparingLong(Incarnation::createRevision));
   }
@@ -61,6 +66,19 @@ public record History(
     /** livenessBoundNanos is TTL + 2 × election timeout + 1 s: a MASTER must exist this soon after a heal. */
     public long livenessBoundNanos() {
       return ttlNanos + 2 * electionTimeoutNanos + 1_000_000_000L;
+    }
+
+    /** marginNanos is the elector's default safety margin, TTL/10: a longer stall can make it step down late. */
+    public long marginNanos() {
+      return ttlNanos / 10;
+    }
+
+    /**
+     * stallNanos is the stall that counts as the machine not running the system: half etcd's
+     * election timeout (a member starved that long can lose its leadership), at most the margin.
+     */
+    public long stallNanos() {
+      return Math.min(marginNanos(), electionTimeoutNanos / 2);
     }
   }
 

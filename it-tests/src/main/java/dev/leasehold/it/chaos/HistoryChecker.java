@@ -36,6 +36,12 @@ import java.util.Map;
  *       loss, or etcd lost quorum then.
  * </ol>
  *
+ * <p>Measured CPU stalls ({@link History#stalls()}) are the one environmental excuse: a process
+ * that did not run for longer than the margin is a paused process (overlap is then treated as
+ * for a freeze, and check 2 covers it), and a loss or a missed liveness bound while the loser or
+ * the whole machine (the harness) stalled for {@link History.Params#stallNanos()} or more is
+ * counted in its own column, not as a violation. Safety checks 2 and 3 have no excuse at all.
+ *
  * <p>It also measures, per fault, the longest time without a (non-frozen) MASTER from the
  * fault's injection to the next one. Stateless; thread-safe.
  */
@@ -73,6 +79,7 @@ public final class HistoryChecker {
     long longestTimeToMaster;
     int livenessMisses;
     int spuriousLosses;
+    int excusedByStall;
 
     /** iterations is how many times the fault ran. */
     public int iterations() {
@@ -112,8 +119,8 @@ public final class HistoryChecker {
       StringBuilder b = new StringBuilder();
       b.append("| fault | iterations | overlaps | stale writes accepted | longest time without a leader"
           + " | spurious losses | overlaps excused (frozen) | stale writes fenced | longest heal-to-MASTER |"
-          + " liveness misses |\n");
-      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          + " liveness misses | losses or misses in measured CPU stalls |\n");
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       FaultStats all = new FaultStats();
       for (Map.Entry<String, FaultStats> e : stats.entrySet()) {
         FaultStats s = e.getValue();
@@ -127,13 +134,16 @@ public final class HistoryChecker {
         all.longestTimeToMaster = Math.max(all.longestTimeToMaster, s.longestTimeToMaster);
         all.livenessMisses += s.livenessMisses;
         all.spuriousLosses += s.spuriousLosses;
+        all.excusedByStall += s.excusedByStall;
       }
       row(b, "**all**", all);
       b.append("\nstore: ").append(totals.storeWrites).append(" writes applied, counter = ")
           .append(totals.finalCounter).append("; attempts: ").append(totals.ok).append(" OK, ")
           .append(totals.fenced).append(" FENCED, ").append(totals.conflict).append(" CONFLICT, ")
           .append(totals.error).append(" ERROR (").append(totals.errorApplied)
-          .append(" of them applied); terms: ").append(totals.terms).append('\n');
+          .append(" of them applied); terms: ").append(totals.terms).append("; CPU stalls >= ")
+          .append(ms(totals.stallThreshold)).append(": ").append(totals.stalls).append(" (longest ")
+          .append(ms(totals.longestStall)).append(")\n");
       return b.toString();
     }
 
@@ -142,13 +152,14 @@ public final class HistoryChecker {
           .append(" | ").append(s.staleAccepted).append(" | ").append(ms(s.longestLeaderless))
           .append(" | ").append(s.spuriousLosses).append(" | ").append(s.excusedOverlaps)
           .append(" | ").append(s.fenced).append(" | ").append(ms(s.longestTimeToMaster))
-          .append(" | ").append(s.livenessMisses).append(" |\n");
+          .append(" | ").append(s.livenessMisses).append(" | ").append(s.excusedByStall).append(" |\n");
     }
   }
 
   /** Totals are run-wide counts for the line under the table. */
   public record Totals(
-      int storeWrites, long finalCounter, int ok, int fenced, int conflict, int error, int errorApplied, int terms) {}
+      int storeWrites, long finalCounter, int ok, int fenced, int conflict, int error, int errorApplied, int terms,
+      long stallThreshold, int stalls, long longestStall) {}
 
   /** check runs every check on the history. */
   public static Result check(History h) {
@@ -175,8 +186,17 @@ public final class HistoryChecker {
         default -> { }
       }
     }
+    long threshold = h.params().stallNanos();
+    int stalls = 0;
+    long longestStall = 0;
+    for (Freeze f : h.stalls()) {
+      if (f.to() - f.from() >= threshold) {
+        stalls++;
+      }
+      longestStall = Math.max(longestStall, f.to() - f.from());
+    }
     Totals totals = new Totals(h.storeWrites().size(), h.finalCounter(), ok, fenced, conflict, error,
-        errorApplied[0], h.intervals().size());
+        errorApplied[0], h.intervals().size(), threshold, stalls, longestStall);
     out.sort((x, y) -> Long.compare(x.at(), y.at()));
     INDEX.remove();
     INDEXED.remove();
@@ -226,6 +246,23 @@ public final class HistoryChecker {
   private static boolean frozenDuring(History h, Interval iv, long until) {
     for (Freeze f : h.freezes()) {
       if (f.process().equals(iv.process()) && f.from() < until && f.to() > iv.start()) {
+        return true;
+      }
+    }
+    for (Freeze f : h.stalls()) {
+      if (f.process().equals(iv.process()) && f.to() - f.from() > h.params().marginNanos() && f.from() < until
+          && f.to() > iv.start()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** stalledDuring: the process, or the whole machine, stalled for the threshold or more within [from, to]. */
+  private static boolean stalledDuring(History h, String process, long from, long to) {
+    for (Freeze f : h.stalls()) {
+      boolean who = process == null || f.process().equals(process) || f.process().equals("harness");
+      if (who && f.to() - f.from() >= h.params().stallNanos() && f.from() < to && f.to() > from) {
         return true;
       }
     }
@@ -362,7 +399,10 @@ public final class HistoryChecker {
       FaultStats s = stats.get(f.fault());
       long firstMaster = firstCoveredAtOrAfter(covered, f.recover());
       long toMaster = firstMaster == Long.MAX_VALUE ? Long.MAX_VALUE : firstMaster - f.recover();
-      if (toMaster > bound && f.recover() + bound <= h.runEnd()) {
+      if (toMaster > bound && f.recover() + bound <= h.runEnd()
+          && stalledDuring(h, null, f.recover(), f.recover() + bound)) {
+        s.excusedByStall++;
+      } else if (toMaster > bound && f.recover() + bound <= h.runEnd()) {
         s.livenessMisses++;
         out.add(new Violation(Kind.LIVENESS, f.recover(), f.fault(), f.iteration(),
             "no MASTER within " + ms(bound) + " of healing " + f.fault() + " on " + f.target() + " (first MASTER "
@@ -473,7 +513,12 @@ public final class HistoryChecker {
           break;
         }
       }
-      if (!excused) {
+      if (!excused && stalledDuring(h, iv.process(), loss - ttl, loss)) {
+        FaultStats s = at.stats(stats, loss);
+        if (s != null) {
+          s.excusedByStall++;
+        }
+      } else if (!excused) {
         FaultStats s = at.stats(stats, loss);
         if (s != null) {
           s.spuriousLosses++;

@@ -31,6 +31,7 @@ public final class HistoryRecorder {
   private final List<Attempt> attempts = new ArrayList<>();
   private final List<FaultWindow> faults = new ArrayList<>();
   private final List<Freeze> freezes = new ArrayList<>();
+  private final List<Freeze> stalls = new ArrayList<>();
   private final Map<String, Long> lastLine = new LinkedHashMap<>();
 
   private record Open(long token, long start) {}
@@ -59,6 +60,8 @@ public final class HistoryRecorder {
             intervals.add(new Interval(process, o.token(), o.start(), t, cause));
           }
         }
+      } else if (f[0].equals("STALL") && f.length >= 3) {
+        stalls.add(new Freeze(process, Long.parseLong(f[1]), Long.parseLong(f[2])));
       } else if (f[0].equals("WRITE") && f.length >= 8) {
         notifyAll();
         attempts.add(new Attempt(process, Long.parseLong(f[7]), Long.parseLong(f[4]), Long.parseLong(f[1]),
@@ -81,6 +84,17 @@ public final class HistoryRecorder {
   /** froze records a SIGSTOP..SIGCONT window of a candidate process. */
   public synchronized void froze(String process, long from, long to) {
     freezes.add(new Freeze(process, from, to));
+  }
+
+  /** stalled records a window in which {@code process} (or "harness") did not get the CPU. */
+  public synchronized void stalled(String process, long from, long to) {
+    stalls.add(new Freeze(process, from, to));
+    log.add(System.nanoTime() + " harness stall of " + process + " for " + (to - from) / 1_000_000 + " ms");
+  }
+
+  /** stalls returns the measured scheduling stalls so far. */
+  public synchronized List<Freeze> stalls() {
+    return new ArrayList<>(stalls);
   }
 
   /** fault records one fault window. */
