@@ -2,6 +2,7 @@ package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.EtcdCluster;
 import dev.leasehold.it.EtcdMember;
+import dev.leasehold.it.chaos.TcpProxy.SourceResolver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -59,6 +60,12 @@ public final class PeerProxies implements EtcdCluster.PeerRouter, AutoCloseable 
       throw new IllegalArgumentException("no peer proxy for " + memberName + ": " + proxies.keySet());
     }
     isolated = memberName;
+    // Label every connection first from one look at /proc, so the cut below is applied to all
+    // links within milliseconds: a cut spread over a second is a different, partial partition.
+    SourceResolver snapshot = snapshotResolver();
+    for (TcpProxy p : proxies.values()) {
+      p.resolveSources(snapshot);
+    }
     for (Map.Entry<String, TcpProxy> e : proxies.entrySet()) {
       if (e.getKey().equals(memberName)) {
         e.getValue().setMode(mode);
@@ -108,23 +115,44 @@ public final class PeerProxies implements EtcdCluster.PeerRouter, AutoCloseable 
     proxies.clear();
   }
 
-  private String resolve(int clientPort) {
+  private String resolve(int clientPort, int proxyPort) {
     EtcdCluster c = cluster;
     if (c == null) {
       return "?";
     }
     // The dialler's socket: local port = clientPort, remote port = the proxy's port.
-    for (TcpProxy p : proxies.values()) {
-      long inode = ProcNet.socketInode(clientPort, p.port());
-      if (inode < 0) {
-        continue;
-      }
-      for (EtcdMember m : c.members()) {
-        if (ProcNet.owns(m.pid(), inode)) {
-          return m.name();
-        }
+    long inode = ProcNet.socketInode(clientPort, proxyPort);
+    if (inode < 0) {
+      return "?";
+    }
+    for (EtcdMember m : c.members()) {
+      if (ProcNet.owns(m.pid(), inode)) {
+        return m.name();
       }
     }
     return "?";
+  }
+
+  private SourceResolver snapshotResolver() {
+    EtcdCluster c = cluster;
+    if (c == null) {
+      return SourceResolver.NONE;
+    }
+    ProcNet.Snapshot net = ProcNet.Snapshot.take();
+    Map<String, java.util.Set<Long>> sockets = new java.util.HashMap<>();
+    for (EtcdMember m : c.members()) {
+      sockets.put(m.name(), ProcNet.socketInodes(m.pid()));
+    }
+    return (clientPort, proxyPort) -> {
+      long inode = net.inode(clientPort, proxyPort);
+      if (inode >= 0) {
+        for (Map.Entry<String, java.util.Set<Long>> e : sockets.entrySet()) {
+          if (e.getValue().contains(inode)) {
+            return e.getKey();
+          }
+        }
+      }
+      return resolve(clientPort, proxyPort);
+    };
   }
 }

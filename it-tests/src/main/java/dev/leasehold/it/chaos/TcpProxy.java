@@ -66,10 +66,13 @@ public final class TcpProxy implements AutoCloseable {
   @FunctionalInterface
   public interface SourceResolver {
     /** NONE labels every connection "?". */
-    SourceResolver NONE = port -> "?";
+    SourceResolver NONE = (port, proxyPort) -> "?";
 
-    /** resolve labels the connection whose client end is 127.0.0.1:{@code clientPort}. */
-    String resolve(int clientPort);
+    /**
+     * resolve labels the connection whose client end is 127.0.0.1:{@code clientPort}, dialled to
+     * this proxy's {@code proxyPort}.
+     */
+    String resolve(int clientPort, int proxyPort);
   }
 
   private final String name;
@@ -134,6 +137,16 @@ public final class TcpProxy implements AutoCloseable {
       for (Conn c : conns) {
         c.apply(newPolicy.modeFor(c.source()));
       }
+    }
+  }
+
+  /**
+   * resolveSources labels every connection still unlabelled ("?") with {@code resolver}, without
+   * holding the policy lock, so that a following {@link #setPolicy} is quick.
+   */
+  public void resolveSources(SourceResolver with) {
+    for (Conn c : conns) {
+      c.resolveWith(with);
     }
   }
 
@@ -264,10 +277,17 @@ public final class TcpProxy implements AutoCloseable {
     String source() {
       String s = source;
       if (s == null || s.equals("?")) {
-        s = resolver.resolve(clientPort);
+        s = resolver.resolve(clientPort, port());
         source = s;
       }
       return s;
+    }
+
+    void resolveWith(SourceResolver with) {
+      String s = source;
+      if (s == null || s.equals("?")) {
+        source = with.resolve(clientPort, port());
+      }
     }
 
     void apply(Mode mode) {
