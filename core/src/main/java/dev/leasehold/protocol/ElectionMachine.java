@@ -291,6 +291,14 @@ public final class ElectionMachine {
     if (role != ElectorState.FOLLOWER) {
       return;
     }
+    if (key != null && leaseId != 0 && key.leaseId() == leaseId) {
+      // A CAS of ours that we saw lose was applied after all (a retried copy reaching etcd
+      // once the key was free): the key is bound to the standby lease we renew as a follower,
+      // and would stay so. Revoking the lease deletes the key.
+      out.add(new Command.Revoke(leaseId));
+      abandonedLeaseId = leaseId;
+      dropLease();
+    }
     keyAbsent = key == null;
     LeaderInfo seen = key == null || key.leaseId() == abandonedLeaseId ? null : info(key);
     if (seen != null) {

@@ -383,6 +383,45 @@ class ElectionMachineTest {
     }
   }
 
+  /**
+   * A CAS of ours that we saw lose (CampaignLost) can still be applied later when the client
+   * library retried it and the other copy reaches etcd after the key was freed: the key is then
+   * bound to the lease we keep as a standby while we follow. Renewing that lease would keep the
+   * key, and so every other candidate, out for good; the follower revokes it instead. Found by
+   * the protocol-spec simulation (seed 892503 of SimulationTest: no MASTER for the rest of the
+   * run).
+   */
+  @Test
+  void followerThatFindsTheKeyBoundToItsStandbyLeaseRevokesIt() {
+    ProtocolConfig standby =
+        new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true);
+    ElectionMachine s = new ElectionMachine(standby, new SplittableRandom(1));
+    long t = 1_000 * S;
+    last = s.step(new Input.Start(), t);
+    last = s.step(new Input.PollResult(only(Command.Poll.class).op(), new KeyRecord("other", 5, 12, 12), 13), t);
+    long watch = only(Command.Watch.class).watchId();
+    long grantOp = only(Command.GrantLease.class).op();
+    t += 2 * MS;
+    last = s.step(new Input.LeaseGranted(grantOp, LEASE, 3), t);
+    t += 1 * MS;
+    last = s.step(new Input.WatchDelete(watch, 20), t);
+    long campaignOp = only(Command.Campaign.class).op();
+    t += 1 * MS;
+    last = s.step(new Input.CampaignLost(campaignOp, new KeyRecord("third", 6, 21, 21), 21), t);
+    assertEquals(ElectorState.FOLLOWER, s.role());
+    assertEquals(LEASE, s.leaseId(), "the lost CAS's lease is kept as a standby");
+    // "third" goes; a late copy of our CAS binds the key to our standby lease (revision 23).
+    Command.SetTimer poll = timer(TimerKind.POLL);
+    t = poll.atNanos();
+    last = s.step(new Input.TimerFired(TimerKind.POLL, poll.seq()), t);
+    t += 1 * MS;
+    last = s.step(new Input.PollResult(only(Command.Poll.class).op(), new KeyRecord("me", LEASE, 23, 23), 24), t);
+    assertEquals(ElectorState.FOLLOWER, s.role());
+    assertEquals(LEASE, only(Command.Revoke.class).leaseId(), "the key goes with the revoked lease");
+    assertEquals(0, s.leaseId());
+    assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "reported itself as someone else: " + last);
+  }
+
   private long watchIdAfterElection() {
     // The first poll (revision 10) opened the watch from revision 11.
     ElectionMachine probe = new ElectionMachine(CONFIG, new SplittableRandom(1));
