@@ -199,6 +199,7 @@ final class Simulation implements SimStore.Listener {
     boolean inTerm;
     long electedAt;
     long termLease;
+    long termToken;
     boolean unavailable;
     // Mutations.
     long lastAckTerm;
@@ -263,7 +264,16 @@ final class Simulation implements SimStore.Listener {
   private boolean quiet;
   private final double[] routeOld;
   private final List<Watcher> watchers = new ArrayList<>();
-  private final Set<Long> excused = new HashSet<>();
+  /** Leases an operator revoked: every term on them is excused. */
+  private final Set<Long> revokedByOperator = new HashSet<>();
+  /** Incarnations of K (lease, create revision) an operator deleted: those terms are excused. */
+  private final Set<Term> deletedByOperator = new HashSet<>();
+
+  private record Term(long lease, long token) {}
+
+  private boolean excused(long lease, long token) {
+    return revokedByOperator.contains(lease) || deletedByOperator.contains(new Term(lease, token));
+  }
   private long lastElectedToken;
   // Liveness.
   private boolean gapOpen = true;
@@ -1053,7 +1063,7 @@ final class Simulation implements SimStore.Listener {
         KeyRecord k = store.key;
         if (k != null) {
           stats.inc(Stat.ADMIN_ACTIONS);
-          excused.add(k.leaseId());
+          deletedByOperator.add(new Term(k.leaseId(), k.createRevision()));
           store.adminDelete();
         }
       }
@@ -1061,7 +1071,7 @@ final class Simulation implements SimStore.Listener {
         KeyRecord k = store.key;
         if (k != null) {
           stats.inc(Stat.ADMIN_ACTIONS);
-          excused.add(k.leaseId());
+          revokedByOperator.add(k.leaseId());
           store.revoke(k.leaseId(), "revoked by an operator");
         }
       }
@@ -1144,7 +1154,7 @@ final class Simulation implements SimStore.Listener {
         fail(Inv.EVENT_PAIRING, p + " ELECTED with token " + token + " but machine is " + p.m.role()
             + " token " + p.m.fencingToken());
       }
-      if (excused.contains(p.m.leaseId())) {
+      if (excused(p.m.leaseId(), token)) {
         // An operator deleted K (or revoked this lease) while the CAS reply was in flight: a
         // later incarnation of K may already have been elected. Fenced writes with this token
         // fail (K's create revision differs); the order of ELECTED events is not guaranteed.
@@ -1160,6 +1170,7 @@ final class Simulation implements SimStore.Listener {
       p.inTerm = true;
       p.electedAt = now;
       p.termLease = p.m.leaseId();
+      p.termToken = token;
       return;
     }
     if (e.from() == ElectorState.MASTER && e.to() != ElectorState.MASTER) {
@@ -1174,7 +1185,7 @@ final class Simulation implements SimStore.Listener {
         fail(Inv.EVENT_PAIRING, p + " left MASTER with cause " + c);
       }
       p.inTerm = false;
-      if (c != Cause.CLOSED && p.electedAt >= sc.stableFrom && now < sc.closeAt && !excused.contains(p.termLease)) {
+      if (c != Cause.CLOSED && p.electedAt >= sc.stableFrom && now < sc.closeAt && !excused(p.termLease, p.termToken)) {
         fail(Inv.QUIET_STABILITY, p + " elected at " + fmt(p.electedAt) + " (faults stopped at " + fmt(sc.quietAt)
             + ") lost with " + c);
       }
@@ -1207,7 +1218,7 @@ final class Simulation implements SimStore.Listener {
     Proc first = null;
     long end = Long.MIN_VALUE;
     for (Proc p : current) {
-      if (p.crashed || p.m.leaseId() == 0 || excused.contains(p.m.leaseId())) {
+      if (p.crashed || p.m.leaseId() == 0 || revokedByOperator.contains(p.m.leaseId())) {
         continue;
       }
       long ln = p.local();
@@ -1223,7 +1234,7 @@ final class Simulation implements SimStore.Listener {
               + " local) but etcd " + (l == null ? "no longer has it" : "expires it at " + fmt(l.expiry)));
         }
       }
-      if (p.m.role() != ElectorState.MASTER) {
+      if (p.m.role() != ElectorState.MASTER || excused(p.m.leaseId(), p.m.fencingToken())) {
         continue;
       }
       believers++;
