@@ -21,9 +21,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (see {@link Simulation}) and checks the protocol's invariants after every step.
  *
  * <p>System properties: {@code sim.schedules} (default 10000) and {@code sim.firstSeed}
- * (default 1) select the seeds; {@code sim.threads} the parallelism; {@code sim.seed} (with
- * optional {@code sim.mutation}, {@code sim.faults}, {@code sim.trace}) replays one schedule
- * with a trace.
+ * (default 1) select the seeds; {@code sim.threads} the parallelism; {@code sim.mutation} a
+ * {@link Mutation}; {@code sim.checks} a comma-separated subset of {@link Inv}; {@code sim.seed}
+ * (with optional {@code sim.faults}, {@code sim.trace}) replays one schedule with a trace.
  */
 class SimulationTest {
   private static final long SCHEDULES = Long.getLong("sim.schedules", 10_000);
@@ -152,7 +152,7 @@ class SimulationTest {
         + overlap.schedules() + " schedules: " + overlap.failures.get(0).violation().getMessage());
   }
 
-  /** The checks see the whole believing set: sanity of the clock model the checks rely on. */
+  /** The checks rely on mapping a local deadline back to true time: the inversion is exact. */
   @Test
   void clockInversionIsExact() {
     for (double rate : Arrays.asList(0.9, 0.99, 1.0, 1.01, 1.099)) {
