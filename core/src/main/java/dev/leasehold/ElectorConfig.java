@@ -31,7 +31,7 @@ public final class ElectorConfig {
     this.safetyMargin = b.safetyMargin != null ? b.safetyMargin : b.leaseTtl.dividedBy(10);
     this.maxDriftRate = b.maxDriftRate;
     this.pollInterval = b.pollInterval;
-    this.rpcTimeout = b.rpcTimeout;
+    this.rpcTimeout = b.rpcTimeout != null ? b.rpcTimeout : defaultRpcTimeout(b.leaseTtl);
     this.retryBackoffInitial = b.retryBackoffInitial;
     this.retryBackoffMax = b.retryBackoffMax;
     this.resignHoldoff = b.resignHoldoff != null ? b.resignHoldoff : b.leaseTtl;
@@ -108,6 +108,11 @@ public final class ElectorConfig {
         + ", standbyLease=" + standbyLease + "}";
   }
 
+  private static Duration defaultRpcTimeout(Duration ttl) {
+    Duration quarter = ttl.dividedBy(4);
+    return quarter.compareTo(Duration.ofSeconds(1)) < 0 ? quarter : Duration.ofSeconds(1);
+  }
+
   /** human prints a duration the way the error messages do: "200ms", "5s", "1.5s". */
   static String human(Duration d) {
     if (d == null) {
@@ -144,7 +149,7 @@ public final class ElectorConfig {
     private Duration safetyMargin;
     private double maxDriftRate = 0.01;
     private Duration pollInterval = Duration.ofSeconds(1);
-    private Duration rpcTimeout = Duration.ofSeconds(1);
+    private Duration rpcTimeout;
     private Duration retryBackoffInitial = Duration.ofMillis(100);
     private Duration retryBackoffMax = Duration.ofSeconds(1);
     private Duration resignHoldoff;
@@ -199,7 +204,11 @@ public final class ElectorConfig {
       return this;
     }
 
-    /** rpcTimeout bounds each call to the store; default 1 s. */
+    /**
+     * rpcTimeout bounds each call to the store; default min(1 s, TTL/4). It must stay under
+     * TTL/3, so that a renewal that hangs for the whole timeout still leaves time to retry
+     * before the deadline.
+     */
     public Builder rpcTimeout(Duration rpcTimeout) {
       this.rpcTimeout = rpcTimeout;
       return this;
@@ -276,11 +285,12 @@ public final class ElectorConfig {
         throw new IllegalArgumentException(
             "pollInterval must be >= 10ms, but was " + human(pollInterval));
       }
-      requirePositive("rpcTimeout", rpcTimeout);
-      if (rpcTimeout.compareTo(leaseTtl) >= 0) {
+      Duration rpc = rpcTimeout != null ? rpcTimeout : defaultRpcTimeout(leaseTtl);
+      requirePositive("rpcTimeout", rpc);
+      if (rpc.compareTo(leaseTtl.dividedBy(3)) >= 0) {
         throw new IllegalArgumentException(
-            "rpcTimeout must be < leaseTtl (" + human(leaseTtl) + "), but was "
-                + human(rpcTimeout));
+            "rpcTimeout must be < leaseTtl/3 (" + human(leaseTtl.dividedBy(3)) + "), but was "
+                + human(rpc));
       }
       requirePositive("retryBackoffInitial", retryBackoffInitial);
       requirePositive("retryBackoffMax", retryBackoffMax);

@@ -23,6 +23,8 @@ class ElectorConfigTest {
     assertEquals(Duration.ofMillis(500), c.safetyMargin());
     assertEquals(Duration.ofSeconds(1), c.pollInterval());
     assertEquals(Duration.ofSeconds(5), c.resignHoldoff());
+    assertEquals(Duration.ofSeconds(1), c.rpcTimeout());
+    assertEquals(Duration.ofMillis(500), valid().leaseTtl(Duration.ofSeconds(2)).build().rpcTimeout());
     assertTrue(c.candidateId().matches(".+-\\d+-[0-9a-z]+"), c.candidateId());
   }
 
@@ -51,7 +53,9 @@ class ElectorConfigTest {
   void otherBadValuesNameTheirField() {
     assertTrue(error(valid().maxDriftRate(0.5)).startsWith("maxDriftRate must be in [0, 0.1)"));
     assertTrue(error(valid().pollInterval(Duration.ZERO)).startsWith("pollInterval must be > 0"));
-    assertTrue(error(valid().rpcTimeout(Duration.ofSeconds(9))).startsWith("rpcTimeout must be < leaseTtl"));
+    assertEquals(
+        "rpcTimeout must be < leaseTtl/3 (1.666s), but was 2s",
+        error(valid().rpcTimeout(Duration.ofSeconds(2))));
     assertTrue(
         error(valid().retryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
             .startsWith("retryBackoffMax must be >= retryBackoffInitial"));

@@ -93,6 +93,8 @@ public final class EtcdLeaderElector implements LeaderElector {
   private final ListenerBus bus = new ListenerBus();
   private final Map<TimerKind, ScheduledFuture<?>> timers = new EnumMap<>(TimerKind.class);
   private final Set<CompletableFuture<Void>> revokes = ConcurrentHashMap.newKeySet();
+  // Grants in flight: close() waits for them, so a lease granted after close is revoked.
+  private final Set<CompletableFuture<?>> grants = ConcurrentHashMap.newKeySet();
   private final String name;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -220,6 +222,15 @@ public final class EtcdLeaderElector implements LeaderElector {
       } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
         log.warn("{}: close could not step the machine: {}", name, e.toString());
       }
+      // A grant still in flight reaches the (stopped) machine, which revokes its lease; wait
+      // for its reply (bounded by the RPC timeout), then for the loop to have handled it.
+      try {
+        CompletableFuture.allOf(grants.toArray(CompletableFuture[]::new))
+            .get(config.rpcTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+        loop.submit(() -> { }).get(config.rpcTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
+        log.debug("{}: in-flight grants at close: {}", name, e.toString());
+      }
       // Wait for the revocations, so no lease (and no key) outlives close().
       CompletableFuture<?>[] pending = revokes.toArray(CompletableFuture[]::new);
       try {
@@ -301,10 +312,13 @@ public final class EtcdLeaderElector implements LeaderElector {
           r -> new Input.PollResult(p.op(), first(r), r.getHeader().getRevision()),
           e -> new Input.PollFailed(p.op(), describe(e)));
     } else if (c instanceof Command.GrantLease g) {
-      call(
-          client.getLeaseClient().grant(g.ttlSeconds()),
-          r -> new Input.LeaseGranted(g.op(), r.getID(), r.getTTL()),
-          e -> new Input.GrantFailed(g.op(), describe(e)));
+      CompletableFuture<?> delivered =
+          call(
+              client.getLeaseClient().grant(g.ttlSeconds()),
+              r -> new Input.LeaseGranted(g.op(), r.getID(), r.getTTL()),
+              e -> new Input.GrantFailed(g.op(), describe(e)));
+      grants.add(delivered);
+      delivered.whenComplete((v, e) -> grants.remove(delivered));
     } else if (c instanceof Command.Campaign k) {
       campaign(k);
     } else if (c instanceof Command.KeepAlive k) {
@@ -505,11 +519,12 @@ public final class EtcdLeaderElector implements LeaderElector {
         clock.getAsLong(), leadership);
   }
 
-  private <T> void call(
+  /** call maps a jetcd result to an input and enqueues it; the returned stage ends after that. */
+  private <T> CompletableFuture<Void> call(
       CompletableFuture<T> future, Function<T, Input> ok, Function<Throwable, Input> failed) {
-    future
+    return future
         .orTimeout(config.rpcTimeout().toMillis(), TimeUnit.MILLISECONDS)
-        .whenComplete(
+        .handle(
             (r, e) -> {
               // Runs on a jetcd/Vert.x (or timeout) thread: map the data, hand it to the loop.
               Input in;
@@ -519,6 +534,7 @@ public final class EtcdLeaderElector implements LeaderElector {
                 in = failed.apply(mapping);
               }
               submit(in);
+              return null;
             });
   }
 
