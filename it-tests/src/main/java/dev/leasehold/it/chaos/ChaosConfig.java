@@ -33,7 +33,7 @@ public record ChaosConfig(
 
   /** defaults returns the suite's settings for a seed and a number of iterations per fault. */
   public static ChaosConfig defaults(long seed, int iterationsPerFault) {
-    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, true, 1000, 500, 40, null);
+    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, true, 750, 500, 40, null);
   }
 
   /** withFaults replaces the fault list. */

@@ -154,9 +154,11 @@ final class Scenario {
     n = 2 + r.nextInt(4);
     long ttl = pick(r, List.of(1L, 2L, 2L, 3L, 5L));
     ttlGrantedSeconds = Math.max(ttl, MIN_TTL_SECONDS);
-    Duration rpcTimeout = ttl == 1
-        ? pick(r, List.of(Duration.ofMillis(300), Duration.ofMillis(500)))
-        : pick(r, List.of(Duration.ofMillis(500), Duration.ofSeconds(1)));
+    // rpcTimeout must stay under TTL/3 (ElectorConfig validates it): the largest allowed
+    // value and a smaller one, so hung renewals near the bound stay covered.
+    long thirdMillis = ttl * 1000 / 3 - 1;
+    Duration rpcTimeout = pick(r, List.of(
+        Duration.ofMillis(Math.min(500, thirdMillis)), Duration.ofMillis(Math.min(1000, thirdMillis))));
     double rho = pick(r, List.of(0.0, 0.01, 0.01, 0.05, 0.099));
     Duration margin = r.nextInt(10) < 7 ? null
         : pick(r, List.of(Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(50)));
