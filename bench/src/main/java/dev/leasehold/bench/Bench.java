@@ -3,6 +3,8 @@ package dev.leasehold.bench;
 import dev.leasehold.bench.contender.ContenderMain;
 import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.it.EtcdCluster;
+import dev.leasehold.it.chaos.ClientProxies;
+import dev.leasehold.it.chaos.TcpProxy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,6 +83,8 @@ final class Bench {
       phase("crash failover", this::crash);
       phase("partition", this::partition);
       phase("scale", this::scale);
+      r.etcdSlowApplies = EtcdLogs.count(cluster.logDir(), "took too long");
+      r.etcdSlowFsyncs = EtcdLogs.count(cluster.logDir(), "slow fdatasync");
     }
   }
 
@@ -267,15 +271,13 @@ final class Bench {
     each(o.contenders(), k -> {
       List<Results.PartitionTrial> trials = Collections.synchronizedList(new ArrayList<>());
       r.partition.put(k, trials);
-      Map<Group.Child, List<BlackholeProxy>> proxies = new LinkedHashMap<>();
+      Map<Group.Child, ClientProxies> proxies = new LinkedHashMap<>();
       try (Group g = new Group(o.logDir().resolve("partition"))) {
         String key = key("partition", k);
+        List<Integer> ports = etcd.members().stream().map(m -> m.clientPort()).toList();
         for (int i = 0; i < o.candidates(); i++) {
-          List<BlackholeProxy> ps = new ArrayList<>();
-          for (var m : etcd.members()) {
-            ps.add(new BlackholeProxy(m.clientPort()));
-          }
-          Group.Child c = launchCandidate(g, k, key, ttl, ps.stream().map(BlackholeProxy::endpoint).toList(), "p" + i);
+          ClientProxies ps = ClientProxies.start(k.name().toLowerCase() + "-p" + i, ports);
+          Group.Child c = launchCandidate(g, k, key, ttl, ps.endpoints(), "p" + i);
           proxies.put(c, ps);
         }
         for (Group.Child c : proxies.keySet()) {
@@ -289,13 +291,13 @@ final class Bench {
           Group.Child victim = leader.child();
           int mark = g.mark();
           long t0 = System.nanoTime();
-          proxies.get(victim).forEach(BlackholeProxy::blackhole);
+          proxies.get(victim).cut(TcpProxy.Mode.BLACKHOLE);
           Optional<Group.Ev> next = g.find(mark, e -> e.is("ELECTED") && e.child() != victim,
               Duration.ofMillis((long) capMs));
           long until = next.map(e -> e.nanos()).orElse(t0) + (long) (capMs * 1e6);
           Optional<Group.Ev> down = g.find(mark, e -> e.is("LOST") && e.child() == victim,
               Duration.ofNanos(Math.max(0, until - System.nanoTime())));
-          proxies.get(victim).forEach(BlackholeProxy::heal);
+          proxies.get(victim).heal();
           if (next.isEmpty()) {
             r.problems.add("partition " + k.label() + " trial " + i + ": no new leader within " + capMs + " ms");
             continue;
@@ -312,7 +314,7 @@ final class Bench {
               down.isPresent() ? String.format("%+.0f ms", downMs - electedMs) : "n/a"));
         }
       } finally {
-        proxies.values().forEach(ps -> ps.forEach(BlackholeProxy::close));
+        proxies.values().forEach(ClientProxies::close);
       }
     });
   }

@@ -141,7 +141,9 @@ public final class BenchMain implements Callable<Path> {
         crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
         idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
         scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir);
+    r.loadBefore = MachineInfo.loadAverage();
     new Bench(r.options, r).run();
+    r.loadAfter = MachineInfo.loadAverage();
     r.wallSeconds = (System.nanoTime() - t0) / 1e9;
     String stem = name != null ? name : LocalDate.now().toString();
     Path report = new Report(r, out, stem).write();

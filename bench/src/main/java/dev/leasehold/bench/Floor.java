@@ -112,7 +112,7 @@ final class Floor {
     CompletableFuture<?>[] pending = new CompletableFuture<?>[1];
     long[] arrived = new long[1];
     Object lock = new Object();
-    try (Watch.Watcher w = watcher.getWatchClient().watch(k, Watch.listener(r -> {
+    Watch.Watcher w = watcher.getWatchClient().watch(k, Watch.listener(r -> {
       long now = System.nanoTime();
       synchronized (lock) {
         if (pending[0] != null) {
@@ -120,7 +120,8 @@ final class Floor {
           pending[0].complete(null);
         }
       }
-    }))) {
+    }));
+    try {
       // Let the watch be established before the first timed put.
       Thread.sleep(200);
       for (int i = 0; i < warmup + samples; i++) {
@@ -138,6 +139,8 @@ final class Floor {
           }
         }
       }
+    } finally {
+      w.close();
     }
     out.put(WATCH, lat);
   }

@@ -27,6 +27,16 @@ record MachineInfo(String cpu, int cores, String memory, String os, String jdk, 
         version("leasehold.version"));
   }
 
+  /** loadAverage is the first three fields of /proc/loadavg (1, 5 and 15 minutes). */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return f[0] + " / " + f[1] + " / " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
   private static String procField(String file, String field) {
     try {
       for (String line : Files.readAllLines(Path.of(file))) {

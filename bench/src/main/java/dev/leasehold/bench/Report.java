@@ -84,7 +84,11 @@ final class Report {
         List.of("etcd", m.etcd() + ": 3 members on 127.0.0.1, heartbeat 100 ms, election timeout 1000 ms, "
             + "clients use the first endpoint (member 0)"),
         List.of("jetcd", m.jetcd()),
-        List.of("Leasehold", m.leasehold() + " (defaults: poll 1 s, margin TTL/10, drift 0.01)")));
+        List.of("Leasehold", m.leasehold() + " (defaults: poll 1 s, margin TTL/10, drift 0.01)"),
+        List.of("load average (1/5/15 min)", "at start " + r.loadBefore + ", at end " + r.loadAfter),
+        List.of("etcd stalls", r.etcdSlowApplies < 0 ? "unknown" : r.etcdSlowApplies + " \"apply request took too "
+            + "long\" (> 100 ms) and " + r.etcdSlowFsyncs + " \"slow fdatasync\" (> 1 s) warnings in the members' "
+            + "logs during the run")));
   }
 
   private void targets() {
@@ -408,14 +412,16 @@ final class Report {
 
   private void findings() {
     List<String> notes = new ArrayList<>();
+    String herd = r.scale.stream().filter(s -> !Double.isNaN(s.proposalsPerHandover()))
+        .map(s -> f0(s.proposalsPerHandover()) + " (" + s.mode() + ")").collect(Collectors.joining(", "));
+    if (!herd.isEmpty()) {
+      notes.add("At " + r.options.scaleCount() + " electors one handover commits " + herd + " raft proposals: "
+          + "every follower sees the delete and races for the key, so the cost grows with the number of "
+          + "followers (jetcd's queue wakes only the next waiter). The one-transaction hand-over proposed "
+          + "above removes the race for `resign()`; for a crash, followers could delay their CAS by a "
+          + "rank-dependent few milliseconds.");
+    }
     for (Results.ScaleRun s : r.scale) {
-      if (!Double.isNaN(s.proposalsPerHandover())) {
-        notes.add("At " + s.count() + " electors (" + s.mode() + ") one handover commits "
-            + f0(s.proposalsPerHandover()) + " raft proposals: every follower sees the delete and races "
-            + "for the key, so the cost grows with the number of followers (jetcd's queue wakes only the "
-            + "next waiter). The one-transaction hand-over proposed above removes the race for `resign()`; "
-            + "for a crash, followers could delay their CAS by a rank-dependent few milliseconds.");
-      }
       if (s.idle() != null && s.idle().proposalCount() > 0) {
         notes.add("At " + s.count() + " electors (" + s.mode() + "), etcd committed "
             + f1(s.idle().proposalsPerSec()) + " proposals/s while no leader changed ("
@@ -462,8 +468,8 @@ final class Report {
     md.append("- Percentiles are nearest-rank over the recorded trials: every figure is a measured sample, and "
         + "with fewer than 100 samples p99 is the maximum.\n");
     md.append("- Contenders run one at a time on the same cluster; each scenario uses a fresh key. The "
-        + "partition proxy is the bench's own `BlackholeProxy` (the it-tests chaos proxies were not "
-        + "committed yet).\n");
+        + "partition uses the it-tests chaos harness's `ClientProxies` (one `TcpProxy` per member for each "
+        + "candidate; BLACKHOLE drops every byte, heal resets the connections that lost bytes).\n");
     md.append("- Raw samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
   }
 

@@ -45,6 +45,13 @@ final class Results {
   }
 
   MachineInfo machine;
+  /** loadBefore and loadAfter are /proc/loadavg at the start and the end of the run. */
+  String loadBefore = "unknown";
+  String loadAfter = "unknown";
+  /** etcdSlowApplies counts etcd's "apply request took too long" (over 100 ms) warnings, all members. */
+  long etcdSlowApplies = -1;
+  /** etcdSlowFsyncs counts etcd's "slow fdatasync" (over 1 s) warnings, all members. */
+  long etcdSlowFsyncs = -1;
   String command;
   long startedAtMillis;
   double wallSeconds;
