@@ -89,6 +89,13 @@ public final class ChaosRunner {
     List<String> reportLines = new ArrayList<>();
     PeerProxies peers = new PeerProxies();
     StallMonitor stallMonitor = new StallMonitor(recorder);
+    // If this JVM dies before the finally below (Ctrl-C, a Failsafe timeout), still end the
+    // candidate JVMs: one frozen with SIGSTOP would otherwise stay frozen for ever. SIGKILL
+    // reaches stopped processes too. (etcd members have the launcher's own reaper.)
+    Thread reaper = new Thread(() -> ProcessHandle.current().descendants()
+        .filter(h -> h.info().commandLine().map(c -> c.contains("CandidateMain")).orElse(false))
+        .forEach(ProcessHandle::destroyForcibly), "chaos-candidate-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
     EtcdCluster cluster = null;
     ChaosContext ctx = null;
     long runStart = 0;
@@ -179,6 +186,11 @@ public final class ChaosRunner {
           + (cluster != null ? "\npeer proxies: " + peers.describe() : ""));
       throw e;
     } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(reaper);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook runs anyway.
+      }
       stallMonitor.close();
       if (ctx != null) {
         for (Slot s : ctx.slots()) {
