@@ -13,7 +13,7 @@ import java.util.List;
  * @param ttlSeconds the candidates' lease TTL
  * @param electionTimeoutMillis etcd's election timeout (heartbeat: a tenth)
  * @param preVote etcd's --pre-vote
- * @param rpcTimeoutMillis the candidates' per-call timeout
+ * @param rpcTimeoutMillis the candidates' per-call timeout; 0 leaves core's default (min(1 s, TTL/4))
  * @param pollMillis the candidates' follower poll interval
  * @param thinkMillis the workload's pause between reading the counter and writing it
  * @param wallBudget stop starting new iterations after this much time (null: no limit)

@@ -136,6 +136,16 @@ public final class ChaosContext {
     slot.incarnation++;
     String process = slot.process();
     recorder.note("starting " + process);
+    List<String> args = new ArrayList<>(List.of(
+        "--workload=counter",
+        "--counter-key=" + counterKey,
+        "--poll-millis=" + config.pollMillis(),
+        "--think-millis=" + config.thinkMillis(),
+        "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
+        "--stall-report=true"));
+    if (config.rpcTimeoutMillis() > 0) {
+      args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
+    }
     slot.candidate =
         CandidateProcess.start(
             process,
@@ -144,13 +154,7 @@ public final class ChaosContext {
             config.ttlSeconds(),
             logDir.resolve(process + ".log"),
             recorder.listener(process),
-            "--workload=counter",
-            "--counter-key=" + counterKey,
-            "--poll-millis=" + config.pollMillis(),
-            "--think-millis=" + config.thinkMillis(),
-            "--rpc-timeout-millis=" + config.rpcTimeoutMillis(),
-            "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
-            "--stall-report=true");
+            args.toArray(String[]::new));
     slot.candidate.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(60));
   }
 

@@ -64,7 +64,8 @@ public final class ChaosRunner {
       return "chaos run, seed " + config.seed() + ", " + history.faults().size() + " iterations, wall time "
           + String.format(Locale.ROOT, "%.1f s", wallNanos / 1e9) + ", TTL " + config.ttlSeconds()
           + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms, pre-vote " + config.preVote()
-          + ", candidate rpc timeout " + config.rpcTimeoutMillis() + " ms\n" + result.table();
+          + ", candidate rpc timeout " + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms"
+          : "core's default") + "\n" + result.table();
     }
   }
 
