@@ -140,6 +140,9 @@ final class Bench {
       Map<Integer, EtcdMetrics.Rates> byCount = Collections.synchronizedMap(new TreeMap<>());
       r.idle.put(k, byCount);
       for (int n : o.idleCounts()) {
+        if (!o.parallel()) {
+          awaitNoLeases("idle " + k.label() + " x" + n);
+        }
         try (Group g = new Group(o.logDir().resolve("idle"))) {
           String key = key("idle", k);
           List<String> jvm = new ArrayList<>(o.childJvm());
@@ -164,6 +167,11 @@ final class Bench {
           say(String.format("idle %s x%d: %.2f proposals/s, %.1f RPCs/s, %.1f msgs/s", k.label(), n,
               rates.proposalsPerSec(), rates.rpcsPerSec(), rates.messagesPerSec()));
           c.close(Duration.ofSeconds(15));
+        }
+        if (!o.parallel()) {
+          // close() of every candidate has returned: what is left was not revoked.
+          r.leasesLeftAfterIdle.computeIfAbsent(k, x -> Collections.synchronizedMap(new TreeMap<>()))
+              .put(n, EtcdMetrics.leases(etcd.clientEndpoints().get(0)));
         }
       }
     });
@@ -331,6 +339,7 @@ final class Bench {
 
   private void scaleRun(String mode, int n, boolean shared, boolean standby) throws Exception {
     List<String> eps = etcd.clientEndpoints();
+    awaitNoLeases("scale " + mode);
     Map<String, String> values = new LinkedHashMap<>();
     EtcdMetrics.Rates idle = null;
     double perHandover = Double.NaN;
@@ -356,6 +365,7 @@ final class Bench {
         perHandover = (s3.proposals() - s2.proposals()) / o.scaleHandovers();
       }
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
+      values.put("leases_left_after_close", Integer.toString(EtcdMetrics.leases(eps.get(0))));
       for (int i = 0; ; i++) {
         Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
         if (line.isEmpty()) {
@@ -374,6 +384,21 @@ final class Bench {
   }
 
   // ---- helpers ----
+
+  /**
+   * awaitNoLeases waits until etcd holds no lease (earlier scenarios' leases expire within their
+   * TTL), so that an idle window only sees the traffic of the candidates it measures.
+   */
+  private void awaitNoLeases(String before) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    int left;
+    while ((left = EtcdMetrics.leases(etcd.clientEndpoints().get(0))) > 0 && System.nanoTime() < end) {
+      Thread.sleep(250);
+    }
+    if (left > 0) {
+      r.problems.add(before + ": " + left + " leases of earlier scenarios still alive after 15 s");
+    }
+  }
 
   private interface PerKind {
     void run(Kind k) throws Exception;

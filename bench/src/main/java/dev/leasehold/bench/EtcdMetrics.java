@@ -89,6 +89,21 @@ final class EtcdMetrics {
     return new Sample(t, pages);
   }
 
+  /** leases is the number of leases etcd holds (LeaseLeases via the JSON gateway), or -1 if unknown. */
+  static int leases(String endpoint) {
+    try {
+      HttpRequest req = HttpRequest.newBuilder(URI.create(endpoint + "/v3/lease/leases"))
+          .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+      String body = HTTP.send(req, HttpResponse.BodyHandlers.ofString()).body();
+      return body.split("\"ID\"", -1).length - 1;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
   private static String get(String url) {
     try {
       HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).GET().build();

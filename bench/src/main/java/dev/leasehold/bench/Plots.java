@@ -28,6 +28,23 @@ final class Plots {
 
   private Plots() {}
 
+  /** colorFor keeps one colour per contender across the charts; other series take the palette's next. */
+  private static Color colorFor(String label, int i) {
+    if (label.startsWith("Leasehold,")) {
+      return new Color(0xff7f0e);
+    }
+    if (label.startsWith("Leasehold")) {
+      return label.contains("TTL 5") ? new Color(0x0b3d66) : new Color(0x1f77b4);
+    }
+    if (label.startsWith("jetcd")) {
+      return label.contains("TTL 5") ? new Color(0x145214) : new Color(0x2ca02c);
+    }
+    if (label.startsWith("polling")) {
+      return label.contains("TTL 5") ? new Color(0x4b2a66) : new Color(0x9467bd);
+    }
+    return COLORS[i % COLORS.length];
+  }
+
   /**
    * cdf writes one chart with one step curve per series (label → samples in ms) to
    * {@code file}, which gets a .png extension added.
@@ -62,7 +79,7 @@ final class Plots {
       }
       XYSeries xy = chart.addSeries(e.getKey() + " (n=" + n + ")", xs, ys);
       xy.setMarker(SeriesMarkers.NONE);
-      xy.setLineColor(COLORS[i % COLORS.length]);
+      xy.setLineColor(colorFor(e.getKey(), i));
       xy.setLineStyle(new BasicStroke(2f));
       i++;
     }

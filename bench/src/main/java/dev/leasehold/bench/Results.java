@@ -64,6 +64,8 @@ final class Results {
   final Map<Kind, List<PartitionTrial>> partition = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   EtcdMetrics.Rates idleBaseline;
   final Map<Kind, Map<Integer, EtcdMetrics.Rates>> idle = Collections.synchronizedMap(new EnumMap<>(Kind.class));
+  /** leasesLeftAfterIdle is how many leases etcd still held right after each idle group closed. */
+  final Map<Kind, Map<Integer, Integer>> leasesLeftAfterIdle = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final List<ScaleRun> scale = new ArrayList<>();
   /** problems lists trials or phases that failed, so the report can say so. */
   final List<String> problems = Collections.synchronizedList(new ArrayList<>());
