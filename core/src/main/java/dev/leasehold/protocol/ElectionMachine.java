@@ -260,7 +260,10 @@ public final class ElectionMachine {
    */
   private void maybeAcquireStandby(long now) {
     if (!config.standbyLease() || role != ElectorState.FOLLOWER || lossPending || keyAbsent
-        || leaseId != 0 || standbyGrantOp != 0 || grantOp != 0 || now < standbyRetryAt) {
+        || leaseId != 0 || standbyGrantOp != 0 || grantOp != 0 || now < standbyRetryAt
+        // After resign(), a grant of ours would compete with the successor's transaction for
+        // the same raft round trips; wait until the successor is seen (that ends the hold-off).
+        || now < holdoffUntil) {
       return;
     }
     standbyGrantOp = id();
@@ -683,6 +686,7 @@ public final class ElectionMachine {
       return;
     }
     observe(key, p.revision(), now);
+    maybeAcquireStandby(now);
   }
 
   private void onWatchDelete(Input.WatchDelete d, long now) {

@@ -175,6 +175,25 @@ class StandbyLeaseTest {
   }
 
   @Test
+  void resignedMasterTakesItsNextStandbyLeaseOnlyAfterTheSuccessorIsSeen() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 4));
+    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), 77, 3));
+    step(new Input.CampaignWon(only(Command.Campaign.class).op(), 5));
+    assertEquals(ElectorState.MASTER, m.role());
+    step(new Input.Resign());
+    long pollOp = only(Command.Poll.class).op();
+    // The read still sees the old key (the revocation is not applied yet): no grant now.
+    step(new Input.PollResult(pollOp, new KeyRecord("me", 77, 5, 5), 5));
+    assertFalse(has(Command.GrantLease.class), "no standby grant while the successor takes over");
+    now += 3 * MS;
+    step(new Input.WatchPut(watchId, OTHER_LATER, 8));
+    assertTrue(has(Command.GrantLease.class), "standby again as soon as the successor is seen");
+  }
+
+  private static final KeyRecord OTHER_LATER = new KeyRecord("other", 6, 8, 8);
+
+  @Test
   void closeRevokesTheStandbyLease() {
     followerWithStandby();
     step(new Input.Close());
