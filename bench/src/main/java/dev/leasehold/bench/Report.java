@@ -355,9 +355,8 @@ final class Report {
       if (pl != null && pj != null) {
         s.append("Leasehold also commits more around each handover: ").append(f1(pl))
             .append(" proposals per handover against jetcd's ").append(f1(pj))
-            .append(", because every follower campaigns (the loser's txn is a proposal too) and the "
-                + "resigning leader grants its next standby lease at the same moment as it revokes, so "
-                + "those proposals share the raft round trips of the critical path. ");
+            .append(": every follower campaigns (the loser's txn is a proposal too), and the resigning "
+                + "leader grants itself a new standby lease. ");
       }
       if (off != null && pathGt != null) {
         s.append("Without the standby lease (grant, then txn) it takes ").append(ms(off.p50())).append(" / ")
@@ -369,7 +368,7 @@ final class Report {
             .append(ms(f.get(Floor.TXN).p99())).append(", and the members logged ").append(r.etcdSlowApplies)
             .append(" applies slower than 100 ms during the run.");
       }
-      s.append("\n\n**Proposal** (for core; not changed here): (1) hand the key over in one transaction. "
+      s.append("\n\n**Proposal** (for core; not changed here): hand the key over in one transaction. "
           + "Followers already hold confirmed standby leases; let each advertise it under the election "
           + "key's prefix (one put bound to that lease when it joins: nothing while idle), and let "
           + "`resign()` commit `If(CreateRevision(K)==token) Then Delete(K), Put(K, successor, "
@@ -380,9 +379,8 @@ final class Report {
         s.append(" (the put → watch figure, ").append(ms(f.get(Floor.WATCH).p50())).append(" p50 here)");
       }
       s.append(", the same shape as jetcd's and without its server-side read. Its deadline is the "
-          + "standby lease's, so the deadline rule does not change. (2) Until then: after `resign()`, "
-          + "hold the resigner's new standby grant (and its poll) back until the successor is seen, "
-          + "so the only proposals on the critical path are the revoke and the winning txn.");
+          + "standby lease's, so the deadline rule does not change. It also ends the race of every "
+          + "follower for the key (see the scale figures below).");
       p(s.toString());
     }
     for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
