@@ -45,8 +45,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * the time isValid() was last true before the attempt, the time the transaction was sent, the
  * time its outcome was known, the fencing token it carried, the outcome (ERROR: unknown, the
  * write may or may not have been applied), the value written (OK/ERROR) or found (FENCED,
- * CONFLICT), and the attempt's sequence number in this process. The stored value is
+ * CONFLICT), and the attempt's sequence number in this process; just before sending it prints
+ * {@code SEND <sendNanos> <token> <seq>}. The stored value is
  * {@code "<n> <id> <token> <seq>"}, so the store's history names the attempt behind each write.
+ *
+ * <p>With {@code --require-leader=true} the counter workload's client (which the elector shares)
+ * sends etcd's {@code hasleader} metadata on every call.
  *
  * <p>With {@code --stall-report=true} it also prints {@code STALL <fromNanos> <toNanos>} whenever
  * a thread that sleeps 20 ms at a time wakes up more than 100 ms late: the process did not get
@@ -67,6 +71,11 @@ public final class CandidateMain {
     Client client = null;
     if (workload.equals("counter")) {
       io.etcd.jetcd.ClientBuilder cb = Client.builder().endpoints(endpoints.toArray(String[]::new));
+      if (Boolean.parseBoolean(opts.getOrDefault("require-leader", "false"))) {
+        // etcd's "hasleader" metadata: a member that has no leader answers at once with
+        // "etcdserver: no leader" instead of holding the call until a leader appears.
+        cb.header("hasleader", "true");
+      }
       if (Boolean.parseBoolean(opts.getOrDefault("trace-rpcs", "false"))) {
         cb.interceptor(new RpcTrace());
       }
@@ -337,6 +346,9 @@ public final class CandidateMain {
       long next = current + 1;
       String value = next + " " + id + " " + token + " " + n;
       long send = System.nanoTime();
+      // Logged before sending: if this JVM is killed with the write in flight, the checker
+      // still knows the attempt existed (its outcome unknown).
+      out.println("SEND " + send + " " + token + " " + n);
       String outcome;
       long shown = next;
       try {

@@ -14,6 +14,7 @@ import java.util.List;
  * @param electionTimeoutMillis etcd's election timeout (heartbeat: a tenth)
  * @param preVote etcd's --pre-vote
  * @param rpcTimeoutMillis the candidates' per-call timeout; 0 leaves core's default (min(1 s, TTL/4))
+ * @param requireLeader whether candidates send etcd's hasleader metadata on every call
  * @param pollMillis the candidates' follower poll interval
  * @param thinkMillis the workload's pause between reading the counter and writing it
  * @param wallBudget stop starting new iterations after this much time (null: no limit)
@@ -27,42 +28,49 @@ public record ChaosConfig(
     int electionTimeoutMillis,
     boolean preVote,
     int rpcTimeoutMillis,
+    boolean requireLeader,
     int pollMillis,
     int thinkMillis,
     Duration wallBudget) {
 
   /** defaults returns the suite's settings for a seed and a number of iterations per fault. */
   public static ChaosConfig defaults(long seed, int iterationsPerFault) {
-    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, true, 750, 500, 40, null);
+    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 3, 500, true, 750, true, 500, 40, null);
   }
 
   /** withFaults replaces the fault list. */
   public ChaosConfig withFaults(List<Fault> f) {
     return new ChaosConfig(seed, iterationsPerFault, f, candidates, ttlSeconds, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
   }
 
   /** withWallBudget stops starting iterations once this much time has passed. */
   public ChaosConfig withWallBudget(Duration budget) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, pollMillis, thinkMillis, budget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, budget);
   }
 
   /** withElectionTimeoutMillis sets etcd's election timeout. */
   public ChaosConfig withElectionTimeoutMillis(int ms) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, ms, preVote,
-        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
   }
 
   /** withPreVote sets etcd's --pre-vote. */
   public ChaosConfig withPreVote(boolean on) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, on,
-        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
+  }
+
+  /** withRequireLeader sets whether candidates send etcd's hasleader metadata. */
+  public ChaosConfig withRequireLeader(boolean on) {
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, preVote,
+        rpcTimeoutMillis, on, pollMillis, thinkMillis, wallBudget);
   }
 
   /** withTtlSeconds sets the lease TTL. */
   public ChaosConfig withTtlSeconds(int s) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, s, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
   }
 }

@@ -142,7 +142,8 @@ public final class ChaosContext {
         "--poll-millis=" + config.pollMillis(),
         "--think-millis=" + config.thinkMillis(),
         "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
-        "--stall-report=true"));
+        "--stall-report=true",
+        "--require-leader=" + config.requireLeader()));
     if (config.rpcTimeoutMillis() > 0) {
       args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
     }

@@ -65,7 +65,7 @@ public final class ChaosRunner {
           + String.format(Locale.ROOT, "%.1f s", wallNanos / 1e9) + ", TTL " + config.ttlSeconds()
           + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms, pre-vote " + config.preVote()
           + ", candidate rpc timeout " + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms"
-          : "core's default") + "\n" + result.table();
+          : "core's default") + ", hasleader metadata " + config.requireLeader() + "\n" + result.table();
     }
   }
 

@@ -33,6 +33,8 @@ public final class HistoryRecorder {
   private final List<Freeze> freezes = new ArrayList<>();
   private final List<Freeze> stalls = new ArrayList<>();
   private final Map<String, Long> lastLine = new LinkedHashMap<>();
+  // Attempts announced by SEND whose WRITE line has not come (yet): key process#seq.
+  private final Map<String, Attempt> sent = new LinkedHashMap<>();
 
   private record Open(long token, long start) {}
 
@@ -60,10 +62,15 @@ public final class HistoryRecorder {
             intervals.add(new Interval(process, o.token(), o.start(), t, cause));
           }
         }
+      } else if (f[0].equals("SEND") && f.length >= 4) {
+        long send = Long.parseLong(f[1]);
+        sent.put(process + "#" + f[3], new Attempt(process, Long.parseLong(f[3]), Long.parseLong(f[2]), send, send,
+            Long.MAX_VALUE, Outcome.ERROR, -1));
       } else if (f[0].equals("STALL") && f.length >= 3) {
         stalls.add(new Freeze(process, Long.parseLong(f[1]), Long.parseLong(f[2])));
       } else if (f[0].equals("WRITE") && f.length >= 8) {
         notifyAll();
+        sent.remove(process + "#" + f[7]);
         attempts.add(new Attempt(process, Long.parseLong(f[7]), Long.parseLong(f[4]), Long.parseLong(f[1]),
             Long.parseLong(f[2]), Long.parseLong(f[3]), Outcome.valueOf(f[5]), Long.parseLong(f[6])));
       }
@@ -153,9 +160,14 @@ public final class HistoryRecorder {
     return all;
   }
 
-  /** attempts returns the write attempts so far. */
+  /**
+   * attempts returns the write attempts so far, including those sent but never answered (the
+   * writer was killed with the write in flight): their outcome is unknown, ERROR.
+   */
   public synchronized List<Attempt> attempts() {
-    return new ArrayList<>(attempts);
+    List<Attempt> all = new ArrayList<>(attempts);
+    all.addAll(sent.values());
+    return all;
   }
 
   /** faults returns the fault windows so far. */

@@ -33,6 +33,10 @@ class ChaosIT {
     if (preVote != null) {
       config = config.withPreVote(Boolean.parseBoolean(preVote));
     }
+    String requireLeader = System.getProperty("chaos.requireLeader");
+    if (requireLeader != null) {
+      config = config.withRequireLeader(Boolean.parseBoolean(requireLeader));
+    }
     Integer ttl = Integer.getInteger("chaos.ttlSeconds");
     if (ttl != null) {
       config = config.withTtlSeconds(ttl);
