@@ -22,7 +22,9 @@ class BenchSmokeIT {
   private static final List<String> CONTENDERS = List.of("Leasehold", "jetcd Election", "polling \\(seed\\)");
 
   @Test
-  @Timeout(value = 60)
+  // A hang guard, not a speed assertion: the smoke run takes about 35 s on a quiet 2-core
+  // machine and is sized for under 60 s, but a loaded machine must not turn it red.
+  @Timeout(value = 300)
   void everyContenderProducesNumbersAndTheReportIsWritten(@TempDir Path out) throws Exception {
     long t0 = System.nanoTime();
     Path report = BenchMain.run(
