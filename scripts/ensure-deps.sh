@@ -18,6 +18,10 @@ need mvn maven
 if [ -z "${ETCD_BIN:-}" ]; then
   need etcd etcd-server
 fi
+# The benchmark (and its smoke test) draws PNG plots, which needs one font.
+if [ ! -d /usr/share/fonts/truetype/dejavu ]; then
+  missing_pkgs+=(fonts-dejavu-core)
+fi
 
 if [ ${#missing_pkgs[@]} -gt 0 ]; then
   # de-duplicate
