@@ -597,10 +597,6 @@ public final class ElectionMachine {
   private void keyGone(long now) {
     moveTo(ElectorState.FOLLOWER);
     lossPending = true;
-    cancelTimer(TimerKind.RENEW);
-    cancelTimer(TimerKind.DEADLINE);
-    keepAliveOp = 0;
-    confirmOp = 0;
     probeLeaseId = leaseId;
     abandonedLeaseId = leaseId;
     dropLease();
