@@ -24,6 +24,11 @@ public final class ElectorConfig {
   private final Duration resignHoldoff;
   private final boolean standbyLease;
 
+  /** etcd's largest lease TTL (MaxLeaseTTL, 9,000,000,000 s). */
+  static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
+
+  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
+
   private ElectorConfig(Builder b) {
     this.electionKey = b.electionKey;
     this.candidateId = b.candidateId != null ? b.candidateId : defaultCandidateId();
@@ -117,6 +122,9 @@ public final class ElectorConfig {
   static String human(Duration d) {
     if (d == null) {
       return "null";
+    }
+    if (d.abs().compareTo(Duration.ofDays(1_000_000)) > 0) {
+      return d.getSeconds() + "s";
     }
     long ms = d.toMillis();
     if (d.isNegative() || ms < 1000) {
@@ -253,6 +261,11 @@ public final class ElectorConfig {
       if (leaseTtl.compareTo(Duration.ofSeconds(1)) < 0) {
         throw new IllegalArgumentException("leaseTtl must be >= 1s, but was " + human(leaseTtl));
       }
+      if (leaseTtl.compareTo(MAX_LEASE_TTL) > 0) {
+        throw new IllegalArgumentException(
+            "leaseTtl must be <= " + MAX_LEASE_TTL.getSeconds() + "s (etcd's largest TTL), but was "
+                + human(leaseTtl));
+      }
       if (leaseTtl.toNanos() % 1_000_000_000L != 0) {
         throw new IllegalArgumentException(
             "leaseTtl must be a whole number of seconds (etcd grants seconds), but was "
@@ -267,6 +280,7 @@ public final class ElectorConfig {
         throw new IllegalArgumentException(
             "safetyMargin must be >= 0, but was " + human(margin));
       }
+      requireNanos("safetyMargin", margin);
       // The deadline window must hold at least two renewals (one every TTL/3), or a single
       // slow round trip would cost leadership.
       long ttlNanos = leaseTtl.toNanos();
@@ -281,6 +295,7 @@ public final class ElectorConfig {
                 + ", but was " + human(margin));
       }
       requirePositive("pollInterval", pollInterval);
+      requireNanos("pollInterval", pollInterval);
       if (pollInterval.compareTo(Duration.ofMillis(10)) < 0) {
         throw new IllegalArgumentException(
             "pollInterval must be >= 10ms, but was " + human(pollInterval));
@@ -294,6 +309,7 @@ public final class ElectorConfig {
       }
       requirePositive("retryBackoffInitial", retryBackoffInitial);
       requirePositive("retryBackoffMax", retryBackoffMax);
+      requireNanos("retryBackoffMax", retryBackoffMax);
       if (retryBackoffMax.compareTo(retryBackoffInitial) < 0) {
         throw new IllegalArgumentException(
             "retryBackoffMax must be >= retryBackoffInitial (" + human(retryBackoffInitial)
@@ -303,13 +319,26 @@ public final class ElectorConfig {
         throw new IllegalArgumentException(
             "resignHoldoff must be >= 0, but was " + human(resignHoldoff));
       }
+      if (resignHoldoff != null) {
+        requireNanos("resignHoldoff", resignHoldoff);
+      }
       return new ElectorConfig(this);
     }
 
     private static void requirePositive(String field, Duration d) {
-      Objects.requireNonNull(d, field);
+      if (d == null) {
+        throw new IllegalArgumentException(field + " must be set, but was null");
+      }
       if (d.isNegative() || d.isZero()) {
         throw new IllegalArgumentException(field + " must be > 0, but was " + human(d));
+      }
+    }
+
+    /** requireNanos rejects durations the monotonic clock's nanoseconds cannot hold. */
+    private static void requireNanos(String field, Duration d) {
+      if (d.compareTo(MAX_NANOS) > 0) {
+        throw new IllegalArgumentException(
+            field + " must be <= " + MAX_NANOS.toDays() + " days, but was " + human(d));
       }
     }
 

@@ -43,20 +43,25 @@ public interface LeaderElector extends AutoCloseable {
 
   /**
    * onLeadershipChanged subscribes a listener, first telling it the current state (cause
-   * SUBSCRIBED), on the elector's dispatcher thread.
+   * SUBSCRIBED), on the elector's dispatcher thread. On an elector already closed, that first
+   * (and last) event, STOPPED, runs on the calling thread.
    */
   Subscription onLeadershipChanged(LeadershipListener listener);
 
   /**
    * onLeadershipChanged subscribes a listener whose events run on the given executor, one at
-   * a time and in order even if the executor has many threads.
+   * a time and in order even if the executor has many threads. Events reach the executor
+   * through the dispatcher thread, so a same-thread executor ({@code Runnable::run}) runs the
+   * listener on the dispatcher, never on the elector's event loop.
    */
   Subscription onLeadershipChanged(LeadershipListener listener, Executor executor);
 
   /**
-   * close steps down if leading, revokes this instance's lease (its key goes with it), stops
-   * the elector and waits, bounded by the configured RPC timeout, for the revocation; it is
-   * idempotent and never throws.
+   * close steps down if leading, revokes this instance's lease (its key goes with it) and
+   * stops the elector. It waits for etcd at most about 5 × the RPC timeout (the close step,
+   * a lease grant still in flight, the revocations), then up to 5 s each for its threads to
+   * stop. It is idempotent and never throws; a second call returns once the first is done
+   * (at once when made from a listener on the dispatcher thread).
    */
   @Override
   void close();

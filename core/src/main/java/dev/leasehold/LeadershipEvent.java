@@ -9,9 +9,12 @@ import java.util.OptionalLong;
  * LeadershipEvent is one change an elector reports: a transition of its role, a new leader
  * seen by a follower, or a change in its reach to the store.
  *
- * <p>Per listener, every event with {@code to == MASTER} is followed by exactly one event
- * with {@code from == MASTER} (a loss cause, or {@link Cause#CLOSED}) before the next one
- * with {@code to == MASTER}. Immutable and thread-safe.
+ * <p>Per listener, every {@link Cause#ELECTED} event (and a {@link Cause#SUBSCRIBED} event
+ * with {@code to == MASTER}) is followed by exactly one event that leaves MASTER
+ * ({@code from == MASTER} and {@code to != MASTER}: a loss cause, {@link Cause#RESIGNED} or
+ * {@link Cause#CLOSED}) before the next ELECTED; while MASTER, only
+ * {@link Cause#ETCD_UNAVAILABLE} and {@link Cause#ETCD_RECOVERED} come in between, from and to
+ * MASTER. Immutable and thread-safe.
  *
  * @param from the role before the change
  * @param to the role after the change (equal to {@code from} for causes that do not move it)

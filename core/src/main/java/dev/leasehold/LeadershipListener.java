@@ -10,6 +10,11 @@ package dev.leasehold;
  * {@link Leadership#isValid()} before each leader-only action, and guard writes with the
  * fencing token. An exception thrown by a listener is logged and does not affect other
  * listeners or later events.
+ *
+ * <p>Thread safety: one subscription never runs its listener concurrently with itself, so a
+ * listener used by one subscription needs no synchronization of its own; the same listener
+ * object subscribed twice, or to two electors, can run on two threads at once and must then
+ * be thread-safe.
  */
 @FunctionalInterface
 public interface LeadershipListener {

@@ -61,4 +61,30 @@ class ElectorConfigTest {
             .startsWith("retryBackoffMax must be >= retryBackoffInitial"));
     assertTrue(error(valid().candidateId(" ")).startsWith("candidateId must be non-blank"));
   }
+
+  @Test
+  void missingDurationsAreRejectedNamingTheField() {
+    assertEquals("leaseTtl must be set, but was null", error(valid().leaseTtl(null)));
+    assertEquals("pollInterval must be set, but was null", error(valid().pollInterval(null)));
+    assertEquals(
+        "retryBackoffInitial must be set, but was null",
+        error(valid().retryBackoff(null, Duration.ofSeconds(1))));
+  }
+
+  @Test
+  void durationsTooLargeForTheStoreOrTheClockAreRejectedNamingTheField() {
+    assertEquals(
+        "leaseTtl must be <= 9000000000s (etcd's largest TTL), but was 9000000001s",
+        error(valid().leaseTtl(Duration.ofSeconds(9_000_000_001L))));
+    assertEquals(
+        "pollInterval must be <= 106751 days, but was " + Long.MAX_VALUE + "s",
+        error(valid().pollInterval(Duration.ofSeconds(Long.MAX_VALUE))));
+    assertEquals(
+        "resignHoldoff must be <= 106751 days, but was 9223372800s",
+        error(valid().resignHoldoff(Duration.ofDays(106_752))));
+    // etcd's largest TTL itself is accepted.
+    assertEquals(
+        Duration.ofSeconds(9_000_000_000L),
+        valid().leaseTtl(Duration.ofSeconds(9_000_000_000L)).build().leaseTtl());
+  }
 }

@@ -90,7 +90,7 @@ public final class EtcdLeaderElector implements LeaderElector {
   private final ElectionMachine machine;
   private final ScheduledThreadPoolExecutor loop;
   private final ExecutorService dispatcher;
-  private final ListenerBus bus = new ListenerBus();
+  private final ListenerBus bus;
   private final Map<TimerKind, ScheduledFuture<?>> timers = new EnumMap<>(TimerKind.class);
   private final Set<CompletableFuture<Void>> revokes = ConcurrentHashMap.newKeySet();
   // Grants in flight: close() waits for them, so a lease granted after close is revoked.
@@ -99,6 +99,8 @@ public final class EtcdLeaderElector implements LeaderElector {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final CountDownLatch closed = new CountDownLatch(1);
+  private volatile Thread dispatcherThread;
+  private final Set<PendingSubscription> pendingSubscriptions = ConcurrentHashMap.newKeySet();
 
   // Written on the loop only, read anywhere.
   private volatile Snapshot snapshot = new Snapshot(ElectorState.FOLLOWER, null, null);
@@ -128,7 +130,13 @@ public final class EtcdLeaderElector implements LeaderElector {
     this.name = config.candidateId() + "@" + config.electionKey();
     this.loop = new ScheduledThreadPoolExecutor(1, daemon("leasehold-loop-" + n));
     this.loop.setRemoveOnCancelPolicy(true);
-    this.dispatcher = Executors.newSingleThreadExecutor(daemon("leasehold-events-" + n));
+    ThreadFactory events = daemon("leasehold-events-" + n);
+    this.dispatcher = Executors.newSingleThreadExecutor(r -> {
+      Thread t = events.newThread(r);
+      dispatcherThread = t;
+      return t;
+    });
+    this.bus = new ListenerBus(dispatcher);
   }
 
   /** builder starts configuring an elector. */
@@ -187,9 +195,14 @@ public final class EtcdLeaderElector implements LeaderElector {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
     ListenerBus.Sub sub = bus.newSubscription(listener, executor);
+    PendingSubscription pending = new PendingSubscription(sub);
+    pendingSubscriptions.add(pending);
     try {
-      loop.execute(() -> bus.add(sub, snapshotEvent()));
+      loop.execute(pending);
     } catch (RejectedExecutionException closedAlready) {
+      if (!pending.claim()) {
+        return sub; // close() delivered its first event
+      }
       // The loop is gone, so the state can no longer change: tell the listener it is STOPPED
       // on the calling thread, the only thread left that is not ours.
       try {
@@ -204,7 +217,16 @@ public final class EtcdLeaderElector implements LeaderElector {
   @Override
   public void close() {
     if (!closing.compareAndSet(false, true)) {
-      awaitQuietly(closed, config.rpcTimeout().multipliedBy(3));
+      // Another call is closing: return when it is done, so that no caller sees close()
+      // return before the lease is revoked. A listener calling close() on the dispatcher
+      // cannot wait for a close that waits for the dispatcher; it returns at once.
+      if (Thread.currentThread() != dispatcherThread) {
+        try {
+          closed.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       return;
     }
     try {
@@ -244,12 +266,16 @@ public final class EtcdLeaderElector implements LeaderElector {
       }
       loop.shutdownNow();
       awaitTermination(loop);
+      // A subscription whose first event was queued on the loop when it shut down still gets it.
+      for (PendingSubscription p : pendingSubscriptions) {
+        p.run();
+      }
       Watch.Watcher w = watcher;
       if (w != null) {
         w.close();
       }
       dispatcher.shutdown();
-      if (!Thread.currentThread().getName().startsWith("leasehold-events-")) {
+      if (Thread.currentThread() != dispatcherThread) {
         awaitTermination(dispatcher);
       }
       if (ownsClient) {
@@ -494,7 +520,11 @@ public final class EtcdLeaderElector implements LeaderElector {
       TermHandle ended = term;
       ended.end();
       term = null;
-      dispatcher.execute(() -> ended.completeLost(event));
+      try {
+        dispatcher.execute(() -> ended.completeLost(event));
+      } catch (RejectedExecutionException closedAlready) {
+        log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
+      }
     }
     bus.publish(event);
   }
@@ -591,11 +621,31 @@ public final class EtcdLeaderElector implements LeaderElector {
     }
   }
 
-  private static void awaitQuietly(CountDownLatch latch, Duration timeout) {
-    try {
-      latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+  /**
+   * PendingSubscription delivers a new subscription's first event (the current state) exactly
+   * once: on the loop, or, if close() shut the loop down first, from close().
+   */
+  private final class PendingSubscription implements Runnable {
+    private final ListenerBus.Sub sub;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    PendingSubscription(ListenerBus.Sub sub) {
+      this.sub = sub;
+    }
+
+    boolean claim() {
+      if (claimed.compareAndSet(false, true)) {
+        pendingSubscriptions.remove(this);
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public void run() {
+      if (claim()) {
+        bus.add(sub, snapshotEvent());
+      }
     }
   }
 

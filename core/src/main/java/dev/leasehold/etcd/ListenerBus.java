@@ -18,12 +18,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread safety: {@link #publish} and {@link #add} are called only from the elector's
  * event loop, so a new subscription's first event (its snapshot) and later events cannot
- * interleave; delivery runs on the subscriptions' executors, never on the caller.
+ * interleave. Delivery never runs on the caller: a subscription's executor is always reached
+ * through the dispatcher thread, so even a same-thread executor ({@code Runnable::run}) runs
+ * its listener on the dispatcher, not on the event loop.
  */
 final class ListenerBus {
   private static final Logger log = LoggerFactory.getLogger(ListenerBus.class);
 
   private final CopyOnWriteArrayList<Sub> subs = new CopyOnWriteArrayList<>();
+  private final Executor dispatcher;
+
+  ListenerBus(Executor dispatcher) {
+    this.dispatcher = dispatcher;
+  }
 
   Sub newSubscription(LeadershipListener listener, Executor executor) {
     return new Sub(listener, executor);
@@ -67,13 +74,31 @@ final class ListenerBus {
     private void schedule() {
       if (scheduled.compareAndSet(false, true)) {
         try {
-          executor.execute(this::drain);
+          if (executor == dispatcher) {
+            dispatcher.execute(this::drain);
+          } else {
+            // Hop through the dispatcher: the caller is the event loop, and the user's
+            // executor may run tasks on the calling thread.
+            dispatcher.execute(this::handOver);
+          }
         } catch (RejectedExecutionException rejected) {
-          scheduled.set(false);
-          log.warn("listener executor rejected event delivery; {} event(s) dropped", queue.size());
-          queue.clear();
+          dropped();
         }
       }
+    }
+
+    private void handOver() {
+      try {
+        executor.execute(this::drain);
+      } catch (RejectedExecutionException rejected) {
+        dropped();
+      }
+    }
+
+    private void dropped() {
+      scheduled.set(false);
+      log.warn("listener executor rejected event delivery; {} event(s) dropped", queue.size());
+      queue.clear();
     }
 
     private void drain() {

@@ -34,7 +34,7 @@ public sealed interface Command {
 
   /**
    * Revoke revokes the lease, retrying until etcd confirms or says it is gone, for at most
-   * the lease's TTL (after which it has expired anyway).
+   * twice the lease's TTL (after which it has expired anyway), and not once close() began.
    */
   record Revoke(long leaseId) implements Command {}
 

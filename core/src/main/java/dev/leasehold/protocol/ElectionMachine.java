@@ -298,9 +298,7 @@ public final class ElectionMachine {
       // A CAS of ours that we saw lose was applied after all (a retried copy reaching etcd
       // once the key was free): the key is bound to the standby lease we renew as a follower,
       // and would stay so. Revoking the lease deletes the key.
-      out.add(new Command.Revoke(leaseId));
-      abandonedLeaseId = leaseId;
-      dropLease();
+      abandonLease();
     }
     keyAbsent = key == null;
     LeaderInfo seen = key == null || key.leaseId() == abandonedLeaseId ? null : info(key);
@@ -330,8 +328,7 @@ public final class ElectionMachine {
         out.add(new Command.Campaign(campaignOp, leaseId));
         return;
       }
-      out.add(new Command.Revoke(leaseId));
-      dropLease();
+      abandonLease();
     }
     if (standbyGrantOp != 0) {
       // A standby grant is already on its way: campaign with it when it arrives.
@@ -407,9 +404,10 @@ public final class ElectionMachine {
       // Too slow to be useful (or the lease is gone): holding the key now would mean leading
       // past the deadline. Revoking removes the key.
       if (leaseId != 0) {
-        out.add(new Command.Revoke(leaseId));
+        abandonLease();
+      } else {
+        dropLease();
       }
-      dropLease();
       moveTo(ElectorState.FOLLOWER);
       poll();
       return;
@@ -442,8 +440,7 @@ public final class ElectionMachine {
     }
     moveTo(ElectorState.FOLLOWER);
     if (!config.standbyLease() || now >= deadline) {
-      out.add(new Command.Revoke(leaseId));
-      dropLease();
+      abandonLease();
     }
     observe(holder, l.revision(), now);
     if (keyAbsent) {
@@ -461,8 +458,7 @@ public final class ElectionMachine {
     failed(now);
     // The transaction may have been applied; revoking the lease removes the key with it, so
     // no key is left bound to a lease nobody renews.
-    out.add(new Command.Revoke(leaseId));
-    dropLease();
+    abandonLease();
     moveTo(ElectorState.FOLLOWER);
     setTimer(TimerKind.POLL, now + backoff(failures));
   }
@@ -647,6 +643,17 @@ public final class ElectionMachine {
     poll();
   }
 
+  /**
+   * abandonLease revokes the held lease and forgets it. Until the revocation is applied a read
+   * may still show the key bound to it (a CAS of ours applied after all); such a key is no
+   * leader to report, just one about to be deleted.
+   */
+  private void abandonLease() {
+    out.add(new Command.Revoke(leaseId));
+    abandonedLeaseId = leaseId;
+    dropLease();
+  }
+
   /** dropLease forgets the held lease (the caller revokes it if needed) and its timers. */
   private void dropLease() {
     leaseId = 0;
@@ -738,8 +745,7 @@ public final class ElectionMachine {
           loseLeadership(Cause.LEASE_EXPIRED_LOCALLY, null, now);
         } else if (role == ElectorState.FOLLOWER && leaseId != 0) {
           // A standby lease we can no longer vouch for: let it go, take a fresh one later.
-          out.add(new Command.Revoke(leaseId));
-          dropLease();
+          abandonLease();
         }
         // A CANDIDATE's transaction result checks the deadline itself.
       }
@@ -776,7 +782,9 @@ public final class ElectionMachine {
 
   private void succeeded(long now) {
     failures = 0;
-    if (unavailable) {
+    // While a MASTER's loss is pending its listeners still think it leads: an event from
+    // FOLLOWER must not come before the loss. The next success or failure after it reports.
+    if (unavailable && !lossPending) {
       unavailable = false;
       publish(role, role, Cause.ETCD_RECOVERED, leader, now);
     }
@@ -784,7 +792,7 @@ public final class ElectionMachine {
 
   private void failed(long now) {
     failures++;
-    if (!unavailable) {
+    if (!unavailable && !lossPending) {
       unavailable = true;
       publish(role, role, Cause.ETCD_UNAVAILABLE, leader, now);
     }

@@ -17,17 +17,31 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class ListenerBusTest {
+  private static final ExecutorService HOP = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "test-dispatcher");
+    t.setDaemon(true);
+    return t;
+  });
+
   private static LeadershipEvent event(long n) {
     return new LeadershipEvent(
         ElectorState.FOLLOWER, ElectorState.FOLLOWER, Cause.LEADER_CHANGED, Optional.empty(),
         Instant.now(), n, Optional.empty());
   }
 
+  /** flush waits until deliveries queued so far went through the dispatcher and the executor. */
+  private static void flush(ExecutorService executor) throws Exception {
+    for (int i = 0; i < 3; i++) {
+      HOP.submit(() -> { }).get(5, TimeUnit.SECONDS);
+      executor.submit(() -> { }).get(5, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void eventsArriveInOrderEvenOnAManyThreadedExecutor() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
-      ListenerBus bus = new ListenerBus();
+      ListenerBus bus = new ListenerBus(HOP);
       List<Long> seen = new CopyOnWriteArrayList<>();
       CountDownLatch done = new CountDownLatch(1);
       bus.add(bus.newSubscription(e -> {
@@ -52,7 +66,7 @@ class ListenerBusTest {
   void aThrowingListenerDoesNotStopItsLaterEventsOrOthers() throws Exception {
     ExecutorService one = Executors.newSingleThreadExecutor();
     try {
-      ListenerBus bus = new ListenerBus();
+      ListenerBus bus = new ListenerBus(HOP);
       List<Long> good = new CopyOnWriteArrayList<>();
       List<Long> bad = new CopyOnWriteArrayList<>();
       bus.add(bus.newSubscription(e -> {
@@ -62,8 +76,7 @@ class ListenerBusTest {
       bus.add(bus.newSubscription(e -> good.add(e.nanoTime()), one), event(0));
       bus.publish(event(1));
       bus.publish(event(2));
-      one.submit(() -> { }).get(5, TimeUnit.SECONDS);
-      one.submit(() -> { }).get(5, TimeUnit.SECONDS);
+      flush(one);
       assertEquals(List.of(0L, 1L, 2L), good);
       assertEquals(List.of(0L, 1L, 2L), bad);
     } finally {
@@ -72,18 +85,32 @@ class ListenerBusTest {
   }
 
   @Test
+  void aSameThreadExecutorStillNeverRunsTheListenerOnThePublishingThread() throws Exception {
+    ListenerBus bus = new ListenerBus(HOP);
+    List<String> threads = new CopyOnWriteArrayList<>();
+    CountDownLatch done = new CountDownLatch(2);
+    bus.add(bus.newSubscription(e -> {
+      threads.add(Thread.currentThread().getName());
+      done.countDown();
+    }, Runnable::run), event(0));
+    bus.publish(event(1));
+    assertTrue(done.await(5, TimeUnit.SECONDS));
+    assertEquals(List.of("test-dispatcher", "test-dispatcher"), threads);
+  }
+
+  @Test
   void closedSubscriptionGetsNoMoreEvents() throws Exception {
     ExecutorService one = Executors.newSingleThreadExecutor();
     try {
-      ListenerBus bus = new ListenerBus();
+      ListenerBus bus = new ListenerBus(HOP);
       List<Long> seen = new CopyOnWriteArrayList<>();
       ListenerBus.Sub sub = bus.newSubscription(e -> seen.add(e.nanoTime()), one);
       bus.add(sub, event(0));
-      one.submit(() -> { }).get(5, TimeUnit.SECONDS);
+      flush(one);
       sub.close();
       sub.close();
       bus.publish(event(1));
-      one.submit(() -> { }).get(5, TimeUnit.SECONDS);
+      flush(one);
       assertEquals(List.of(0L), seen);
     } finally {
       one.shutdownNow();

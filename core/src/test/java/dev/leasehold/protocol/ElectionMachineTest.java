@@ -422,6 +422,58 @@ class ElectionMachineTest {
     assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "reported itself as someone else: " + last);
   }
 
+  @Test
+  void aCampaignWithUnknownOutcomeThatWasAppliedIsNotReportedAsAnotherLeader() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
+    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+    step(new Input.CampaignFailed(only(Command.Campaign.class).op(), "timed out"));
+    Command.SetTimer poll = timer(TimerKind.POLL);
+    now = poll.atNanos();
+    step(new Input.TimerFired(TimerKind.POLL, poll.seq()));
+    // The transaction was applied after all, and the revocation not yet: K is bound to the
+    // lease we just gave up. That is nobody's term, least of all a leader named "me".
+    step(new Input.PollResult(only(Command.Poll.class).op(), new KeyRecord("me", LEASE, 11, 11), 11));
+    assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "published " + last);
+    assertEquals(null, m.leader());
+    assertEquals(ElectorState.FOLLOWER, m.role());
+  }
+
+  @Test
+  void aCampaignCommittedTooLateIsNotReportedAsAnotherLeader() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
+    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+    long campaignOp = only(Command.Campaign.class).op();
+    now += WINDOW; // the reply comes after the lease's local deadline
+    step(new Input.CampaignWon(campaignOp, 11));
+    assertEquals(LEASE, only(Command.Revoke.class).leaseId());
+    step(new Input.PollResult(only(Command.Poll.class).op(), new KeyRecord("me", LEASE, 11, 11), 11));
+    assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "published " + last);
+    assertEquals(null, m.leader());
+  }
+
+  @Test
+  void noFollowerEventComesBeforeThePendingLossOfATerm() {
+    elect(11);
+    long watchId = watchIdAfterElection();
+    step(new Input.WatchDelete(watchId, 20));
+    long probeOp = only(Command.ProbeLease.class).op();
+    // While the loss waits for its cause, the watch fails and the re-read fails too: the
+    // listeners still think this instance leads, so no FOLLOWER -> FOLLOWER event may come first.
+    step(new Input.WatchFailed(watchId, false, "stream reset"));
+    Command.SetTimer rewatch = timer(TimerKind.REWATCH);
+    now = rewatch.atNanos();
+    step(new Input.TimerFired(TimerKind.REWATCH, rewatch.seq()));
+    step(new Input.PollFailed(only(Command.Poll.class).op(), "refused"));
+    assertTrue(published().isEmpty(), () -> "published " + last);
+    step(new Input.LeaseProbed(probeOp, true, true));
+    assertEquals(List.of(Cause.KEY_DELETED), published());
+    // The outage is reported after the loss, by the next failure.
+    step(new Input.PollFailed(only(Command.Poll.class).op(), "refused"));
+    assertEquals(List.of(Cause.ETCD_UNAVAILABLE), published());
+  }
+
   private long watchIdAfterElection() {
     // The first poll (revision 10) opened the watch from revision 11.
     ElectionMachine probe = new ElectionMachine(CONFIG, new SplittableRandom(1));

@@ -1,12 +1,17 @@
 package dev.leasehold.it;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +22,36 @@ class SingleMemberElectionIT extends ElectionScenarios {
   @Override
   EtcdCluster cluster() {
     return ETCD.cluster();
+  }
+
+  @Test
+  void aSameThreadListenerRunsOffTheEventLoopAndCanCloseItsElectorOnElected() throws Exception {
+    EtcdLeaderElector e = EtcdLeaderElector.builder()
+        .endpoints(cluster().clientEndpoints().toArray(String[]::new))
+        .electionKey(candidates.key)
+        .candidateId("closes-on-elected")
+        .leaseTtl(TTL)
+        .build();
+    List<String> threads = new CopyOnWriteArrayList<>();
+    List<Cause> causes = new CopyOnWriteArrayList<>();
+    e.onLeadershipChanged(event -> {
+      threads.add(Thread.currentThread().getName());
+      causes.add(event.cause());
+      if (event.cause() == Cause.ELECTED) {
+        e.close();
+      }
+    }, Runnable::run);
+    try {
+      e.start();
+      await().atMost(WAIT).until(() -> causes.contains(Cause.CLOSED));
+      assertEquals(List.of(Cause.SUBSCRIBED, Cause.ELECTED, Cause.CLOSED), causes);
+      assertTrue(threads.stream().allMatch(t -> t.startsWith("leasehold-events-")), threads.toString());
+      assertEquals(ElectorState.STOPPED, e.state());
+      // close() revoked the lease, and the key went with it, well before the TTL.
+      assertEquals(0, outside.getKVClient().get(key()).get(5, TimeUnit.SECONDS).getCount());
+    } finally {
+      e.close();
+    }
   }
 
   @Test

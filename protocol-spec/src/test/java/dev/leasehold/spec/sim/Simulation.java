@@ -195,6 +195,9 @@ final class Simulation implements SimStore.Listener {
     final long[] timerSeq = new long[KINDS.length];
     Watcher watcher;
     int closeRevokes;
+    int grantsInFlight;
+    boolean awaitingGrants;
+    boolean grantWaitOver;
     // Checks.
     boolean inTerm;
     long electedAt;
@@ -460,25 +463,49 @@ final class Simulation implements SimStore.Listener {
       stats.inc(Stat.GRANT_REVOKED_AFTER_CLOSE);
     }
     int revokes = 0;
-    p.inCloseStep = in instanceof Input.Close && before != ElectorState.STOPPED;
+    // Revocations close() waits for: those of the close step, and those of grants that were in
+    // flight at close and reach the stopped machine.
+    p.inCloseStep = (in instanceof Input.Close && before != ElectorState.STOPPED)
+        || (in instanceof Input.LeaseGranted && before == ElectorState.STOPPED);
     for (Command c : out) {
       if (c instanceof Command.Revoke) {
         revokes++;
       }
       execute(p, c);
     }
+    if (p.inCloseStep) {
+      p.closeRevokes += revokes;
+    }
     p.inCloseStep = false;
     if (in instanceof Input.Close && before != ElectorState.STOPPED && !p.shutdown) {
-      // close() waits for the revocations it started (one attempt each: closing stops retries),
-      // at most 2 × rpcTimeout, then shuts the loop down: later inputs are dropped.
-      p.closeRevokes = revokes;
-      if (revokes == 0) {
-        shutdown(p);
+      // close() first waits for grants in flight (at most rpcTimeout + 100 ms): their replies
+      // reach the stopped machine, which revokes them.
+      if (p.grantsInFlight == 0) {
+        grantWaitOver(p);
       } else {
-        at(p.clock.trueAt(p.local() + 2 * p.rpcTimeout, now), () -> shutdown(p));
+        p.awaitingGrants = true;
+        at(p.clock.trueAt(p.local() + p.rpcTimeout + 100 * MS, now), () -> grantWaitOver(p));
       }
     }
     check();
+  }
+
+  /**
+   * grantWaitOver is close()'s second phase: wait for the revocations started so far (one attempt
+   * each: closing stops retries), at most 2 × rpcTimeout, then shut the loop down: later inputs
+   * are dropped.
+   */
+  private void grantWaitOver(Proc p) {
+    if (p.shutdown || p.grantWaitOver) {
+      return;
+    }
+    p.awaitingGrants = false;
+    p.grantWaitOver = true;
+    if (p.closeRevokes == 0) {
+      shutdown(p);
+    } else {
+      at(p.clock.trueAt(p.local() + 2 * p.rpcTimeout, now), () -> shutdown(p));
+    }
   }
 
   private void shutdown(Proc p) {
@@ -502,7 +529,14 @@ final class Simulation implements SimStore.Listener {
     if (c instanceof Command.Poll q) {
       rpc(p, mem -> servePoll(mem, q.op()), new Input.PollFailed(q.op(), "timed out"), r -> handle(p, (Input) r));
     } else if (c instanceof Command.GrantLease g) {
-      rpc(p, mem -> serveGrant(mem, p, g), new Input.GrantFailed(g.op(), "timed out"), r -> handle(p, (Input) r));
+      p.grantsInFlight++;
+      rpc(p, mem -> serveGrant(mem, p, g), new Input.GrantFailed(g.op(), "timed out"), r -> {
+        p.grantsInFlight--;
+        handle(p, (Input) r);
+        if (p.awaitingGrants && p.grantsInFlight == 0) {
+          grantWaitOver(p);
+        }
+      });
     } else if (c instanceof Command.Campaign k) {
       Rpc[] self = new Rpc[1];
       self[0] = rpc(p, mem -> serveCampaign(mem, p, k, self[0]), new Input.CampaignFailed(k.op(), "timed out"), r -> {
@@ -600,7 +634,7 @@ final class Simulation implements SimStore.Listener {
 
   private void revoke(Proc p, long lease, long giveUpLocal, int attempt, boolean atClose) {
     rpc(p, mem -> serveRevoke(mem, p, lease), Boolean.FALSE, r -> {
-      if (atClose && p.closeRevokes > 0 && --p.closeRevokes == 0) {
+      if (atClose && p.closeRevokes > 0 && --p.closeRevokes == 0 && p.grantWaitOver) {
         shutdown(p);
       }
       if (!Boolean.FALSE.equals(r)) {
