@@ -74,9 +74,13 @@ public record ChaosConfig(
         rpcTimeoutMillis, on, pollMillis, thinkMillis, wallBudget);
   }
 
-  /** withTtlSeconds sets the lease TTL. */
+  /**
+   * withTtlSeconds sets the lease TTL, lowering the rpc timeout to TTL/4 where 750 ms would not
+   * be under TTL/3 as core requires (TTL 2 s: 500 ms; TTL 3 s and more keep 750 ms).
+   */
   public ChaosConfig withTtlSeconds(int s) {
+    int rpc = rpcTimeoutMillis > 0 ? Math.min(rpcTimeoutMillis, s * 1000 / 4) : 0;
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, s, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
+        rpc, requireLeader, pollMillis, thinkMillis, wallBudget);
   }
 }
