@@ -55,6 +55,13 @@ class ElectionMachineTest {
         .orElseThrow(() -> new AssertionError("no " + kind + " timer in " + last));
   }
 
+  /** Drives a fresh machine to its first CAS: the key is absent and a lease was granted. */
+  private void campaignWithFreshLease() {
+    step(new Input.Start());
+    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
+    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+  }
+
   /** Drives a fresh machine to MASTER; returns the grant's send time. */
   private long elect(long createRevision) {
     step(new Input.Start());
@@ -195,9 +202,7 @@ class ElectionMachineTest {
 
   @Test
   void lostCompareAndSwapRevokesTheUnusedLeaseAndKnowsTheLeader() {
-    step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+    campaignWithFreshLease();
     step(new Input.CampaignLost(only(Command.Campaign.class).op(), new KeyRecord("other", 5, 12, 12), 12));
     assertEquals(ElectorState.FOLLOWER, m.role());
     assertEquals(LEASE, only(Command.Revoke.class).leaseId());
@@ -206,9 +211,7 @@ class ElectionMachineTest {
 
   @Test
   void campaignWithUnknownOutcomeRevokesTheLeaseSoNoKeyIsLeftBehind() {
-    step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+    campaignWithFreshLease();
     step(new Input.CampaignFailed(only(Command.Campaign.class).op(), "timed out"));
     assertEquals(ElectorState.FOLLOWER, m.role());
     assertEquals(LEASE, only(Command.Revoke.class).leaseId());
@@ -424,9 +427,7 @@ class ElectionMachineTest {
 
   @Test
   void aCampaignWithUnknownOutcomeThatWasAppliedIsNotReportedAsAnotherLeader() {
-    step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+    campaignWithFreshLease();
     step(new Input.CampaignFailed(only(Command.Campaign.class).op(), "timed out"));
     Command.SetTimer poll = timer(TimerKind.POLL);
     now = poll.atNanos();
@@ -441,9 +442,7 @@ class ElectionMachineTest {
 
   @Test
   void aCampaignCommittedTooLateIsNotReportedAsAnotherLeader() {
-    step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 10));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), LEASE, 3));
+    campaignWithFreshLease();
     long campaignOp = only(Command.Campaign.class).op();
     now += WINDOW; // the reply comes after the lease's local deadline
     step(new Input.CampaignWon(campaignOp, 11));
