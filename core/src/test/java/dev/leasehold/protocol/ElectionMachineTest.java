@@ -86,7 +86,7 @@ class ElectionMachineTest {
     assertEquals(11, m.fencingToken());
     assertEquals(grantSent + WINDOW, m.deadline());
     assertEquals(grantSent + WINDOW, timer(TimerKind.DEADLINE).atNanos());
-    assertEquals(grantSent + S, timer(TimerKind.RENEW).atNanos());
+    assertEquals(grantSent + S / 2, timer(TimerKind.RENEW).atNanos(), "a MASTER renews every TTL/6");
   }
 
   @Test
