@@ -237,10 +237,10 @@ public final class ElectorConfig {
 
     /**
      * standbyLease makes each follower keep a lease of its own alive (renewed and confirmed
-     * like a leader's, every TTL/3), so that taking over costs one raft proposal (the
-     * compare-and-swap) instead of two (grant, then compare-and-swap); default true. The cost
-     * is one keep-alive and one linearizable read per follower per TTL/3, neither a raft
-     * proposal; turn it off for very many followers.
+     * like a leader's, though every TTL/3 where the leader renews every TTL/6), so that taking
+     * over costs one raft proposal (the compare-and-swap) instead of two (grant, then
+     * compare-and-swap); default true. The cost is one keep-alive and one linearizable read
+     * per follower per TTL/3, neither a raft proposal; turn it off for very many followers.
      */
     public Builder standbyLease(boolean standbyLease) {
       this.standbyLease = standbyLease;

@@ -211,7 +211,8 @@ public final class ChaosRunner {
   private void runIteration(ChaosContext ctx, Fault fault, int iteration, Random random, HistoryRecorder recorder,
       long runStart, List<String> reportLines) throws Exception {
     fault.checkBefore(ctx);
-    // A random phase against the MASTER's renewal cycle (TTL/3) and etcd's heartbeats.
+    // A random phase against the renewal cycles (the MASTER's TTL/6, a standby lease's TTL/3)
+    // and etcd's heartbeats.
     Thread.sleep((long) (random.nextDouble() * ctx.ttlMillis() / 3));
     long hold = fault.hold(ctx, random).toMillis();
     recorder.note("inject " + fault.name() + " (iteration " + iteration + ")");
