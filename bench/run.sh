@@ -10,7 +10,15 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 echo "[bench] building (first run downloads dependencies from Maven Central) ..." >&2
 mvn -B -q -pl bench -am install -DskipTests
-args=$(printf ' %q' "$@")
+# exec.args is split by exec-maven-plugin, which honours double quotes but not backslashes
+# (printf %q would turn "A,B" into A\,B): quote each flag, and refuse what cannot be quoted.
+args=""
+for a in "$@"; do
+  case "$a" in
+    *\"*) echo "[bench] a flag cannot contain a double quote: $a" >&2; exit 2 ;;
+  esac
+  args+=" \"$a\""
+done
 cd bench
 exec mvn -B -q exec:exec -Dexec.executable=java \
   "-Dexec.workingdir=$(pwd)/.." \
