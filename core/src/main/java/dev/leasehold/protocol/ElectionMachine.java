@@ -467,13 +467,9 @@ public final class ElectionMachine {
 
   /**
    * renewInterval is how long after a confirmed renewal's send time the next one goes out:
-   * TTL/6 for the MASTER, TTL/3 for a standby lease. The MASTER's deadline is TTL × (1 − ρ) −
-   * margin after that send time, so when etcd stops answering (an etcd leader election), the
-   * time it has left to get one renewal confirmed is that window minus this interval. At TTL/3
-   * a TTL 4 s MASTER had 2.23 s, and the chaos suite saw one healthy MASTER in 200 isolated
-   * etcd leaders step down (a renewal timing out on the isolated member, then the failover).
-   * TTL/6 gives it 2.9 s; the price is one more keep-alive and linearizable read per TTL/6 for
-   * the one MASTER, neither a raft proposal. Followers, of which there may be many, keep TTL/3.
+   * TTL/6 for the MASTER, so that TTL × (1 − ρ) − margin − TTL/6 is left to ride out an etcd
+   * leader election; TTL/3 for a standby lease, since followers may be many. It also sets the
+   * MASTER's retry delay (see retryRenewal). PROTOCOL.md §4.4 gives the measurements behind it.
    */
   private long renewInterval() {
     long ttl = grantedTtlSeconds * NANOS_PER_SECOND;
