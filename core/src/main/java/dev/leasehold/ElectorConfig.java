@@ -29,7 +29,7 @@ public final class ElectorConfig {
 
   private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
-  private ElectorConfig(Builder b) {
+  private ElectorConfig(Settings<?> b) {
     this.electionKey = b.electionKey;
     this.candidateId = b.candidateId != null ? b.candidateId : defaultCandidateId();
     this.leaseTtl = b.leaseTtl;
@@ -150,7 +150,25 @@ public final class ElectorConfig {
    *
    * <p>Not thread-safe.
    */
-  public static final class Builder {
+  public static final class Builder extends Settings<Builder> {
+    private Builder() {}
+
+    /** build validates every field and the relations between them. */
+    public ElectorConfig build() {
+      return buildConfig();
+    }
+  }
+
+  /**
+   * Settings holds the backend-neutral setters once, for {@link Builder} and for every
+   * backend's builder (which adds its own settings); {@code B} is the concrete builder, so a
+   * chain of setters keeps its type.
+   *
+   * <p>Not thread-safe.
+   *
+   * @param <B> the concrete builder type
+   */
+  public abstract static class Settings<B extends Settings<B>> {
     private String electionKey;
     private String candidateId;
     private Duration leaseTtl = Duration.ofSeconds(5);
@@ -163,27 +181,49 @@ public final class ElectorConfig {
     private Duration resignHoldoff;
     private boolean standbyLease = true;
 
-    private Builder() {}
+    /** Settings starts with every default set except the election key. */
+    protected Settings() {}
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+      return (B) this;
+    }
+
+    /** config copies every setting of a validated config, for building from one object. */
+    public B config(ElectorConfig c) {
+      electionKey = c.electionKey;
+      candidateId = c.candidateId;
+      leaseTtl = c.leaseTtl;
+      safetyMargin = c.safetyMargin;
+      maxDriftRate = c.maxDriftRate;
+      pollInterval = c.pollInterval;
+      rpcTimeout = c.rpcTimeout;
+      retryBackoffInitial = c.retryBackoffInitial;
+      retryBackoffMax = c.retryBackoffMax;
+      resignHoldoff = c.resignHoldoff;
+      standbyLease = c.standbyLease;
+      return self();
+    }
 
     /** electionKey sets the key to hold (required, non-blank). */
-    public Builder electionKey(String electionKey) {
+    public B electionKey(String electionKey) {
       this.electionKey = electionKey;
-      return this;
+      return self();
     }
 
     /** candidateId sets this instance's label; default host-pid-random. */
-    public Builder candidateId(String candidateId) {
+    public B candidateId(String candidateId) {
       this.candidateId = candidateId;
-      return this;
+      return self();
     }
 
     /**
      * leaseTtl sets the lease TTL, a whole number of seconds, at least 1 s; default 5 s.
      * Longer TTLs ride out longer store outages but make crash failover slower.
      */
-    public Builder leaseTtl(Duration leaseTtl) {
+    public B leaseTtl(Duration leaseTtl) {
       this.leaseTtl = leaseTtl;
-      return this;
+      return self();
     }
 
     /**
@@ -191,15 +231,15 @@ public final class ElectorConfig {
      * default TTL/10. It must cover the delay between the deadline and the application
      * seeing that leadership ended.
      */
-    public Builder safetyMargin(Duration safetyMargin) {
+    public B safetyMargin(Duration safetyMargin) {
       this.safetyMargin = safetyMargin;
-      return this;
+      return self();
     }
 
     /** maxDriftRate sets the assumed bound on the local clock's rate error; default 0.01. */
-    public Builder maxDriftRate(double maxDriftRate) {
+    public B maxDriftRate(double maxDriftRate) {
       this.maxDriftRate = maxDriftRate;
-      return this;
+      return self();
     }
 
     /**
@@ -207,9 +247,9 @@ public final class ElectorConfig {
      * Shorter detects a silent watch sooner at the cost of one linearizable read per follower
      * per interval (reads are not raft proposals).
      */
-    public Builder pollInterval(Duration pollInterval) {
+    public B pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
-      return this;
+      return self();
     }
 
     /**
@@ -217,22 +257,22 @@ public final class ElectorConfig {
      * TTL/3, so that a renewal that hangs for the whole timeout still leaves time to retry
      * before the deadline.
      */
-    public Builder rpcTimeout(Duration rpcTimeout) {
+    public B rpcTimeout(Duration rpcTimeout) {
       this.rpcTimeout = rpcTimeout;
-      return this;
+      return self();
     }
 
     /** retryBackoff sets the first and the largest delay between retries; default 100 ms..1 s. */
-    public Builder retryBackoff(Duration initial, Duration max) {
+    public B retryBackoff(Duration initial, Duration max) {
       this.retryBackoffInitial = initial;
       this.retryBackoffMax = max;
-      return this;
+      return self();
     }
 
     /** resignHoldoff sets how long a resigned instance sits out; default the lease TTL. */
-    public Builder resignHoldoff(Duration resignHoldoff) {
+    public B resignHoldoff(Duration resignHoldoff) {
       this.resignHoldoff = resignHoldoff;
-      return this;
+      return self();
     }
 
     /**
@@ -242,13 +282,13 @@ public final class ElectorConfig {
      * compare-and-swap); default true. The cost is one keep-alive and one linearizable read
      * per follower per TTL/3, neither a raft proposal; turn it off for very many followers.
      */
-    public Builder standbyLease(boolean standbyLease) {
+    public B standbyLease(boolean standbyLease) {
       this.standbyLease = standbyLease;
-      return this;
+      return self();
     }
 
-    /** build validates every field and the relations between them. */
-    public ElectorConfig build() {
+    /** buildConfig validates every field and the relations between them. */
+    protected final ElectorConfig buildConfig() {
       if (electionKey == null || electionKey.isBlank()) {
         throw new IllegalArgumentException(
             "electionKey must be a non-blank string, but was " + quote(electionKey));

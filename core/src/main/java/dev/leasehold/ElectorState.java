@@ -5,10 +5,10 @@ package dev.leasehold;
  * running, closed) is a separate axis, except that a closed elector is {@link #STOPPED}.
  *
  * <pre>
- *             key absent                 CAS succeeded
+ *             key absent              campaign succeeded
  *  FOLLOWER ─────────────▶ CANDIDATE ─────────────────▶ MASTER
  *     ▲  ▲                     │                          │
- *     │  └─────────────────────┘ CAS lost / etcd error    │ deadline, key deleted or taken,
+ *     │  └─────────────────────┘ campaign lost / error    │ deadline, key deleted or taken,
  *     └───────────────────────────────────────────────────┘ lease gone, resign()
  *  any state ── close() ──▶ STOPPED (terminal)
  * </pre>

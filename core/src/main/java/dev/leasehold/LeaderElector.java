@@ -44,7 +44,8 @@ public interface LeaderElector extends AutoCloseable {
   /**
    * onLeadershipChanged subscribes a listener, first telling it the current state (cause
    * SUBSCRIBED), on the elector's dispatcher thread. On an elector already closed, that first
-   * (and last) event, STOPPED, runs on the calling thread.
+   * (and last) event, cause SUBSCRIBED with {@code from == to == STOPPED}, runs on the calling
+   * thread.
    */
   Subscription onLeadershipChanged(LeadershipListener listener);
 
@@ -57,10 +58,10 @@ public interface LeaderElector extends AutoCloseable {
   Subscription onLeadershipChanged(LeadershipListener listener, Executor executor);
 
   /**
-   * close steps down if leading, revokes this instance's lease (its key goes with it) and
-   * stops the elector. It waits for etcd at most about 5 × the RPC timeout (the close step,
-   * a lease grant still in flight, the revocations), then up to 5 s each for its threads to
-   * stop. It is idempotent and never throws; a second call returns once the first is done
+   * close steps down if leading, releases this instance's lease (on etcd its key goes with
+   * it) and stops the elector. It waits for the store at most about 3 × the RPC timeout (calls
+   * still in flight, such as a lease grant, then the releases), then up to 5 s each for its
+   * threads to stop. It is idempotent and never throws; a second call returns once the first is done
    * (at once when made from a listener on the dispatcher thread).
    */
   @Override

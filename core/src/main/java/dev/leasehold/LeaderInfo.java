@@ -11,7 +11,8 @@ import java.util.Objects;
  *
  * @param candidateId the id the leader was configured with (the key's value)
  * @param fencingToken the key's create revision; strictly increases from one term to the next
- * @param leaseId the id of the etcd lease the key is bound to
+ * @param leaseId the store's id of the lease this term rides on (etcd: the lease the key is
+ *     bound to); printed in hex, as etcdctl shows lease ids
  */
 public record LeaderInfo(String candidateId, long fencingToken, long leaseId) {
   /** LeaderInfo rejects a null candidate id and a non-positive fencing token. */
@@ -20,5 +21,12 @@ public record LeaderInfo(String candidateId, long fencingToken, long leaseId) {
     if (fencingToken <= 0) {
       throw new IllegalArgumentException("fencingToken must be > 0, but was " + fencingToken);
     }
+  }
+
+  /** toString prints the lease id in hex, like every log line and {@code Leadership}. */
+  @Override
+  public String toString() {
+    return "LeaderInfo[candidateId=" + candidateId + ", fencingToken=" + fencingToken
+        + ", leaseId=" + Long.toHexString(leaseId) + "]";
   }
 }

@@ -23,7 +23,10 @@ public interface Leadership {
   /** fencingToken is the key's create revision; it strictly increases from term to term. */
   long fencingToken();
 
-  /** leaseId is the etcd lease the key is bound to during this term. */
+  /**
+   * leaseId is the store's id of the lease this term rides on (etcd: the lease the key is
+   * bound to); {@code toString} prints it in hex, as etcdctl does.
+   */
   long leaseId();
 
   /** electedAt is the wall-clock time the term began, for reporting only. */

@@ -13,7 +13,7 @@ import java.util.OptionalLong;
  * with {@code to == MASTER}) is followed by exactly one event that leaves MASTER
  * ({@code from == MASTER} and {@code to != MASTER}: a loss cause, {@link Cause#RESIGNED} or
  * {@link Cause#CLOSED}) before the next ELECTED; while MASTER, only
- * {@link Cause#ETCD_UNAVAILABLE} and {@link Cause#ETCD_RECOVERED} come in between, from and to
+ * {@link Cause#STORE_UNAVAILABLE} and {@link Cause#STORE_RECOVERED} come in between, from and to
  * MASTER. Immutable and thread-safe.
  *
  * @param from the role before the change
@@ -44,7 +44,7 @@ public record LeadershipEvent(
     LEADER_CHANGED,
     /** LEASE_EXPIRED_LOCALLY: the MASTER's local deadline passed before a renewal was confirmed. */
     LEASE_EXPIRED_LOCALLY,
-    /** LEASE_REVOKED: etcd reported the MASTER's lease gone (revoked from outside, or expired). */
+    /** LEASE_REVOKED: the store reported the MASTER's lease gone (revoked from outside, or expired). */
     LEASE_REVOKED,
     /** KEY_DELETED: the key was deleted while the MASTER's lease was still alive. */
     KEY_DELETED,
@@ -54,15 +54,20 @@ public record LeadershipEvent(
     RESIGNED,
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
-    /** ETCD_UNAVAILABLE: etcd stopped answering; reported once per outage, not per retry. */
-    ETCD_UNAVAILABLE,
-    /** ETCD_RECOVERED: etcd answers again after an ETCD_UNAVAILABLE. */
-    ETCD_RECOVERED;
+    /** STORE_UNAVAILABLE: the store stopped answering; reported once per outage, not per retry. */
+    STORE_UNAVAILABLE,
+    /** STORE_RECOVERED: the store answers again after a STORE_UNAVAILABLE. */
+    STORE_RECOVERED;
 
-    /** isLoss is true for the causes that end a term of leadership. */
+    /**
+     * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
+     * KEY_DELETED, KEY_TAKEN, RESIGNED and CLOSED. A loss is the end of a term, whatever ended
+     * it; an event is one exactly when {@link LeadershipEvent#isLost()}, which for CLOSED
+     * means the elector was MASTER when it closed.
+     */
     public boolean isLoss() {
       return switch (this) {
-        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED -> true;
+        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, CLOSED -> true;
         default -> false;
       };
     }
@@ -76,6 +81,9 @@ public record LeadershipEvent(
     Objects.requireNonNull(leader, "leader");
     Objects.requireNonNull(time, "time");
     Objects.requireNonNull(leadership, "leadership");
+    if (from == ElectorState.MASTER && to != ElectorState.MASTER && !cause.isLoss()) {
+      throw new IllegalArgumentException("an event leaving MASTER needs a loss cause, but was " + cause);
+    }
     if (leadership.isPresent() && to != ElectorState.MASTER) {
       throw new IllegalArgumentException("leadership present on an event to " + to);
     }
@@ -97,7 +105,11 @@ public record LeadershipEvent(
         || cause == Cause.SUBSCRIBED && to == ElectorState.MASTER;
   }
 
-  /** isLost is true when this event ends this process's term of leadership. */
+  /**
+   * isLost is true when this event ends this process's term of leadership (a loss): it
+   * leaves MASTER, for one of the {@link Cause#isLoss()} causes. RESIGNED and CLOSED are
+   * losses too; a follower's CLOSED is not, as it ends no term.
+   */
   public boolean isLost() {
     return from == ElectorState.MASTER && to != ElectorState.MASTER;
   }

@@ -3,6 +3,9 @@ package dev.leasehold.protocol;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Machine;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -26,7 +29,7 @@ import java.util.random.RandomGenerator;
  *
  * <p>Not thread-safe: one thread (the driver's event loop) owns an instance.
  */
-public final class ElectionMachine {
+public final class ElectionMachine implements Machine {
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
   private final ProtocolConfig config;
@@ -76,6 +79,7 @@ public final class ElectionMachine {
   private long renewFailures;
   private long probeOp;
   private long probeLeaseId;
+  private long probeTtlSeconds;
   private boolean lossPending;
 
   // Watch.
@@ -93,11 +97,13 @@ public final class ElectionMachine {
   }
 
   /** role is the current role. */
+  @Override
   public ElectorState role() {
     return role;
   }
 
   /** leader is the leader this instance last saw (itself when MASTER), or null. */
+  @Override
   public LeaderInfo leader() {
     return leader;
   }
@@ -106,16 +112,19 @@ public final class ElectionMachine {
    * deadline is the local time (monotonic clock) until which etcd surely keeps the held lease:
    * the MASTER's deadline; for a follower, its standby lease's; Long.MIN_VALUE with no lease.
    */
+  @Override
   public long deadline() {
     return deadline;
   }
 
   /** fencingToken is the MASTER's token, or 0 when not MASTER. */
+  @Override
   public long fencingToken() {
     return role == ElectorState.MASTER ? token : 0;
   }
 
   /** leaseId is the lease this instance holds (standby, CANDIDATE or MASTER), or 0. */
+  @Override
   public long leaseId() {
     return leaseId;
   }
@@ -125,7 +134,7 @@ public final class ElectionMachine {
     return grantedTtlSeconds;
   }
 
-  /** isUnavailable is true between an ETCD_UNAVAILABLE report and the next success. */
+  /** isUnavailable is true between an STORE_UNAVAILABLE report and the next success. */
   public boolean isUnavailable() {
     return unavailable;
   }
@@ -134,13 +143,14 @@ public final class ElectionMachine {
    * step applies one input at monotonic time {@code now} (nanoseconds) and returns the
    * commands to carry out, in order.
    */
+  @Override
   public List<Command> step(Input input, long now) {
     Objects.requireNonNull(input, "input");
     out = new ArrayList<>();
     if (role == ElectorState.STOPPED) {
       // A grant that was in flight at close must not leave a lease behind.
-      if (input instanceof Input.LeaseGranted g) {
-        out.add(new Command.Revoke(g.leaseId()));
+      if (input instanceof EtcdInput.LeaseGranted g) {
+        out.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       }
       return out;
     }
@@ -150,35 +160,35 @@ public final class ElectionMachine {
       onResign(now);
     } else if (input instanceof Input.Close) {
       onClose(now);
-    } else if (input instanceof Input.PollResult r) {
+    } else if (input instanceof EtcdInput.PollResult r) {
       onPollResult(r, now);
-    } else if (input instanceof Input.PollFailed f) {
+    } else if (input instanceof EtcdInput.PollFailed f) {
       onPollFailed(f, now);
-    } else if (input instanceof Input.LeaseGranted g) {
+    } else if (input instanceof EtcdInput.LeaseGranted g) {
       onLeaseGranted(g, now);
-    } else if (input instanceof Input.GrantFailed f) {
+    } else if (input instanceof EtcdInput.GrantFailed f) {
       onGrantFailed(f, now);
-    } else if (input instanceof Input.CampaignWon w) {
+    } else if (input instanceof EtcdInput.CampaignWon w) {
       onCampaignWon(w, now);
-    } else if (input instanceof Input.CampaignLost l) {
+    } else if (input instanceof EtcdInput.CampaignLost l) {
       onCampaignLost(l, now);
-    } else if (input instanceof Input.CampaignFailed f) {
+    } else if (input instanceof EtcdInput.CampaignFailed f) {
       onCampaignFailed(f, now);
-    } else if (input instanceof Input.KeepAliveAcked a) {
+    } else if (input instanceof EtcdInput.KeepAliveAcked a) {
       onKeepAliveAcked(a, now);
-    } else if (input instanceof Input.KeepAliveFailed f) {
+    } else if (input instanceof EtcdInput.KeepAliveFailed f) {
       onKeepAliveFailed(f, now);
-    } else if (input instanceof Input.ConfirmRead r) {
+    } else if (input instanceof EtcdInput.ConfirmRead r) {
       onConfirmRead(r, now);
-    } else if (input instanceof Input.ConfirmFailed f) {
+    } else if (input instanceof EtcdInput.ConfirmFailed f) {
       onConfirmFailed(f, now);
-    } else if (input instanceof Input.LeaseProbed p) {
+    } else if (input instanceof EtcdInput.LeaseProbed p) {
       onLeaseProbed(p, now);
-    } else if (input instanceof Input.WatchPut p) {
+    } else if (input instanceof EtcdInput.WatchPut p) {
       onWatchPut(p, now);
-    } else if (input instanceof Input.WatchDelete d) {
+    } else if (input instanceof EtcdInput.WatchDelete d) {
       onWatchDelete(d, now);
-    } else if (input instanceof Input.WatchFailed f) {
+    } else if (input instanceof EtcdInput.WatchFailed f) {
       onWatchFailed(f, now);
     } else if (input instanceof Input.TimerFired t) {
       onTimer(t, now);
@@ -208,21 +218,21 @@ public final class ElectionMachine {
       cancelTimer(k);
     }
     if (watchId != 0) {
-      out.add(new Command.CancelWatch(watchId));
+      out.add(new EtcdCommand.CancelWatch(watchId));
       watchId = 0;
     }
     if (probeLeaseId != 0) {
-      out.add(new Command.Revoke(probeLeaseId));
+      out.add(new Command.Release(probeLeaseId, probeTtlSeconds));
       probeLeaseId = 0;
     }
     if (leaseId != 0) {
-      out.add(new Command.Revoke(leaseId));
+      out.add(new Command.Release(leaseId, grantedTtlSeconds));
     }
     // A pending loss still owes its listeners the end of the term: CLOSED is that end.
     ElectorState from = lossPending ? ElectorState.MASTER : role;
     moveTo(ElectorState.STOPPED);
     publish(from, ElectorState.STOPPED, Cause.CLOSED, null, now);
-    dropLease();
+    forgetLease();
     leader = null;
     lossPending = false;
   }
@@ -232,11 +242,11 @@ public final class ElectionMachine {
   private void poll() {
     if (pollOp == 0) {
       pollOp = id();
-      out.add(new Command.Poll(pollOp));
+      out.add(new EtcdCommand.Poll(pollOp));
     }
   }
 
-  private void onPollResult(Input.PollResult r, long now) {
+  private void onPollResult(EtcdInput.PollResult r, long now) {
     if (r.op() != pollOp) {
       return;
     }
@@ -268,10 +278,10 @@ public final class ElectionMachine {
     }
     standbyGrantOp = id();
     grantSentAt = now;
-    out.add(new Command.GrantLease(standbyGrantOp, config.requestedTtlSeconds()));
+    out.add(new EtcdCommand.GrantLease(standbyGrantOp, config.requestedTtlSeconds()));
   }
 
-  private void onPollFailed(Input.PollFailed f, long now) {
+  private void onPollFailed(EtcdInput.PollFailed f, long now) {
     if (f.op() != pollOp) {
       return;
     }
@@ -325,7 +335,7 @@ public final class ElectionMachine {
       // A standby lease with at least a renewal interval left goes straight to the CAS.
       if (deadline - now >= renewInterval()) {
         campaignOp = id();
-        out.add(new Command.Campaign(campaignOp, leaseId));
+        out.add(new EtcdCommand.Campaign(campaignOp, leaseId));
         return;
       }
       abandonLease();
@@ -338,12 +348,12 @@ public final class ElectionMachine {
     }
     grantOp = id();
     grantSentAt = now;
-    out.add(new Command.GrantLease(grantOp, config.requestedTtlSeconds()));
+    out.add(new EtcdCommand.GrantLease(grantOp, config.requestedTtlSeconds()));
   }
 
   // ---- candidate ----
 
-  private void onLeaseGranted(Input.LeaseGranted g, long now) {
+  private void onLeaseGranted(EtcdInput.LeaseGranted g, long now) {
     if (g.op() == standbyGrantOp && role == ElectorState.FOLLOWER && leaseId == 0) {
       standbyGrantOp = 0;
       succeeded(now);
@@ -351,21 +361,21 @@ public final class ElectionMachine {
       return;
     }
     if (g.op() != grantOp || role != ElectorState.CANDIDATE) {
-      out.add(new Command.Revoke(g.leaseId()));
+      out.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       return;
     }
     grantOp = 0;
     succeeded(now);
     holdLease(g, now);
     campaignOp = id();
-    out.add(new Command.Campaign(campaignOp, leaseId));
+    out.add(new EtcdCommand.Campaign(campaignOp, leaseId));
   }
 
   /**
    * holdLease takes a granted lease: etcd cannot expire it before the grant's send time plus
    * the granted TTL, since the grant was applied after it was sent.
    */
-  private void holdLease(Input.LeaseGranted g, long now) {
+  private void holdLease(EtcdInput.LeaseGranted g, long now) {
     leaseId = g.leaseId();
     grantedTtlSeconds = g.ttlSeconds();
     leaseBaseSentAt = grantSentAt;
@@ -374,7 +384,7 @@ public final class ElectionMachine {
     setTimer(TimerKind.RENEW, Math.max(now, leaseBaseSentAt + renewInterval()));
   }
 
-  private void onGrantFailed(Input.GrantFailed f, long now) {
+  private void onGrantFailed(EtcdInput.GrantFailed f, long now) {
     if (f.op() == standbyGrantOp) {
       standbyGrantOp = 0;
       failed(now);
@@ -390,7 +400,7 @@ public final class ElectionMachine {
     setTimer(TimerKind.POLL, now + backoff(failures));
   }
 
-  private void onCampaignWon(Input.CampaignWon w, long now) {
+  private void onCampaignWon(EtcdInput.CampaignWon w, long now) {
     if (w.op() != campaignOp || role != ElectorState.CANDIDATE) {
       return;
     }
@@ -406,7 +416,7 @@ public final class ElectionMachine {
       if (leaseId != 0) {
         abandonLease();
       } else {
-        dropLease();
+        forgetLease();
       }
       moveTo(ElectorState.FOLLOWER);
       poll();
@@ -425,7 +435,7 @@ public final class ElectionMachine {
     ensureWatch();
   }
 
-  private void onCampaignLost(Input.CampaignLost l, long now) {
+  private void onCampaignLost(EtcdInput.CampaignLost l, long now) {
     if (l.op() != campaignOp || role != ElectorState.CANDIDATE) {
       return;
     }
@@ -450,7 +460,7 @@ public final class ElectionMachine {
     }
   }
 
-  private void onCampaignFailed(Input.CampaignFailed f, long now) {
+  private void onCampaignFailed(EtcdInput.CampaignFailed f, long now) {
     if (f.op() != campaignOp || role != ElectorState.CANDIDATE) {
       return;
     }
@@ -482,7 +492,7 @@ public final class ElectionMachine {
     }
     keepAliveOp = id();
     keepAliveSentAt = now;
-    out.add(new Command.KeepAlive(keepAliveOp, leaseId));
+    out.add(new EtcdCommand.KeepAlive(keepAliveOp, leaseId));
   }
 
   private void retryRenewal(long now) {
@@ -505,11 +515,11 @@ public final class ElectionMachine {
       // The CAS in flight can no longer make us MASTER; its result finds no deadline left.
       deadline = Long.MIN_VALUE;
     } else {
-      dropLease();
+      forgetLease();
     }
   }
 
-  private void onKeepAliveAcked(Input.KeepAliveAcked a, long now) {
+  private void onKeepAliveAcked(EtcdInput.KeepAliveAcked a, long now) {
     if (a.op() != keepAliveOp || leaseId == 0) {
       return;
     }
@@ -525,10 +535,10 @@ public final class ElectionMachine {
     confirmSentAt = keepAliveSentAt;
     confirmTtlSeconds = a.ttlSeconds();
     confirmTerm = a.raftTerm();
-    out.add(new Command.ConfirmRead(confirmOp));
+    out.add(new EtcdCommand.ConfirmRead(confirmOp));
   }
 
-  private void onKeepAliveFailed(Input.KeepAliveFailed f, long now) {
+  private void onKeepAliveFailed(EtcdInput.KeepAliveFailed f, long now) {
     if (f.op() != keepAliveOp || leaseId == 0) {
       return;
     }
@@ -541,7 +551,7 @@ public final class ElectionMachine {
     retryRenewal(now);
   }
 
-  private void onConfirmRead(Input.ConfirmRead r, long now) {
+  private void onConfirmRead(EtcdInput.ConfirmRead r, long now) {
     if (r.op() != confirmOp || leaseId == 0) {
       return;
     }
@@ -584,7 +594,7 @@ public final class ElectionMachine {
     }
   }
 
-  private void onConfirmFailed(Input.ConfirmFailed f, long now) {
+  private void onConfirmFailed(EtcdInput.ConfirmFailed f, long now) {
     if (f.op() != confirmOp || leaseId == 0) {
       return;
     }
@@ -601,16 +611,17 @@ public final class ElectionMachine {
     moveTo(ElectorState.FOLLOWER);
     lossPending = true;
     probeLeaseId = leaseId;
+    probeTtlSeconds = grantedTtlSeconds;
     abandonedLeaseId = leaseId;
-    dropLease();
+    forgetLease();
     leader = null;
     keyAbsent = true;
     probeOp = id();
-    out.add(new Command.ProbeLease(probeOp, probeLeaseId));
+    out.add(new EtcdCommand.ProbeLease(probeOp, probeLeaseId));
     setTimer(TimerKind.PROBE, now + config.probeTimeoutNanos());
   }
 
-  private void onLeaseProbed(Input.LeaseProbed p, long now) {
+  private void onLeaseProbed(EtcdInput.LeaseProbed p, long now) {
     if (p.op() != probeOp || !lossPending) {
       return;
     }
@@ -622,7 +633,7 @@ public final class ElectionMachine {
     lossPending = false;
     cancelTimer(TimerKind.PROBE);
     if (cause != Cause.LEASE_REVOKED) {
-      out.add(new Command.Revoke(probeLeaseId));
+      out.add(new Command.Release(probeLeaseId, probeTtlSeconds));
     }
     probeLeaseId = 0;
     publish(ElectorState.MASTER, ElectorState.FOLLOWER, cause, leader, now);
@@ -640,10 +651,10 @@ public final class ElectionMachine {
     keepAliveOp = 0;
     confirmOp = 0;
     if (cause != Cause.LEASE_REVOKED) {
-      out.add(new Command.Revoke(leaseId));
+      out.add(new Command.Release(leaseId, grantedTtlSeconds));
     }
     abandonedLeaseId = leaseId;
-    dropLease();
+    forgetLease();
     leader = newLeader;
     keyAbsent = false;
     publish(ElectorState.MASTER, ElectorState.FOLLOWER, cause, newLeader, now);
@@ -656,13 +667,13 @@ public final class ElectionMachine {
    * leader to report, just one about to be deleted.
    */
   private void abandonLease() {
-    out.add(new Command.Revoke(leaseId));
+    out.add(new Command.Release(leaseId, grantedTtlSeconds));
     abandonedLeaseId = leaseId;
-    dropLease();
+    forgetLease();
   }
 
-  /** dropLease forgets the held lease (the caller revokes it if needed) and its timers. */
-  private void dropLease() {
+  /** forgetLease forgets the held lease (the caller revokes it if needed) and its timers. */
+  private void forgetLease() {
     leaseId = 0;
     grantedTtlSeconds = 0;
     token = 0;
@@ -678,11 +689,11 @@ public final class ElectionMachine {
   private void ensureWatch() {
     if (watchId == 0 && knownRevision > 0) {
       watchId = id();
-      out.add(new Command.Watch(watchId, knownRevision + 1));
+      out.add(new EtcdCommand.Watch(watchId, knownRevision + 1));
     }
   }
 
-  private void onWatchPut(Input.WatchPut p, long now) {
+  private void onWatchPut(EtcdInput.WatchPut p, long now) {
     if (p.watchId() != watchId) {
       return;
     }
@@ -699,7 +710,7 @@ public final class ElectionMachine {
     maybeAcquireStandby(now);
   }
 
-  private void onWatchDelete(Input.WatchDelete d, long now) {
+  private void onWatchDelete(EtcdInput.WatchDelete d, long now) {
     if (d.watchId() != watchId) {
       return;
     }
@@ -721,7 +732,7 @@ public final class ElectionMachine {
     }
   }
 
-  private void onWatchFailed(Input.WatchFailed f, long now) {
+  private void onWatchFailed(EtcdInput.WatchFailed f, long now) {
     if (f.watchId() != watchId) {
       return;
     }
@@ -733,12 +744,15 @@ public final class ElectionMachine {
   // ---- timers ----
 
   private void onTimer(Input.TimerFired t, long now) {
-    Long armed = timerSeq.get(t.kind());
+    if (!(t.timer() instanceof TimerKind kind)) {
+      return;
+    }
+    Long armed = timerSeq.get(kind);
     if (armed == null || armed != t.seq()) {
       return;
     }
-    timerSeq.remove(t.kind());
-    switch (t.kind()) {
+    timerSeq.remove(kind);
+    switch (kind) {
       case POLL -> {
         if (role == ElectorState.FOLLOWER && !lossPending) {
           poll();
@@ -793,7 +807,7 @@ public final class ElectionMachine {
     // FOLLOWER must not come before the loss. The next success or failure after it reports.
     if (unavailable && !lossPending) {
       unavailable = false;
-      publish(role, role, Cause.ETCD_RECOVERED, leader, now);
+      publish(role, role, Cause.STORE_RECOVERED, leader, now);
     }
   }
 
@@ -801,7 +815,7 @@ public final class ElectionMachine {
     failures++;
     if (!unavailable && !lossPending) {
       unavailable = true;
-      publish(role, role, Cause.ETCD_UNAVAILABLE, leader, now);
+      publish(role, role, Cause.STORE_UNAVAILABLE, leader, now);
     }
   }
 

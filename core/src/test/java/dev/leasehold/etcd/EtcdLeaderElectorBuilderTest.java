@@ -24,7 +24,7 @@ class EtcdLeaderElectorBuilderTest {
         "endpoints[1] must be a URL like http://127.0.0.1:2379 (no port), but was \"http://h\"",
         error(EtcdLeaderElector.builder().electionKey("/k").endpoints("http://a:1", "http://h")));
     assertEquals(
-        "endpoints[0] must be a URL like http://127.0.0.1:2379 (scheme must be http or https),"
+        "endpoints[0] must be a URL like http://127.0.0.1:2379 (scheme must be http),"
             + " but was \"127.0.0.1:2379\"",
         error(EtcdLeaderElector.builder().electionKey("/k").endpoints("127.0.0.1:2379")));
   }

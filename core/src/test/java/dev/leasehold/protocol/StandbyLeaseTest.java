@@ -1,5 +1,8 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +29,7 @@ class StandbyLeaseTest {
 
   private void step(Input in) {
     last = m.step(in, now);
-    last.stream().filter(Command.Watch.class::isInstance).forEach(w -> watchId = ((Command.Watch) w).watchId());
+    last.stream().filter(EtcdCommand.Watch.class::isInstance).forEach(w -> watchId = ((EtcdCommand.Watch) w).watchId());
   }
 
   private <T extends Command> T only(Class<T> type) {
@@ -41,7 +44,7 @@ class StandbyLeaseTest {
 
   private Command.SetTimer timer(TimerKind kind) {
     return last.stream()
-        .filter(c -> c instanceof Command.SetTimer t && t.kind() == kind)
+        .filter(c -> c instanceof Command.SetTimer t && t.timer() == kind)
         .map(Command.SetTimer.class::cast)
         .reduce((a, b) -> b)
         .orElseThrow(() -> new AssertionError("no " + kind + " timer in " + last));
@@ -50,12 +53,12 @@ class StandbyLeaseTest {
   /** A follower that sees another leader and takes a standby lease; returns the grant send time. */
   private long followerWithStandby() {
     step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), OTHER, 4));
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), OTHER, 4));
     long sent = now;
-    long op = only(Command.GrantLease.class).op();
+    long op = only(EtcdCommand.GrantLease.class).op();
     assertEquals(ElectorState.FOLLOWER, m.role());
     now += 3 * MS;
-    step(new Input.LeaseGranted(op, 77, 3));
+    step(new EtcdInput.LeaseGranted(op, 77, 3));
     assertEquals(77, m.leaseId());
     assertEquals(sent + WINDOW, m.deadline());
     return sent;
@@ -71,9 +74,9 @@ class StandbyLeaseTest {
     step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
     long sent = now;
     now += 2 * MS;
-    step(new Input.KeepAliveAcked(only(Command.KeepAlive.class).op(), 3, 7));
+    step(new EtcdInput.KeepAliveAcked(only(EtcdCommand.KeepAlive.class).op(), 3, 7));
     now += 1 * MS;
-    step(new Input.ConfirmRead(only(Command.ConfirmRead.class).op(), seen, 9, 7));
+    step(new EtcdInput.ConfirmRead(only(EtcdCommand.ConfirmRead.class).op(), seen, 9, 7));
     return sent;
   }
 
@@ -83,13 +86,13 @@ class StandbyLeaseTest {
     long confirmed = renewOnce(OTHER);
     assertEquals(confirmed + WINDOW, m.deadline());
     now += 100 * MS;
-    step(new Input.WatchDelete(watchId, 10));
+    step(new EtcdInput.WatchDelete(watchId, 10));
     assertEquals(ElectorState.CANDIDATE, m.role());
-    assertFalse(has(Command.GrantLease.class), "no grant on the takeover path");
-    long op = only(Command.Campaign.class).op();
-    assertEquals(77, only(Command.Campaign.class).leaseId());
+    assertFalse(has(EtcdCommand.GrantLease.class), "no grant on the takeover path");
+    long op = only(EtcdCommand.Campaign.class).op();
+    assertEquals(77, only(EtcdCommand.Campaign.class).leaseId());
     now += 2 * MS;
-    step(new Input.CampaignWon(op, 11));
+    step(new EtcdInput.CampaignWon(op, 11));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(confirmed + WINDOW, m.deadline(), "the deadline still counts from the confirmed send");
     assertEquals(confirmed + WINDOW, timer(TimerKind.DEADLINE).atNanos());
@@ -108,10 +111,10 @@ class StandbyLeaseTest {
     long confirmed = renewOnce(OTHER);
     assertEquals(confirmed + S, timer(TimerKind.RENEW).atNanos(), "standby: TTL/3 after a renewal");
     now += 100 * MS;
-    step(new Input.WatchDelete(watchId, 10));
-    long op = only(Command.Campaign.class).op();
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    long op = only(EtcdCommand.Campaign.class).op();
     now += 2 * MS;
-    step(new Input.CampaignWon(op, 11));
+    step(new EtcdInput.CampaignWon(op, 11));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(confirmed + S / 2, timer(TimerKind.RENEW).atNanos(), "MASTER: TTL/6 from the same send");
     long renewed = renewOnce(new KeyRecord("me", 77, 11, 11));
@@ -127,37 +130,37 @@ class StandbyLeaseTest {
     Command.SetTimer renew = timer(TimerKind.RENEW);
     now = renew.atNanos();
     step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
-    step(new Input.KeepAliveAcked(only(Command.KeepAlive.class).op(), 3, 7));
+    step(new EtcdInput.KeepAliveAcked(only(EtcdCommand.KeepAlive.class).op(), 3, 7));
     // The read is served under another raft term: not confirmed.
-    step(new Input.ConfirmRead(only(Command.ConfirmRead.class).op(), OTHER, 9, 8));
+    step(new EtcdInput.ConfirmRead(only(EtcdCommand.ConfirmRead.class).op(), OTHER, 9, 8));
     assertEquals(sent + WINDOW, m.deadline());
     now = deadline.atNanos();
     step(new Input.TimerFired(TimerKind.DEADLINE, deadline.seq()));
-    assertEquals(77, only(Command.Revoke.class).leaseId());
+    assertEquals(77, only(Command.Release.class).leaseId());
     assertEquals(0, m.leaseId());
-    step(new Input.WatchDelete(watchId, 10));
-    assertTrue(has(Command.GrantLease.class), "falls back to granting a fresh lease");
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    assertTrue(has(EtcdCommand.GrantLease.class), "falls back to granting a fresh lease");
   }
 
   @Test
   void standbyLeaseTooCloseToItsDeadlineIsReplacedByAFreshGrant() {
     long sent = followerWithStandby();
     now = sent + WINDOW - 500 * MS; // less than TTL/3 left
-    step(new Input.WatchDelete(watchId, 10));
-    assertEquals(77, only(Command.Revoke.class).leaseId());
-    assertTrue(has(Command.GrantLease.class));
-    assertFalse(has(Command.Campaign.class));
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    assertEquals(77, only(Command.Release.class).leaseId());
+    assertTrue(has(EtcdCommand.GrantLease.class));
+    assertFalse(has(EtcdCommand.Campaign.class));
   }
 
   @Test
   void lostCompareAndSwapKeepsTheLeaseAsStandby() {
     step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 4));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), 77, 3));
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 4));
+    step(new EtcdInput.LeaseGranted(only(EtcdCommand.GrantLease.class).op(), 77, 3));
     Command.SetTimer renew = timer(TimerKind.RENEW);
-    step(new Input.CampaignLost(only(Command.Campaign.class).op(), OTHER, 5));
+    step(new EtcdInput.CampaignLost(only(EtcdCommand.Campaign.class).op(), OTHER, 5));
     assertEquals(ElectorState.FOLLOWER, m.role());
-    assertFalse(has(Command.Revoke.class));
+    assertFalse(has(Command.Release.class));
     assertEquals(77, m.leaseId());
     long confirmed = renewOnce(renew, OTHER);
     assertEquals(confirmed + WINDOW, m.deadline());
@@ -166,10 +169,10 @@ class StandbyLeaseTest {
   @Test
   void compareAndSwapThatFindsItsOwnLeaseOnTheKeyHasWon() {
     step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 4));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), 77, 3));
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 4));
+    step(new EtcdInput.LeaseGranted(only(EtcdCommand.GrantLease.class).op(), 77, 3));
     // A retried request: the first attempt created the key with our lease at revision 6.
-    step(new Input.CampaignLost(only(Command.Campaign.class).op(), new KeyRecord("me", 77, 6, 6), 6));
+    step(new EtcdInput.CampaignLost(only(EtcdCommand.Campaign.class).op(), new KeyRecord("me", 77, 6, 6), 6));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(6, m.fencingToken());
     assertEquals(Cause.ELECTED, only(Command.Publish.class).cause());
@@ -178,13 +181,13 @@ class StandbyLeaseTest {
   @Test
   void standbyGrantInFlightIsUsedForTheCampaign() {
     step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), OTHER, 4));
-    long standbyOp = only(Command.GrantLease.class).op();
-    step(new Input.WatchDelete(watchId, 10));
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), OTHER, 4));
+    long standbyOp = only(EtcdCommand.GrantLease.class).op();
+    step(new EtcdInput.WatchDelete(watchId, 10));
     assertEquals(ElectorState.CANDIDATE, m.role());
-    assertFalse(has(Command.GrantLease.class), "no second grant");
-    step(new Input.LeaseGranted(standbyOp, 77, 3));
-    assertEquals(77, only(Command.Campaign.class).leaseId());
+    assertFalse(has(EtcdCommand.GrantLease.class), "no second grant");
+    step(new EtcdInput.LeaseGranted(standbyOp, 77, 3));
+    assertEquals(77, only(EtcdCommand.Campaign.class).leaseId());
   }
 
   @Test
@@ -193,7 +196,7 @@ class StandbyLeaseTest {
     Command.SetTimer renew = timer(TimerKind.RENEW);
     now = renew.atNanos();
     step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
-    step(new Input.KeepAliveFailed(only(Command.KeepAlive.class).op(), true, "lease not found"));
+    step(new EtcdInput.KeepAliveFailed(only(EtcdCommand.KeepAlive.class).op(), true, "lease not found"));
     assertEquals(0, m.leaseId());
     assertFalse(has(Command.Publish.class));
     assertEquals(ElectorState.FOLLOWER, m.role());
@@ -202,18 +205,18 @@ class StandbyLeaseTest {
   @Test
   void resignedMasterTakesItsNextStandbyLeaseOnlyAfterTheSuccessorIsSeen() {
     step(new Input.Start());
-    step(new Input.PollResult(only(Command.Poll.class).op(), null, 4));
-    step(new Input.LeaseGranted(only(Command.GrantLease.class).op(), 77, 3));
-    step(new Input.CampaignWon(only(Command.Campaign.class).op(), 5));
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 4));
+    step(new EtcdInput.LeaseGranted(only(EtcdCommand.GrantLease.class).op(), 77, 3));
+    step(new EtcdInput.CampaignWon(only(EtcdCommand.Campaign.class).op(), 5));
     assertEquals(ElectorState.MASTER, m.role());
     step(new Input.Resign());
-    long pollOp = only(Command.Poll.class).op();
+    long pollOp = only(EtcdCommand.Poll.class).op();
     // The read still sees the old key (the revocation is not applied yet): no grant now.
-    step(new Input.PollResult(pollOp, new KeyRecord("me", 77, 5, 5), 5));
-    assertFalse(has(Command.GrantLease.class), "no standby grant while the successor takes over");
+    step(new EtcdInput.PollResult(pollOp, new KeyRecord("me", 77, 5, 5), 5));
+    assertFalse(has(EtcdCommand.GrantLease.class), "no standby grant while the successor takes over");
     now += 3 * MS;
-    step(new Input.WatchPut(watchId, OTHER_LATER, 8));
-    assertTrue(has(Command.GrantLease.class), "standby again as soon as the successor is seen");
+    step(new EtcdInput.WatchPut(watchId, OTHER_LATER, 8));
+    assertTrue(has(EtcdCommand.GrantLease.class), "standby again as soon as the successor is seen");
   }
 
   private static final KeyRecord OTHER_LATER = new KeyRecord("other", 6, 8, 8);
@@ -222,6 +225,6 @@ class StandbyLeaseTest {
   void closeRevokesTheStandbyLease() {
     followerWithStandby();
     step(new Input.Close());
-    assertEquals(77, only(Command.Revoke.class).leaseId());
+    assertEquals(77, only(Command.Release.class).leaseId());
   }
 }

@@ -70,13 +70,13 @@ class SingleMemberElectionIT extends ElectionScenarios {
       log.info("stepped down {} ms after etcd stopped (TTL {} s)", (down.nanoTime() - stopped) / 1_000_000, ttl.toSeconds());
       assertTrue(down.nanoTime() - stopped < ttl.toNanos(), "stepped down before the TTL ran out");
       assertTrue(candidates.leaderCount() == 0);
-      await().atMost(Duration.ofSeconds(5)).until(() -> candidates.logs.stream().allMatch(x -> x.has(Cause.ETCD_UNAVAILABLE)));
+      await().atMost(Duration.ofSeconds(5)).until(() -> candidates.logs.stream().allMatch(x -> x.has(Cause.STORE_UNAVAILABLE)));
     } finally {
       cluster().restoreAll();
     }
     await().atMost(WAIT).until(() -> candidates.leader().isPresent());
-    await().atMost(WAIT).until(() -> candidates.logs.stream().allMatch(x -> x.has(Cause.ETCD_RECOVERED)));
+    await().atMost(WAIT).until(() -> candidates.logs.stream().allMatch(x -> x.has(Cause.STORE_RECOVERED)));
     candidates.logs.forEach(EventLog::assertOrderedAndPaired);
-    assertTrue(candidates.logOf(a).count(Cause.ETCD_UNAVAILABLE) <= 2, "reported per outage, not per retry");
+    assertTrue(candidates.logOf(a).count(Cause.STORE_UNAVAILABLE) <= 2, "reported per outage, not per retry");
   }
 }

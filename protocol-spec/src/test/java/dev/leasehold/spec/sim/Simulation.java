@@ -3,9 +3,11 @@ package dev.leasehold.spec.sim;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
-import dev.leasehold.protocol.Command;
+import dev.leasehold.protocol.EtcdCommand;
+import dev.leasehold.runtime.Command;
 import dev.leasehold.protocol.ElectionMachine;
-import dev.leasehold.protocol.Input;
+import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.runtime.Input;
 import dev.leasehold.protocol.KeyRecord;
 import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.protocol.TimerKind;
@@ -428,7 +430,7 @@ final class Simulation implements SimStore.Listener {
       return;
     }
     if (mutation == Mutation.RECEIVE_TIME_DEADLINE && in instanceof Input.TimerFired tf
-        && tf.kind() == TimerKind.RENEW && !p.shadowActive && p.m.leaseId() != 0
+        && tf.timer() == TimerKind.RENEW && !p.shadowActive && p.m.leaseId() != 0
         && p.timerSeq[TimerKind.RENEW.ordinal()] == tf.seq()) {
       shadowRenew(p, tf);
       return;
@@ -440,10 +442,10 @@ final class Simulation implements SimStore.Listener {
     if (in instanceof Input.Close) {
       p.closing = true;
     }
-    if (in instanceof Input.KeepAliveAcked a) {
+    if (in instanceof EtcdInput.KeepAliveAcked a) {
       p.lastAckTerm = a.raftTerm();
     }
-    if (in instanceof Input.ConfirmRead r && r.raftTerm() != p.lastAckTerm && p.m.role() == ElectorState.MASTER) {
+    if (in instanceof EtcdInput.ConfirmRead r && r.raftTerm() != p.lastAckTerm && p.m.role() == ElectorState.MASTER) {
       stats.inc(Stat.TERM_MISMATCH_RETRIES);
     }
     ElectorState before = p.m.role();
@@ -453,22 +455,22 @@ final class Simulation implements SimStore.Listener {
     if (trace != null) {
       trace.add(String.format("%s  %-5s %-9s -> %-9s in=%s out=%s", fmt(now), p.name, before, p.m.role(), in, out));
     }
-    if (in instanceof Input.CampaignLost l && before == ElectorState.CANDIDATE && p.m.role() == ElectorState.MASTER) {
+    if (in instanceof EtcdInput.CampaignLost l && before == ElectorState.CANDIDATE && p.m.role() == ElectorState.MASTER) {
       stats.inc(Stat.RETRIED_CAS_FOUND_OWN_KEY);
     }
-    if (in instanceof Input.CampaignWon && before == ElectorState.CANDIDATE && p.m.role() != ElectorState.MASTER) {
+    if (in instanceof EtcdInput.CampaignWon && before == ElectorState.CANDIDATE && p.m.role() != ElectorState.MASTER) {
       stats.inc(Stat.COMMIT_TOO_LATE);
     }
-    if (before == ElectorState.STOPPED && in instanceof Input.LeaseGranted) {
+    if (before == ElectorState.STOPPED && in instanceof EtcdInput.LeaseGranted) {
       stats.inc(Stat.GRANT_REVOKED_AFTER_CLOSE);
     }
     int revokes = 0;
     // Revocations close() waits for: those of the close step, and those of grants that were in
     // flight at close and reach the stopped machine.
     p.inCloseStep = (in instanceof Input.Close && before != ElectorState.STOPPED)
-        || (in instanceof Input.LeaseGranted && before == ElectorState.STOPPED);
+        || (in instanceof EtcdInput.LeaseGranted && before == ElectorState.STOPPED);
     for (Command c : out) {
-      if (c instanceof Command.Revoke) {
+      if (c instanceof Command.Release) {
         revokes++;
       }
       execute(p, c);
@@ -526,63 +528,63 @@ final class Simulation implements SimStore.Listener {
   }
 
   private void execute(Proc p, Command c) {
-    if (c instanceof Command.Poll q) {
-      rpc(p, mem -> servePoll(mem, q.op()), new Input.PollFailed(q.op(), "timed out"), r -> handle(p, (Input) r));
-    } else if (c instanceof Command.GrantLease g) {
+    if (c instanceof EtcdCommand.Poll q) {
+      rpc(p, mem -> servePoll(mem, q.op()), new EtcdInput.PollFailed(q.op(), "timed out"), r -> handle(p, (Input) r));
+    } else if (c instanceof EtcdCommand.GrantLease g) {
       p.grantsInFlight++;
-      rpc(p, mem -> serveGrant(mem, p, g), new Input.GrantFailed(g.op(), "timed out"), r -> {
+      rpc(p, mem -> serveGrant(mem, p, g), new EtcdInput.GrantFailed(g.op(), "timed out"), r -> {
         p.grantsInFlight--;
         handle(p, (Input) r);
         if (p.awaitingGrants && p.grantsInFlight == 0) {
           grantWaitOver(p);
         }
       });
-    } else if (c instanceof Command.Campaign k) {
+    } else if (c instanceof EtcdCommand.Campaign k) {
       Rpc[] self = new Rpc[1];
-      self[0] = rpc(p, mem -> serveCampaign(mem, p, k, self[0]), new Input.CampaignFailed(k.op(), "timed out"), r -> {
-        if (r instanceof Input.CampaignFailed && self[0].applied) {
+      self[0] = rpc(p, mem -> serveCampaign(mem, p, k, self[0]), new EtcdInput.CampaignFailed(k.op(), "timed out"), r -> {
+        if (r instanceof EtcdInput.CampaignFailed && self[0].applied) {
           stats.inc(Stat.CAMPAIGN_APPLIED_BUT_FAILED);
         }
         handle(p, (Input) r);
       });
-    } else if (c instanceof Command.KeepAlive k) {
+    } else if (c instanceof EtcdCommand.KeepAlive k) {
       if (p.shadowReply != null) {
         // RECEIVE_TIME_DEADLINE: the keep-alive already went out; answer with its reply.
         Object r = p.shadowReply;
         p.shadowReply = null;
-        Input answer = r instanceof Input.KeepAliveAcked a
-            ? new Input.KeepAliveAcked(k.op(), a.ttlSeconds(), a.raftTerm())
-            : new Input.KeepAliveFailed(k.op(), ((Input.KeepAliveFailed) r).leaseNotFound(), "shadow");
+        Input answer = r instanceof EtcdInput.KeepAliveAcked a
+            ? new EtcdInput.KeepAliveAcked(k.op(), a.ttlSeconds(), a.raftTerm())
+            : new EtcdInput.KeepAliveFailed(k.op(), ((EtcdInput.KeepAliveFailed) r).leaseNotFound(), "shadow");
         at(now, () -> deliver(p, answer));
         return;
       }
       rpc(p, mem -> serveKeepAlive(mem, k.op(), k.leaseId()),
-          new Input.KeepAliveFailed(k.op(), false, "timed out"), r -> handle(p, (Input) r));
-    } else if (c instanceof Command.ConfirmRead q) {
+          new EtcdInput.KeepAliveFailed(k.op(), false, "timed out"), r -> handle(p, (Input) r));
+    } else if (c instanceof EtcdCommand.ConfirmRead q) {
       if (mutation == Mutation.ACK_ALONE_CONFIRMS) {
         // A MASTER is told its key is still its own; a standby follower's read (revision 0) is
         // ignored as a poll. Either way the ack's term "confirms" the renewal.
         long token = p.m.fencingToken();
         KeyRecord mine = token > 0 ? new KeyRecord(p.ec.candidateId(), p.m.leaseId(), token, token) : null;
-        Input fake = new Input.ConfirmRead(q.op(), mine, 0, p.lastAckTerm);
+        Input fake = new EtcdInput.ConfirmRead(q.op(), mine, 0, p.lastAckTerm);
         at(now, () -> deliver(p, fake));
         return;
       }
-      rpc(p, mem -> serveConfirm(mem, q.op()), new Input.ConfirmFailed(q.op(), "timed out"), r -> handle(p, (Input) r));
-    } else if (c instanceof Command.ProbeLease q) {
-      rpc(p, mem -> serveProbe(mem, q.op(), q.leaseId()), new Input.LeaseProbed(q.op(), false, false),
+      rpc(p, mem -> serveConfirm(mem, q.op()), new EtcdInput.ConfirmFailed(q.op(), "timed out"), r -> handle(p, (Input) r));
+    } else if (c instanceof EtcdCommand.ProbeLease q) {
+      rpc(p, mem -> serveProbe(mem, q.op(), q.leaseId()), new EtcdInput.LeaseProbed(q.op(), false, false),
           r -> handle(p, (Input) r));
-    } else if (c instanceof Command.Revoke r) {
+    } else if (c instanceof Command.Release r) {
       revoke(p, r.leaseId(), p.local() + p.ec.leaseTtl().toNanos() * 2, 0, p.inCloseStep);
-    } else if (c instanceof Command.Watch w) {
+    } else if (c instanceof EtcdCommand.Watch w) {
       watch(p, w);
-    } else if (c instanceof Command.CancelWatch w) {
+    } else if (c instanceof EtcdCommand.CancelWatch w) {
       if (p.watcher != null && p.watcher.id == w.watchId()) {
         closeWatcher(p.watcher);
         p.watcher = null;
       }
     } else if (c instanceof Command.SetTimer t) {
-      int k = t.kind().ordinal();
+      int k = ((TimerKind) t.timer()).ordinal();
       if (p.timers[k] != null) {
         p.timers[k].cancelled = true;
       }
@@ -590,7 +592,7 @@ final class Simulation implements SimStore.Listener {
       p.timerSeq[k] = t.seq();
       armTimer(p, k);
     } else if (c instanceof Command.CancelTimer t) {
-      int k = t.kind().ordinal();
+      int k = ((TimerKind) t.timer()).ordinal();
       if (p.timers[k] != null) {
         p.timers[k].cancelled = true;
         p.timers[k] = null;
@@ -624,7 +626,7 @@ final class Simulation implements SimStore.Listener {
   private void shadowRenew(Proc p, Input.TimerFired tf) {
     p.shadowActive = true;
     long lease = p.m.leaseId();
-    rpc(p, mem -> serveKeepAlive(mem, -1, lease), new Input.KeepAliveFailed(-1, false, "timed out"), r -> {
+    rpc(p, mem -> serveKeepAlive(mem, -1, lease), new EtcdInput.KeepAliveFailed(-1, false, "timed out"), r -> {
       p.shadowReply = r;
       step(p, tf);
       p.shadowReply = null;
@@ -704,8 +706,8 @@ final class Simulation implements SimStore.Listener {
     clientEvent(p, () -> {
       if (!call.done) {
         call.done = true;
-        if (r instanceof Input.PollFailed || r instanceof Input.GrantFailed || r instanceof Input.CampaignFailed
-            || r instanceof Input.ConfirmFailed || Boolean.FALSE.equals(r)) {
+        if (r instanceof EtcdInput.PollFailed || r instanceof EtcdInput.GrantFailed || r instanceof EtcdInput.CampaignFailed
+            || r instanceof EtcdInput.ConfirmFailed || Boolean.FALSE.equals(r)) {
           stats.inc(Stat.REQUESTS_FAILED);
         }
         done.accept(r);
@@ -755,59 +757,59 @@ final class Simulation implements SimStore.Listener {
     if (mem == Member.OLD_LEADER) {
       if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
         stats.inc(Stat.STALE_READS_SERVED);
-        return new Input.PollResult(op, store.isoKey, store.isoRevision);
+        return new EtcdInput.PollResult(op, store.isoKey, store.isoRevision);
       }
       return null; // a linearizable read needs a quorum: it times out
     }
     if (!store.hasLeader) {
-      return noLeader(new Input.PollFailed(op, "etcdserver: no leader"));
+      return noLeader(new EtcdInput.PollFailed(op, "etcdserver: no leader"));
     }
-    return new Input.PollResult(op, store.key, store.revision);
+    return new EtcdInput.PollResult(op, store.key, store.revision);
   }
 
   private Object serveConfirm(Member mem, long op) {
     if (mem == Member.OLD_LEADER) {
       if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
         stats.inc(Stat.STALE_READS_SERVED);
-        return new Input.ConfirmRead(op, store.isoKey, store.isoRevision, store.isoTerm);
+        return new EtcdInput.ConfirmRead(op, store.isoKey, store.isoRevision, store.isoTerm);
       }
       return null;
     }
     if (!store.hasLeader) {
-      return noLeader(new Input.ConfirmFailed(op, "etcdserver: no leader"));
+      return noLeader(new EtcdInput.ConfirmFailed(op, "etcdserver: no leader"));
     }
-    return new Input.ConfirmRead(op, store.key, store.revision, store.term);
+    return new EtcdInput.ConfirmRead(op, store.key, store.revision, store.term);
   }
 
-  private Object serveGrant(Member mem, Proc p, Command.GrantLease g) {
+  private Object serveGrant(Member mem, Proc p, EtcdCommand.GrantLease g) {
     if (mem == Member.OLD_LEADER) {
       return null; // a proposal that cannot commit
     }
     if (!store.hasLeader) {
-      return noLeader(new Input.GrantFailed(g.op(), "etcdserver: no leader"));
+      return noLeader(new EtcdInput.GrantFailed(g.op(), "etcdserver: no leader"));
     }
     SimStore.Lease l = store.grant(g.ttlSeconds(), p, now);
     note("store: grant lease " + Long.toHexString(l.id) + " ttl=" + l.ttlSeconds + "s to " + p);
-    return new Input.LeaseGranted(g.op(), l.id, l.ttlSeconds);
+    return new EtcdInput.LeaseGranted(g.op(), l.id, l.ttlSeconds);
   }
 
-  private Object serveCampaign(Member mem, Proc p, Command.Campaign k, Rpc call) {
+  private Object serveCampaign(Member mem, Proc p, EtcdCommand.Campaign k, Rpc call) {
     if (mem == Member.OLD_LEADER) {
       return null;
     }
     if (!store.hasLeader) {
-      return noLeader(new Input.CampaignFailed(k.op(), "etcdserver: no leader"));
+      return noLeader(new EtcdInput.CampaignFailed(k.op(), "etcdserver: no leader"));
     }
     SimStore.TxnOutcome o = store.campaign(p.ec.candidateId(), k.leaseId(), now);
     if (o.won()) {
       call.applied = true;
       note("store: " + p + " put K lease=" + Long.toHexString(k.leaseId()) + " rev=" + o.revision());
-      return new Input.CampaignWon(k.op(), o.revision());
+      return new EtcdInput.CampaignWon(k.op(), o.revision());
     }
     if (o.leaseNotFound()) {
-      return new Input.CampaignFailed(k.op(), "etcdserver: requested lease not found");
+      return new EtcdInput.CampaignFailed(k.op(), "etcdserver: requested lease not found");
     }
-    return new Input.CampaignLost(k.op(), o.holder(), o.revision());
+    return new EtcdInput.CampaignLost(k.op(), o.holder(), o.revision());
   }
 
   private Object serveKeepAlive(Member mem, long op, long lease) {
@@ -816,32 +818,32 @@ final class Simulation implements SimStore.Listener {
       if (ttl != null) {
         // The deposed leader acks from its own lessor; the majority's lease is not renewed.
         stats.inc(Stat.ISOLATED_LEADER_ACKS);
-        return new Input.KeepAliveAcked(op, ttl, store.isoTerm);
+        return new EtcdInput.KeepAliveAcked(op, ttl, store.isoTerm);
       }
       return leaseNotFound(op, store.isoTerm);
     }
     if (!store.hasLeader) {
-      return noLeader(new Input.KeepAliveFailed(op, false, "etcdserver: no leader"));
+      return noLeader(new EtcdInput.KeepAliveFailed(op, false, "etcdserver: no leader"));
     }
     long ttl = store.keepAlive(lease, now);
-    return ttl > 0 ? new Input.KeepAliveAcked(op, ttl, store.term) : leaseNotFound(op, store.term);
+    return ttl > 0 ? new EtcdInput.KeepAliveAcked(op, ttl, store.term) : leaseNotFound(op, store.term);
   }
 
   /** leaseNotFound is a keep-alive reply with TTL 0, or the driver's NOT_FOUND error mapping. */
   private Object leaseNotFound(long op, long term) {
     return net.nextBoolean()
-        ? new Input.KeepAliveAcked(op, 0, term)
-        : new Input.KeepAliveFailed(op, true, "etcdserver: requested lease not found");
+        ? new EtcdInput.KeepAliveAcked(op, 0, term)
+        : new EtcdInput.KeepAliveFailed(op, true, "etcdserver: requested lease not found");
   }
 
   private Object serveProbe(Member mem, long op, long lease) {
     if (mem == Member.OLD_LEADER) {
-      return new Input.LeaseProbed(op, true, store.isoLeaseTtl.containsKey(lease));
+      return new EtcdInput.LeaseProbed(op, true, store.isoLeaseTtl.containsKey(lease));
     }
     if (!store.hasLeader) {
-      return noLeader(new Input.LeaseProbed(op, false, false));
+      return noLeader(new EtcdInput.LeaseProbed(op, false, false));
     }
-    return new Input.LeaseProbed(op, true, store.timeToLive(lease, now) > 0);
+    return new EtcdInput.LeaseProbed(op, true, store.timeToLive(lease, now) > 0);
   }
 
   private Object serveRevoke(Member mem, Proc p, long lease) {
@@ -856,7 +858,7 @@ final class Simulation implements SimStore.Listener {
 
   // ---- watches ----
 
-  private void watch(Proc p, Command.Watch w) {
+  private void watch(Proc p, EtcdCommand.Watch w) {
     if (p.watcher != null) {
       closeWatcher(p.watcher);
     }
@@ -906,7 +908,7 @@ final class Simulation implements SimStore.Listener {
     }
     long when = Math.max(x.lastDeliver, now + d);
     x.lastDeliver = when;
-    Input in = e.put() ? new Input.WatchPut(x.id, e.record(), e.revision()) : new Input.WatchDelete(x.id, e.revision());
+    Input in = e.put() ? new EtcdInput.WatchPut(x.id, e.record(), e.revision()) : new EtcdInput.WatchDelete(x.id, e.revision());
     at(when, () -> clientEvent(x.p, () -> {
       if (!x.closed) {
         handle(x.p, in);
@@ -922,7 +924,7 @@ final class Simulation implements SimStore.Listener {
     watchers.remove(x);
     stats.inc(compacted ? Stat.WATCH_COMPACTED : Stat.WATCH_FAILURES);
     long when = Math.max(x.lastDeliver, now + delay(x.p.slot));
-    Input in = new Input.WatchFailed(x.id, compacted, reason);
+    Input in = new EtcdInput.WatchFailed(x.id, compacted, reason);
     at(when, () -> clientEvent(x.p, () -> {
       if (!x.closed) {
         handle(x.p, in);
@@ -1173,7 +1175,7 @@ final class Simulation implements SimStore.Listener {
       case KEY_TAKEN -> stats.inc(Stat.LOST_KEY_TAKEN);
       case RESIGNED -> stats.inc(Stat.LOST_RESIGNED);
       case CLOSED -> stats.inc(Stat.CLOSED);
-      case ETCD_UNAVAILABLE -> stats.inc(Stat.ETCD_UNAVAILABLE);
+      case STORE_UNAVAILABLE -> stats.inc(Stat.STORE_UNAVAILABLE);
       default -> { }
     }
     if (c == Cause.ELECTED) {
@@ -1214,7 +1216,7 @@ final class Simulation implements SimStore.Listener {
       if (p.m.role() == ElectorState.MASTER) {
         fail(Inv.EVENT_PAIRING, p + " published " + c + " while still MASTER (isLeader would be true)");
       }
-      if (c == Cause.LEADER_CHANGED || c == Cause.ETCD_RECOVERED || c == Cause.ETCD_UNAVAILABLE
+      if (c == Cause.LEADER_CHANGED || c == Cause.STORE_RECOVERED || c == Cause.STORE_UNAVAILABLE
           || c == Cause.SUBSCRIBED) {
         fail(Inv.EVENT_PAIRING, p + " left MASTER with cause " + c);
       }
@@ -1234,14 +1236,14 @@ final class Simulation implements SimStore.Listener {
     if (e.from() != e.to()) {
       fail(Inv.EVENT_PAIRING, p + " published " + c + " as " + e.from() + "->" + e.to());
     }
-    if (c == Cause.ETCD_UNAVAILABLE) {
+    if (c == Cause.STORE_UNAVAILABLE) {
       if (p.unavailable) {
-        fail(Inv.EVENT_PAIRING, p + " ETCD_UNAVAILABLE twice without ETCD_RECOVERED");
+        fail(Inv.EVENT_PAIRING, p + " STORE_UNAVAILABLE twice without STORE_RECOVERED");
       }
       p.unavailable = true;
-    } else if (c == Cause.ETCD_RECOVERED) {
+    } else if (c == Cause.STORE_RECOVERED) {
       if (!p.unavailable) {
-        fail(Inv.EVENT_PAIRING, p + " ETCD_RECOVERED without ETCD_UNAVAILABLE");
+        fail(Inv.EVENT_PAIRING, p + " STORE_RECOVERED without STORE_UNAVAILABLE");
       }
       p.unavailable = false;
     }

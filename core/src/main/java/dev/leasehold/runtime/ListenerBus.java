@@ -1,4 +1,4 @@
-package dev.leasehold.etcd;
+package dev.leasehold.runtime;
 
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipListener;

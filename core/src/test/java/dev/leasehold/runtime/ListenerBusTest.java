@@ -1,4 +1,4 @@
-package dev.leasehold.etcd;
+package dev.leasehold.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

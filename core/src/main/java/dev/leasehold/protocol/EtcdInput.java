@@ -1,0 +1,61 @@
+package dev.leasehold.protocol;
+
+import dev.leasehold.runtime.Input;
+
+/**
+ * EtcdInput is what etcd tells the machine: the reply to a call it commanded, or a watch
+ * notification. User requests and timers are the runtime's {@link Input}s.
+ *
+ * <p>Results carry the operation id of the command that caused them; the machine ignores
+ * results of operations it no longer waits for. All inputs are immutable records, safe to
+ * pass between threads.
+ */
+public sealed interface EtcdInput extends Input {
+  /** PollResult is a linearizable read of the key; {@code key} is null when it is absent. */
+  record PollResult(long op, KeyRecord key, long revision) implements EtcdInput {}
+
+  /** PollFailed is a read that failed or timed out. */
+  record PollFailed(long op, String reason) implements EtcdInput {}
+
+  /** LeaseGranted is a successful lease grant with the TTL etcd actually granted. */
+  record LeaseGranted(long op, long leaseId, long ttlSeconds) implements EtcdInput {}
+
+  /** GrantFailed is a lease grant that failed or timed out. */
+  record GrantFailed(long op, String reason) implements EtcdInput {}
+
+  /** CampaignWon is a committed compare-and-swap: the key was created at {@code createRevision}. */
+  record CampaignWon(long op, long createRevision) implements EtcdInput {}
+
+  /** CampaignLost is a compare-and-swap whose Else branch read the current holder. */
+  record CampaignLost(long op, KeyRecord holder, long revision) implements EtcdInput {}
+
+  /**
+   * CampaignFailed is a compare-and-swap whose outcome is unknown (error or timeout): it may
+   * have been applied.
+   */
+  record CampaignFailed(long op, String reason) implements EtcdInput {}
+
+  /** KeepAliveAcked is a keep-alive reply with the renewed TTL and the replying member's raft term. */
+  record KeepAliveAcked(long op, long ttlSeconds, long raftTerm) implements EtcdInput {}
+
+  /** KeepAliveFailed is a failed keep-alive; {@code leaseNotFound} when etcd says the lease is gone. */
+  record KeepAliveFailed(long op, boolean leaseNotFound, String reason) implements EtcdInput {}
+
+  /** ConfirmRead is the linearizable read that confirms a renewal; {@code key} null when absent. */
+  record ConfirmRead(long op, KeyRecord key, long revision, long raftTerm) implements EtcdInput {}
+
+  /** ConfirmFailed is a confirming read that failed or timed out. */
+  record ConfirmFailed(long op, String reason) implements EtcdInput {}
+
+  /** LeaseProbed tells whether the lease still exists; {@code known} false when the probe failed. */
+  record LeaseProbed(long op, boolean known, boolean alive) implements EtcdInput {}
+
+  /** WatchPut is a put of the key seen by watch {@code watchId} at {@code revision}. */
+  record WatchPut(long watchId, KeyRecord key, long revision) implements EtcdInput {}
+
+  /** WatchDelete is a deletion of the key seen by watch {@code watchId} at {@code revision}. */
+  record WatchDelete(long watchId, long revision) implements EtcdInput {}
+
+  /** WatchFailed is a watch that ended; {@code compacted} when its start revision was compacted. */
+  record WatchFailed(long watchId, boolean compacted, String reason) implements EtcdInput {}
+}

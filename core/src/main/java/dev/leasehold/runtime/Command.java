@@ -1,0 +1,35 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeadershipEvent.Cause;
+
+/**
+ * Command is what a {@link Machine} asks of its runtime. The records below the runtime
+ * carries out itself; a {@link StoreCall} goes to the store port as one request with one
+ * reply, bounded by the RPC timeout; any other command goes to the port as it is (a watch).
+ *
+ * <p>Every command is an immutable record, safe to pass between threads.
+ */
+public interface Command {
+  /** SetTimer arms {@code timer} to fire at {@code atNanos}, replacing its previous arming. */
+  record SetTimer(Enum<?> timer, long seq, long atNanos) implements Command {}
+
+  /** CancelTimer disarms {@code timer}. */
+  record CancelTimer(Enum<?> timer) implements Command {}
+
+  /**
+   * Publish reports a change to listeners; {@code leader} is null when no leader is known.
+   * The machine derives {@code from} from what it last published, so events pair up.
+   */
+  record Publish(ElectorState from, ElectorState to, Cause cause, LeaderInfo leader, long nanoTime)
+      implements Command {}
+
+  /**
+   * Release gives a lease back to the store (etcd: revokes it, and its key goes with it). The
+   * runtime retries with backoff until the store confirms or says the lease is gone, and gives
+   * up once twice the granted TTL ({@code ttlSeconds}; the requested one when 0) has passed,
+   * when the lease has surely expired by itself.
+   */
+  record Release(long leaseId, long ttlSeconds) implements Command {}
+}

@@ -1,0 +1,391 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.LeadershipListener;
+import dev.leasehold.Subscription;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ElectorRuntime runs one {@link Machine} against one {@link StorePort}, the same way for
+ * every backend: an event loop that owns the machine, timers, store calls bounded by the RPC
+ * timeout, lease releases retried until confirmed, term handles, the listener bus and the
+ * close sequence.
+ *
+ * <p>One event-loop thread owns all state; store replies only enqueue inputs on it, and
+ * nothing ever blocks a store thread. Events reach listeners on the dispatcher (or the
+ * executor given at subscription), never on the event loop and never under a lock.
+ *
+ * <p>Thread-safe: every public method may be called from any thread, including a listener.
+ */
+public final class ElectorRuntime implements LeaderElector {
+  private static final Logger log = LoggerFactory.getLogger(ElectorRuntime.class);
+
+  private final ElectorConfig config;
+  private final Machine machine;
+  private final StorePort store;
+  private final Scheduler scheduler;
+  private final ListenerBus bus;
+  private final String name;
+  private final long rpcTimeoutNanos;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+  // Written on the loop only, read anywhere.
+  private volatile Snapshot snapshot = new Snapshot(ElectorState.FOLLOWER, null, null);
+
+  // Loop-confined.
+  private final Map<Enum<?>, Scheduler.Cancellable> timers = new HashMap<>();
+  private final Releases releases;
+  private TermHandle term;
+  private int callsInFlight;
+  private Runnable whenCallsDone;
+
+  private record Snapshot(ElectorState role, LeaderInfo leader, TermHandle term) {}
+
+  /**
+   * ElectorRuntime wires a machine to a store; nothing runs until {@link #start()}. The name
+   * labels its log lines.
+   */
+  public ElectorRuntime(
+      ElectorConfig config, Machine machine, StorePort store, Scheduler scheduler, String name) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.machine = Objects.requireNonNull(machine, "machine");
+    this.store = Objects.requireNonNull(store, "store");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.name = Objects.requireNonNull(name, "name");
+    this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
+    this.bus = new ListenerBus(scheduler.dispatcher());
+    this.releases = new Releases(config, store, scheduler, name);
+  }
+
+  /** config is the validated configuration this elector runs with. */
+  public ElectorConfig config() {
+    return config;
+  }
+
+  @Override
+  public void start() {
+    if (closing.get() || !started.compareAndSet(false, true)) {
+      return;
+    }
+    log.info("{}: starting ({})", name, config);
+    store.open();
+    submit(new Input.Start());
+  }
+
+  @Override
+  public ElectorState state() {
+    return snapshot.role();
+  }
+
+  @Override
+  public boolean isLeader() {
+    Snapshot s = snapshot;
+    return s.role() == ElectorState.MASTER && s.term() != null && s.term().isValid();
+  }
+
+  @Override
+  public Optional<LeaderInfo> currentLeader() {
+    return Optional.ofNullable(snapshot.leader());
+  }
+
+  @Override
+  public Optional<Leadership> leadership() {
+    Snapshot s = snapshot;
+    return s.role() == ElectorState.MASTER ? Optional.ofNullable(s.term()) : Optional.empty();
+  }
+
+  @Override
+  public void resign() {
+    submit(new Input.Resign());
+  }
+
+  @Override
+  public Subscription onLeadershipChanged(LeadershipListener listener) {
+    return onLeadershipChanged(listener, scheduler.dispatcher());
+  }
+
+  @Override
+  public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    ListenerBus.Sub sub = bus.newSubscription(listener, executor);
+    try {
+      // On the loop, so the first event and later ones cannot interleave. A task accepted
+      // before the loop shuts down still runs.
+      scheduler.execute(() -> bus.add(sub, snapshotEvent()));
+    } catch (RejectedExecutionException closedAlready) {
+      // The loop is gone, so the state can no longer change: tell the listener it is STOPPED
+      // on the calling thread, the only thread left that is not ours.
+      try {
+        listener.onLeadershipChanged(snapshotEvent());
+      } catch (RuntimeException e) {
+        log.error("leadership listener {} threw on its first event", listener, e);
+      }
+    }
+    return sub;
+  }
+
+  @Override
+  public void close() {
+    CompletionStage<Void> done = closeAsync();
+    // A listener calling close() on the dispatcher cannot wait for a close that waits for the
+    // dispatcher; it returns at once.
+    if (scheduler.onDispatcher()) {
+      return;
+    }
+    try {
+      long bound = 3 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
+      done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
+      scheduler.awaitTermination();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("{}: close did not finish in time: {}", name, e.toString());
+    }
+  }
+
+  /**
+   * closeAsync begins closing and returns a stage that completes once the lease was released
+   * (or given up on), the store port closed and the loop told to stop. Idempotent.
+   */
+  public CompletionStage<Void> closeAsync() {
+    if (closing.compareAndSet(false, true)) {
+      try {
+        scheduler.execute(this::closeOnLoop);
+      } catch (RejectedExecutionException alreadyStopped) {
+        finishClose();
+      }
+    }
+    return closed.minimalCompletionStage();
+  }
+
+  // ---- the close sequence, on the loop ----
+
+  private void closeOnLoop() {
+    handle(new Input.Close());
+    // Calls in flight (a lease grant above all) reach the stopped machine, which releases
+    // what they created; each is bounded by the RPC timeout. Then wait for the releases.
+    afterCalls(() -> releases.whenDone(2 * rpcTimeoutNanos, this::finishClose));
+  }
+
+  private void afterCalls(Runnable next) {
+    if (callsInFlight == 0) {
+      next.run();
+    } else {
+      whenCallsDone = next;
+    }
+  }
+
+  private void finishClose() {
+    for (Scheduler.Cancellable t : timers.values()) {
+      t.cancel();
+    }
+    timers.clear();
+    store.close();
+    scheduler.shutdown();
+    log.info("{}: closed", name);
+    closed.complete(null);
+  }
+
+  // ---- the event loop ----
+
+  private void submit(Input input) {
+    try {
+      scheduler.execute(() -> handle(input));
+    } catch (RejectedExecutionException closedAlready) {
+      // After close the machine accepts nothing; calls were drained before the loop stopped.
+    }
+  }
+
+  private void handle(Input input) {
+    List<Command> commands;
+    try {
+      commands = machine.step(input, scheduler.nanoTime());
+    } catch (RuntimeException e) {
+      log.error("{}: protocol machine failed on {}", name, input, e);
+      return;
+    }
+    // Refresh the snapshot before carrying out commands, so isLeader() turns false before
+    // any listener hears of a loss.
+    refreshSnapshot();
+    for (Command c : commands) {
+      try {
+        execute(c);
+      } catch (RuntimeException e) {
+        log.error("{}: failed to carry out {}", name, c, e);
+      }
+    }
+  }
+
+  private void refreshSnapshot() {
+    ElectorState role = machine.role();
+    if (term != null
+        && (role != ElectorState.MASTER || machine.fencingToken() != term.fencingToken())) {
+      term.end();
+    }
+    if (role == ElectorState.MASTER && term != null && !term.ended()) {
+      term.extend(machine.deadline());
+    }
+    TermHandle current = role == ElectorState.MASTER && term != null && !term.ended() ? term : null;
+    snapshot = new Snapshot(role, machine.leader(), current);
+  }
+
+  private void execute(Command c) {
+    if (c instanceof Command.SetTimer t) {
+      cancelTimer(t.timer());
+      long delay = t.atNanos() - scheduler.nanoTime();
+      timers.put(
+          t.timer(),
+          scheduler.schedule(() -> handle(new Input.TimerFired(t.timer(), t.seq())), delay));
+    } else if (c instanceof Command.CancelTimer t) {
+      cancelTimer(t.timer());
+    } else if (c instanceof Command.Publish p) {
+      publish(p);
+    } else if (c instanceof Command.Release r) {
+      releases.release(r.leaseId(), r.ttlSeconds());
+    } else if (c instanceof StoreCall call) {
+      call(call);
+    } else {
+      store.send(c, this::submit);
+    }
+  }
+
+  private void cancelTimer(Enum<?> timer) {
+    Scheduler.Cancellable old = timers.remove(timer);
+    if (old != null) {
+      old.cancel();
+    }
+  }
+
+  /** call sends one store request; its reply, a failure or the timeout reaches the machine once. */
+  private void call(StoreCall call) {
+    callsInFlight++;
+    PendingCall pending = new PendingCall(call);
+    pending.timeout =
+        scheduler.schedule(
+            () -> pending.settle(call.failed("timed out after " + rpcTimeoutNanos / 1_000_000 + " ms")),
+            rpcTimeoutNanos);
+    CompletionStage<? extends Input> reply;
+    try {
+      reply = store.call(call);
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    reply.whenComplete(
+        (in, e) -> {
+          // Runs on a store thread: hand the reply to the loop.
+          Input result = e == null && in != null ? in : call.failed(store.describe(e));
+          try {
+            scheduler.execute(() -> pending.settle(result));
+          } catch (RejectedExecutionException closedAlready) {
+            // The loop stopped after draining its calls; nothing waits for this one.
+          }
+        });
+  }
+
+  /** PendingCall is one store call in flight; loop-confined. */
+  private final class PendingCall {
+    final StoreCall call;
+    Scheduler.Cancellable timeout;
+    boolean settled;
+
+    PendingCall(StoreCall call) {
+      this.call = call;
+    }
+
+    void settle(Input result) {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      timeout.cancel();
+      callsInFlight--;
+      handle(result);
+      if (callsInFlight == 0 && whenCallsDone != null) {
+        Runnable next = whenCallsDone;
+        whenCallsDone = null;
+        next.run();
+      }
+    }
+  }
+
+  // ---- events ----
+
+  private void publish(Command.Publish p) {
+    Instant now = Instant.now();
+    Optional<Leadership> leadership = Optional.empty();
+    if (p.cause() == Cause.ELECTED) {
+      term =
+          new TermHandle(
+              config.electionKey(),
+              config.candidateId(),
+              machine.fencingToken(),
+              machine.leaseId(),
+              now,
+              scheduler::nanoTime,
+              machine.deadline());
+      refreshSnapshot();
+      leadership = Optional.of(term);
+    }
+    LeadershipEvent event =
+        new LeadershipEvent(
+            p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
+            leadership);
+    logTransition(event);
+    if (event.isLost() && term != null) {
+      TermHandle ended = term;
+      ended.end();
+      term = null;
+      try {
+        scheduler.dispatcher().execute(() -> ended.completeLost(event));
+      } catch (RejectedExecutionException closedAlready) {
+        log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
+      }
+    }
+    bus.publish(event);
+  }
+
+  private void logTransition(LeadershipEvent e) {
+    String leader =
+        e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
+    if (e.cause() == Cause.STORE_UNAVAILABLE) {
+      log.warn("{}: store unavailable, retrying with backoff (role {})", name, e.to());
+    } else if (e.from() == e.to()) {
+      log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
+    } else {
+      log.info("{}: {} -> {} ({}), leader {}", name, e.from(), e.to(), e.cause(), leader);
+    }
+  }
+
+  private LeadershipEvent snapshotEvent() {
+    Snapshot s = snapshot;
+    Optional<Leadership> leadership =
+        s.role() == ElectorState.MASTER ? Optional.ofNullable(s.term()) : Optional.empty();
+    return new LeadershipEvent(
+        s.role(), s.role(), Cause.SUBSCRIBED, Optional.ofNullable(s.leader()), Instant.now(),
+        scheduler.nanoTime(), leadership);
+  }
+}

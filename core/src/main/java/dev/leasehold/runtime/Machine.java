@@ -1,0 +1,32 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
+import java.util.List;
+
+/**
+ * Machine is a backend's election protocol as a pure state machine: it takes an input and
+ * the monotonic time, and returns the commands its runtime must carry out. It does no I/O,
+ * reads no clock and starts no thread.
+ *
+ * <p>Not thread-safe: the runtime's event loop owns an instance.
+ */
+public interface Machine {
+  /** step applies one input at monotonic time {@code now} and returns commands, in order. */
+  List<Command> step(Input input, long now);
+
+  /** role is the current role. */
+  ElectorState role();
+
+  /** leader is the leader last seen (this instance when MASTER), or null. */
+  LeaderInfo leader();
+
+  /** deadline is the MASTER's local deadline (monotonic nanoseconds); meaningless otherwise. */
+  long deadline();
+
+  /** fencingToken is the MASTER's fencing token, or 0 when not MASTER. */
+  long fencingToken();
+
+  /** leaseId is the lease the MASTER's term rides on (0 when none). */
+  long leaseId();
+}

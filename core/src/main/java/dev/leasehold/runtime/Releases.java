@@ -1,0 +1,155 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorConfig;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Releases gives leases back to the store for the runtime: each release is retried with
+ * capped exponential backoff until the store confirms (or says the lease is gone), and given
+ * up once twice the lease's granted TTL has passed, when the store has surely expired it.
+ *
+ * <p>Not thread-safe: confined to the runtime's event loop.
+ */
+final class Releases {
+  private static final Logger log = LoggerFactory.getLogger(Releases.class);
+
+  private final StorePort store;
+  private final Scheduler scheduler;
+  private final String name;
+  private final long requestedTtlNanos;
+  private final long rpcTimeoutNanos;
+  private final long backoffInitialNanos;
+  private final long backoffMaxNanos;
+  private final Set<Release> pending = new HashSet<>();
+  private Runnable whenDone;
+  private Scheduler.Cancellable doneBound;
+
+  Releases(ElectorConfig config, StorePort store, Scheduler scheduler, String name) {
+    this.store = store;
+    this.scheduler = scheduler;
+    this.name = name;
+    this.requestedTtlNanos = config.leaseTtl().toNanos();
+    this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
+    this.backoffInitialNanos = config.retryBackoffInitial().toNanos();
+    this.backoffMaxNanos = config.retryBackoffMax().toNanos();
+  }
+
+  /** release starts giving {@code leaseId} back; {@code ttlSeconds} is its granted TTL (0: unknown). */
+  void release(long leaseId, long ttlSeconds) {
+    long ttl = ttlSeconds > 0 ? ttlSeconds * 1_000_000_000L : requestedTtlNanos;
+    Release r = new Release(leaseId, scheduler.nanoTime() + 2 * ttl);
+    pending.add(r);
+    r.attempt(0);
+  }
+
+  /**
+   * whenDone runs {@code next} once no release is pending, or after {@code boundNanos} with a
+   * warning for each lease still unreleased (it expires within its TTL).
+   */
+  void whenDone(long boundNanos, Runnable next) {
+    if (pending.isEmpty()) {
+      next.run();
+      return;
+    }
+    whenDone = next;
+    doneBound = scheduler.schedule(this::giveUpAll, boundNanos);
+  }
+
+  private void giveUpAll() {
+    for (Release r : Set.copyOf(pending)) {
+      r.giveUp("close could not wait longer");
+    }
+  }
+
+  private void finished(Release r) {
+    pending.remove(r);
+    if (pending.isEmpty() && whenDone != null) {
+      Runnable next = whenDone;
+      whenDone = null;
+      doneBound.cancel();
+      next.run();
+    }
+  }
+
+  /** Release is one lease being given back. */
+  private final class Release {
+    final long leaseId;
+    final long giveUpAt;
+    int round;
+    boolean over;
+
+    Release(long leaseId, long giveUpAt) {
+      this.leaseId = leaseId;
+      this.giveUpAt = giveUpAt;
+    }
+
+    void attempt(int attempt) {
+      int thisRound = ++round;
+      Scheduler.Cancellable timeout =
+          scheduler.schedule(() -> result(thisRound, attempt, "timed out"), rpcTimeoutNanos);
+      CompletionStage<?> reply;
+      try {
+        reply = store.release(leaseId);
+      } catch (RuntimeException e) {
+        reply = CompletableFuture.failedFuture(e);
+      }
+      reply.whenComplete(
+          (v, e) -> {
+            String failure = e == null ? null : store.describe(e);
+            try {
+              scheduler.execute(
+                  () -> {
+                    timeout.cancel();
+                    result(thisRound, attempt, failure);
+                  });
+            } catch (RejectedExecutionException closedAlready) {
+              // The loop is gone; close already reported this lease.
+            }
+          });
+    }
+
+    void result(int ofRound, int attempt, String failure) {
+      if (over || ofRound != round) {
+        return;
+      }
+      if (failure == null) {
+        over = true;
+        finished(this);
+        return;
+      }
+      if (scheduler.nanoTime() - giveUpAt >= 0) {
+        giveUp(failure);
+        return;
+      }
+      long delay = backoffInitialNanos;
+      for (int i = 0; i < attempt && delay < backoffMaxNanos; i++) {
+        delay = Math.min(backoffMaxNanos, delay * 2);
+      }
+      round++; // a late reply of this round no longer counts
+      try {
+        scheduler.schedule(() -> attempt(attempt + 1), delay);
+      } catch (RejectedExecutionException closedAlready) {
+        giveUp(failure);
+      }
+    }
+
+    void giveUp(String failure) {
+      if (over) {
+        return;
+      }
+      over = true;
+      log.warn(
+          "{}: could not release lease {} ({}); it expires within its TTL",
+          name,
+          Long.toHexString(leaseId),
+          failure);
+      finished(this);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.leasehold.runtime;
+
+import java.util.concurrent.Executor;
+
+/**
+ * Scheduler is where an elector's runtime runs: its event loop (one task at a time, in
+ * submission order), timers on that loop, the monotonic clock they use, and the dispatcher
+ * that delivers events to listeners. {@link ThreadScheduler} runs on two daemon threads; a
+ * simulation supplies virtual time.
+ *
+ * <p>Thread-safe: every method may be called from any thread.
+ */
+public interface Scheduler {
+  /** nanoTime is the monotonic clock in nanoseconds (differences only are meaningful). */
+  long nanoTime();
+
+  /**
+   * execute runs {@code task} on the event loop after the tasks already submitted.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException once {@link #shutdown()} began
+   */
+  void execute(Runnable task);
+
+  /**
+   * schedule runs {@code task} on the event loop after {@code delayNanos}, unless cancelled.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException once {@link #shutdown()} began
+   */
+  Cancellable schedule(Runnable task, long delayNanos);
+
+  /** dispatcher is the executor that delivers events; never the event loop. */
+  Executor dispatcher();
+
+  /** onDispatcher is true when called on the dispatcher's thread. */
+  boolean onDispatcher();
+
+  /**
+   * shutdown stops accepting tasks; tasks already submitted still run, timers do not, and
+   * the dispatcher stops once the loop has finished.
+   */
+  void shutdown();
+
+  /** awaitTermination waits (bounded) for the threads to end; never from the dispatcher. */
+  void awaitTermination() throws InterruptedException;
+
+  /** Cancellable is an armed timer. */
+  interface Cancellable {
+    /** cancel keeps the timer from running if it has not yet; idempotent. */
+    void cancel();
+  }
+}
