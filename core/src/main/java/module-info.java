@@ -1,0 +1,14 @@
+/**
+ * Leasehold's core: the public API ({@code dev.leasehold}) and the backends users build
+ * electors with ({@code dev.leasehold.etcd}). The backend-neutral runtime
+ * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.protocol})
+ * are internal and not exported.
+ */
+module dev.leasehold.core {
+  requires transitive jetcd.core;
+  requires jetcd.common;
+  requires org.slf4j;
+
+  exports dev.leasehold;
+  exports dev.leasehold.etcd;
+}
