@@ -30,7 +30,8 @@ final class MariaDbBinaries {
             Path path = Path.of(explicit.trim());
             if (!isExecutable(path)) {
                 // An explicit but broken setting is a configuration error; silently falling back to PATH would hide it.
-                throw new IllegalStateException(variable + "=" + explicit + " is not an executable file");
+                throw new IllegalStateException(variable + "=" + explicit
+                        + " is not an executable file; fix it, or unset it and " + INSTALL_HINT);
             }
             return path;
         }

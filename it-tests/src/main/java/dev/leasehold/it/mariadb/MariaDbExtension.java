@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
 public final class MariaDbExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver, TestWatcher {
 
     private static final Logger log = LoggerFactory.getLogger(MariaDbExtension.class);
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(MariaDbExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(MariaDbExtension.class);
     private static final String KEY = "server";
     private static final int FAILURE_LOG_LINES = 40;
 

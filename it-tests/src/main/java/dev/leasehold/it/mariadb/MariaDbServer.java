@@ -4,16 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * hook) kills the process and deletes the datadir, keeping a copy of the server log under
  * {@code target/mariadb-logs}.
  *
- * <p>Thread-safe: operations that change the process (start, stop, kill, restart, pause, resume) are synchronized;
- * the query methods read volatile state and never block; {@link #sql} and {@link #createUser} open their own
- * connection per call; {@link #close()} is idempotent and never throws.
+ * <p>Thread-safe: operations that change the process (start, stop, kill, restart, pause, resume, close) are
+ * synchronized; the query methods read volatile state and never block; {@link #sql} and {@link #createUser} open
+ * their own connection per call; {@link #close()} is idempotent and never throws.
  */
 public final class MariaDbServer implements AutoCloseable {
 
@@ -143,12 +138,15 @@ public final class MariaDbServer implements AutoCloseable {
         if (isRunning()) {
             throw new IllegalStateException(name + ": already running (pid " + pid() + ")");
         }
+        Instant began = Instant.now();
         String problem = launchAndAwait("restart");
         if (problem != null) {
             kill();
             throw new IllegalStateException(name + ": " + problem + "; log " + logFile + ":"
                     + System.lineSeparator() + logTail(LOG_TAIL_LINES));
         }
+        log.info("{}: started again on 127.0.0.1:{} (pid {}) in {} ms", name, port, pid(),
+                Duration.between(began, Instant.now()).toMillis());
     }
 
     /** stop sends SIGTERM (after SIGCONT if paused) and waits up to 30 s for a clean shutdown before SIGKILL. */
@@ -221,22 +219,8 @@ public final class MariaDbServer implements AutoCloseable {
      * @throws IllegalStateException wrapping the SQLException when the statement fails or the server is down
      */
     public List<List<String>> sql(String statement) {
-        try (Connection connection = connect(ROOT_USER, ROOT_PASSWORD, Duration.ofSeconds(10));
-                Statement jdbc = connection.createStatement()) {
-            List<List<String>> rows = new ArrayList<>();
-            if (jdbc.execute(statement)) {
-                try (ResultSet result = jdbc.getResultSet()) {
-                    int columns = result.getMetaData().getColumnCount();
-                    while (result.next()) {
-                        List<String> row = new ArrayList<>(columns);
-                        for (int i = 1; i <= columns; i++) {
-                            row.add(result.getString(i));
-                        }
-                        rows.add(row);
-                    }
-                }
-            }
-            return rows;
+        try {
+            return MariaDbJdbc.rows(jdbcUrl(), ROOT_USER, ROOT_PASSWORD, Duration.ofSeconds(10), statement);
         } catch (SQLException e) {
             throw new IllegalStateException(name + ": '" + statement + "' failed: " + e.getMessage(), e);
         }
@@ -254,7 +238,7 @@ public final class MariaDbServer implements AutoCloseable {
             throw new IllegalArgumentException("user must match " + USER + ", but was " + user);
         }
         String account = "'" + user + "'@'%'";
-        sql("CREATE USER " + account + " IDENTIFIED BY " + quote(password));
+        sql("CREATE USER " + account + " IDENTIFIED BY " + MariaDbJdbc.quote(password));
         for (String grant : grants) {
             sql("GRANT " + grant + " TO " + account);
         }
@@ -263,16 +247,15 @@ public final class MariaDbServer implements AutoCloseable {
     /**
      * close kills the server (SIGTERM, SIGKILL after 2 s), keeps a copy of its log and deletes the datadir.
      *
-     * <p>Idempotent and never throws.
+     * <p>Idempotent and never throws; synchronized, so it waits for a start in progress instead of missing the
+     * process that start launches.
      */
     @Override
-    public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+    public synchronized void close() {
+        if (closed) {
+            return;
         }
+        closed = true;
         Process current = process;
         if (current != null && current.isAlive()) {
             continueIfPaused(current);
@@ -327,7 +310,8 @@ public final class MariaDbServer implements AutoCloseable {
             }
             kill();
             String tail = logTail(LOG_TAIL_LINES);
-            boolean portTaken = tail.contains("Address already in use") || tail.contains("Do you already have another");
+            boolean portTaken =
+                    tail.contains("Address already in use") || tail.contains("Do you already have another");
             if (!portTaken || attempt >= START_ATTEMPTS) {
                 throw new IllegalStateException(name + ": " + problem + " (attempt " + attempt + "); log " + logFile
                         + ":" + System.lineSeparator() + tail);
@@ -346,35 +330,7 @@ public final class MariaDbServer implements AutoCloseable {
         process = started;
         paused = false;
         MariaDbReaper.register(this);
-        Instant deadline = Instant.now().plus(START_TIMEOUT);
-        SQLException last = null;
-        while (Instant.now().isBefore(deadline)) {
-            if (!started.isAlive()) {
-                return "mariadbd exited with code " + started.exitValue() + " while starting";
-            }
-            try (Connection connection = connect(ROOT_USER, ROOT_PASSWORD, Duration.ofSeconds(2));
-                    Statement statement = connection.createStatement();
-                    ResultSet result = statement.executeQuery("SELECT 1")) {
-                if (result.next() && result.getInt(1) == 1) {
-                    log.debug("{}: answering on port {} (pid {}, {})", name, port, started.pid(), reason);
-                    return null;
-                }
-            } catch (SQLException e) {
-                last = e;
-            }
-            ProcessControl.sleepQuietly(50);
-        }
-        return "no answer to SELECT 1 on 127.0.0.1:" + port + " within " + START_TIMEOUT + " (last error: "
-                + (last == null ? "none" : last.getMessage()) + ")";
-    }
-
-    private Connection connect(String user, String password, Duration timeout) throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("user", user);
-        properties.setProperty("password", password);
-        properties.setProperty("connectTimeout", Long.toString(Math.min(timeout.toMillis(), 1000)));
-        properties.setProperty("socketTimeout", Long.toString(timeout.toMillis()));
-        return DriverManager.getConnection(jdbcUrl(), properties);
+        return MariaDbJdbc.awaitAnswer(started, jdbcUrl(), ROOT_USER, ROOT_PASSWORD, START_TIMEOUT);
     }
 
     private void killAndWait(Process current) {
@@ -393,11 +349,6 @@ public final class MariaDbServer implements AutoCloseable {
             }
             paused = false;
         }
-    }
-
-    // String literal with backslash escapes, since the server runs without NO_BACKSLASH_ESCAPES.
-    private static String quote(String value) {
-        return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
     }
 
     /**
