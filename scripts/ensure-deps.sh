@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Makes sure what the build and tests need is installed: a JDK (17+), Maven, and etcd
-# (Debian package etcd-server). Installs what is missing when it can (root with apt-get),
-# otherwise stops with a message naming what to install.
+# Makes sure what the build and tests need is installed: a JDK (17+), Maven, etcd
+# (Debian package etcd-server) and MariaDB (Debian package mariadb-server: mariadbd,
+# mariadb-install-db, and the mariadb client it pulls in). Installs what is missing when it
+# can (root with apt-get), otherwise stops with a message naming what to install.
 set -euo pipefail
 
 missing_pkgs=()
@@ -17,6 +18,13 @@ need javac openjdk-17-jdk-headless
 need mvn maven
 if [ -z "${ETCD_BIN:-}" ]; then
   need etcd etcd-server
+fi
+# mariadbd lives in /usr/sbin, which a non-root PATH may lack; the launcher looks there too.
+if [ -z "${MARIADBD_BIN:-}" ] && ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
+  missing_pkgs+=(mariadb-server)
+fi
+if [ -z "${MARIADB_INSTALL_DB_BIN:-}" ]; then
+  need mariadb-install-db mariadb-server
 fi
 # The benchmark (and its smoke test) draws PNG plots, which needs one font.
 if [ ! -d /usr/share/fonts/truetype/dejavu ]; then
@@ -48,5 +56,11 @@ fi
 etcd_bin=${ETCD_BIN:-$(command -v etcd)}
 if ! "$etcd_bin" --version >/dev/null 2>&1; then
   echo "[leasehold] $etcd_bin does not run; install the Debian package etcd-server or set ETCD_BIN" >&2
+  exit 1
+fi
+
+mariadbd_bin=${MARIADBD_BIN:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}
+if ! "$mariadbd_bin" --version >/dev/null 2>&1; then
+  echo "[leasehold] $mariadbd_bin does not run; install the Debian package mariadb-server or set MARIADBD_BIN" >&2
   exit 1
 fi

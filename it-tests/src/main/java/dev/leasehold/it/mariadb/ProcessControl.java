@@ -1,0 +1,148 @@
+package dev.leasehold.it.mariadb;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * ProcessControl holds the process, file and port chores of {@link MariaDbServer}; stateless and thread-safe.
+ *
+ * <p>They mirror the private helpers of the etcd launcher's EtcdMember, which are kept there so that the two
+ * launchers can evolve separately.
+ */
+final class ProcessControl {
+
+    private ProcessControl() {}
+
+    /** Sends SIGSTOP or SIGCONT: ProcessHandle can only send SIGTERM/SIGKILL, so these go through kill(1). */
+    static void signal(Process target, String signal) {
+        String kill = Files.isExecutable(Path.of("/bin/kill")) ? "/bin/kill" : "kill";
+        try {
+            Process killer = new ProcessBuilder(kill, "-" + signal, Long.toString(target.pid()))
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!killer.waitFor(5, TimeUnit.SECONDS)) {
+                killer.destroyForcibly();
+                throw new IllegalStateException("kill -" + signal + " " + target.pid() + " timed out");
+            }
+            if (killer.exitValue() != 0) {
+                throw new IllegalStateException(
+                        "kill -" + signal + " " + target.pid() + " exited with " + killer.exitValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + kill, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+        }
+    }
+
+    /** Waits up to 2 s until /proc says the process is (or is no longer) stopped: kill(1) only queues the signal. */
+    static void awaitStopped(Process target, boolean stopped) {
+        Path stat = Path.of("/proc", Long.toString(target.pid()), "stat");
+        if (!Files.exists(stat)) {
+            return;
+        }
+        Instant deadline = Instant.now().plusSeconds(2);
+        while (Instant.now().isBefore(deadline) && target.isAlive()) {
+            try {
+                String content = Files.readString(stat, StandardCharsets.UTF_8);
+                // Field 3 follows the parenthesised command name, which may itself contain spaces.
+                char state = content.substring(content.lastIndexOf(')') + 2).charAt(0);
+                if ((state == 'T' || state == 't') == stopped) {
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                return;
+            }
+            sleepQuietly(5);
+        }
+    }
+
+    /** Waits for the process to exit; false on timeout, and never throws. */
+    static boolean waitFor(Process process, Duration timeout) {
+        try {
+            return process.waitFor(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !process.isAlive();
+        }
+    }
+
+    /** Whether this JVM runs as uid 0: mariadbd refuses to start as root without --user=root. */
+    static boolean runningAsRoot() {
+        try {
+            // /proc/self is owned by the process's effective uid.
+            return ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).intValue() == 0;
+        } catch (IOException | RuntimeException e) {
+            return "root".equals(System.getProperty("user.name"));
+        }
+    }
+
+    /** A port that was free on 127.0.0.1 a moment ago; the caller retries if someone else takes it first. */
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot pick a free port", e);
+        }
+    }
+
+    /** The last {@code lines} lines of a log file, or a note saying why there are none. */
+    static String tail(Path file, int lines) {
+        try {
+            if (!Files.exists(file)) {
+                return "(no log file " + file + ")";
+            }
+            List<String> all = Files.readAllLines(file, StandardCharsets.ISO_8859_1);
+            return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(cannot read " + file + ": " + e + ")";
+        }
+    }
+
+    /** Deletes a directory tree, best effort; returns the first failure or null. */
+    static IOException deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return null;
+        }
+        IOException[] first = new IOException[1];
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException e) {
+                    // Keep deleting the rest.
+                    if (first[0] == null) {
+                        first[0] = e;
+                    }
+                }
+            });
+        } catch (IOException e) {
+            return e;
+        } catch (UncheckedIOException e) {
+            return e.getCause();
+        }
+        return first[0];
+    }
+
+    static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}
