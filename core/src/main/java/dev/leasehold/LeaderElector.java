@@ -1,6 +1,8 @@
 package dev.leasehold;
 
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 /**
@@ -34,6 +36,23 @@ public interface LeaderElector extends AutoCloseable {
 
   /** leadership is the current term's handle while this instance is MASTER. */
   Optional<Leadership> leadership();
+
+  /**
+   * whenLeading completes with this instance's term once it leads (at once if it leads now),
+   * on the dispatcher thread; it completes exceptionally with a
+   * {@link java.util.concurrent.CancellationException} if the elector closes first. Like an
+   * event, the term may already be over when a callback runs: check
+   * {@link Leadership#isValid()}.
+   */
+  CompletionStage<Leadership> whenLeading();
+
+  /**
+   * awaitLeadership blocks until this instance leads and returns its term, or empty once
+   * {@code timeout} passes or the elector closes first.
+   *
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException;
 
   /**
    * resign gives leadership up now if held (the lease is revoked so others take over at

@@ -14,6 +14,7 @@ import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.Client;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -75,6 +76,16 @@ public final class EtcdLeaderElector implements LeaderElector {
   @Override
   public Optional<Leadership> leadership() {
     return runtime.leadership();
+  }
+
+  @Override
+  public CompletionStage<Leadership> whenLeading() {
+    return runtime.whenLeading();
+  }
+
+  @Override
+  public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
+    return runtime.awaitLeadership(timeout);
   }
 
   @Override

@@ -9,12 +9,14 @@ import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.Subscription;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -51,6 +53,7 @@ public final class ElectorRuntime implements LeaderElector {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private final LeadershipWaiters waiters;
 
   // Written on the loop only, read anywhere.
   private volatile Snapshot snapshot = new Snapshot(ElectorState.FOLLOWER, null, null);
@@ -59,8 +62,7 @@ public final class ElectorRuntime implements LeaderElector {
   private final Map<Enum<?>, Scheduler.Cancellable> timers = new HashMap<>();
   private final Releases releases;
   private TermHandle term;
-  private int callsInFlight;
-  private Runnable whenCallsDone;
+  private final Calls calls;
 
   private record Snapshot(ElectorState role, LeaderInfo leader, TermHandle term) {}
 
@@ -78,6 +80,8 @@ public final class ElectorRuntime implements LeaderElector {
     this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
     this.bus = new ListenerBus(scheduler.dispatcher());
     this.releases = new Releases(config, store, scheduler, name);
+    this.waiters = new LeadershipWaiters(scheduler.dispatcher());
+    this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
   }
 
   /** config is the validated configuration this elector runs with. */
@@ -115,6 +119,47 @@ public final class ElectorRuntime implements LeaderElector {
   public Optional<Leadership> leadership() {
     Snapshot s = snapshot;
     return s.role() == ElectorState.MASTER ? Optional.ofNullable(s.term()) : Optional.empty();
+  }
+
+  @Override
+  public CompletionStage<Leadership> whenLeading() {
+    return leading().minimalCompletionStage();
+  }
+
+  @Override
+  public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    CompletableFuture<Leadership> f = leading();
+    try {
+      return Optional.of(f.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException | CancellationException e) {
+      return Optional.empty();
+    } catch (ExecutionException e) {
+      return Optional.empty();
+    } finally {
+      waiters.remove(f);
+    }
+  }
+
+  private CompletableFuture<Leadership> leading() {
+    CompletableFuture<Leadership> f = new CompletableFuture<>();
+    try {
+      // On the loop, so no election can slip between the check and the registration.
+      scheduler.execute(
+          () -> {
+            TermHandle t = snapshot.term();
+            if (t != null && t.isValid()) {
+              waiters.completeNow(f, t);
+            } else if (closing.get()) {
+              f.completeExceptionally(new CancellationException("elector closed"));
+            } else {
+              waiters.add(f);
+            }
+          });
+    } catch (RejectedExecutionException closedAlready) {
+      f.completeExceptionally(new CancellationException("elector closed"));
+    }
+    return f;
   }
 
   @Override
@@ -188,15 +233,7 @@ public final class ElectorRuntime implements LeaderElector {
     handle(new Input.Close());
     // Calls in flight (a lease grant above all) reach the stopped machine, which releases
     // what they created; each is bounded by the RPC timeout. Then wait for the releases.
-    afterCalls(() -> releases.whenDone(2 * rpcTimeoutNanos, this::finishClose));
-  }
-
-  private void afterCalls(Runnable next) {
-    if (callsInFlight == 0) {
-      next.run();
-    } else {
-      whenCallsDone = next;
-    }
+    calls.afterAll(() -> releases.whenDone(2 * rpcTimeoutNanos, this::finishClose));
   }
 
   private void finishClose() {
@@ -204,6 +241,7 @@ public final class ElectorRuntime implements LeaderElector {
       t.cancel();
     }
     timers.clear();
+    waiters.closed();
     store.close();
     scheduler.shutdown();
     log.info("{}: closed", name);
@@ -267,7 +305,7 @@ public final class ElectorRuntime implements LeaderElector {
     } else if (c instanceof Command.Release r) {
       releases.release(r.leaseId(), r.ttlSeconds());
     } else if (c instanceof StoreCall call) {
-      call(call);
+      calls.send(call);
     } else {
       store.send(c, this::submit);
     }
@@ -277,58 +315,6 @@ public final class ElectorRuntime implements LeaderElector {
     Scheduler.Cancellable old = timers.remove(timer);
     if (old != null) {
       old.cancel();
-    }
-  }
-
-  /** call sends one store request; its reply, a failure or the timeout reaches the machine once. */
-  private void call(StoreCall call) {
-    callsInFlight++;
-    PendingCall pending = new PendingCall(call);
-    pending.timeout =
-        scheduler.schedule(
-            () -> pending.settle(call.failed("timed out after " + rpcTimeoutNanos / 1_000_000 + " ms")),
-            rpcTimeoutNanos);
-    CompletionStage<? extends Input> reply;
-    try {
-      reply = store.call(call);
-    } catch (RuntimeException e) {
-      reply = CompletableFuture.failedFuture(e);
-    }
-    reply.whenComplete(
-        (in, e) -> {
-          // Runs on a store thread: hand the reply to the loop.
-          Input result = e == null && in != null ? in : call.failed(store.describe(e));
-          try {
-            scheduler.execute(() -> pending.settle(result));
-          } catch (RejectedExecutionException closedAlready) {
-            // The loop stopped after draining its calls; nothing waits for this one.
-          }
-        });
-  }
-
-  /** PendingCall is one store call in flight; loop-confined. */
-  private final class PendingCall {
-    final StoreCall call;
-    Scheduler.Cancellable timeout;
-    boolean settled;
-
-    PendingCall(StoreCall call) {
-      this.call = call;
-    }
-
-    void settle(Input result) {
-      if (settled) {
-        return;
-      }
-      settled = true;
-      timeout.cancel();
-      callsInFlight--;
-      handle(result);
-      if (callsInFlight == 0 && whenCallsDone != null) {
-        Runnable next = whenCallsDone;
-        whenCallsDone = null;
-        next.run();
-      }
     }
   }
 
@@ -366,6 +352,9 @@ public final class ElectorRuntime implements LeaderElector {
       }
     }
     bus.publish(event);
+    if (p.cause() == Cause.ELECTED) {
+      waiters.elected(term);
+    }
   }
 
   private void logTransition(LeadershipEvent e) {

@@ -3,6 +3,7 @@ package dev.leasehold.it;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.ElectorState;
@@ -62,6 +63,35 @@ abstract class ElectionScenarios {
   EtcdLeaderElector awaitSingleLeader() {
     await().atMost(WAIT).until(() -> candidates.leader().isPresent());
     return candidates.leader().orElseThrow();
+  }
+
+  @Test
+  void awaitLeadershipReturnsEachTermItsCandidateWinsAndEndsOnTimeoutAndOnClose()
+      throws Exception {
+    EtcdLeaderElector a = candidates.add("a", TTL);
+    EtcdLeaderElector b = candidates.add("b", TTL);
+    a.start();
+    Leadership first = a.awaitLeadership(WAIT).orElseThrow();
+    assertEquals(first.fencingToken(), a.leadership().orElseThrow().fencingToken());
+    b.start();
+    await().atMost(WAIT).until(() -> b.currentLeader().isPresent());
+    // b cannot win while a leads: the bounded wait ends empty.
+    assertTrue(b.awaitLeadership(Duration.ofMillis(300)).isEmpty());
+    var next = b.whenLeading().toCompletableFuture();
+    assertFalse(next.isDone());
+    a.resign();
+    Leadership second = next.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertTrue(second.fencingToken() > first.fencingToken(), "tokens increase");
+    assertEquals("b", second.candidateId());
+    // a sits out its resign hold-off; closing it ends its wait at once.
+    var never = a.whenLeading().toCompletableFuture();
+    a.close();
+    assertTrue(
+        assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> never.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+            .getCause() instanceof java.util.concurrent.CancellationException);
+    assertTrue(a.awaitLeadership(WAIT).isEmpty(), "a closed elector never leads");
   }
 
   @Test

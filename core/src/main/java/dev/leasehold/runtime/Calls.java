@@ -1,0 +1,83 @@
+package dev.leasehold.runtime;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * Calls sends the machine's {@link StoreCall}s: each reaches the machine exactly once as an
+ * input, its reply, the port's failure or, after the RPC timeout, {@link StoreCall#failed};
+ * and it tells the close sequence when none is left in flight.
+ *
+ * <p>Not thread-safe: confined to the runtime's event loop (replies only enqueue on it).
+ */
+final class Calls {
+  private final StorePort store;
+  private final Scheduler scheduler;
+  private final long rpcTimeoutNanos;
+  private final Consumer<Input> handler;
+  private int inFlight;
+  private Runnable whenNone;
+
+  Calls(StorePort store, Scheduler scheduler, long rpcTimeoutNanos, Consumer<Input> handler) {
+    this.store = store;
+    this.scheduler = scheduler;
+    this.rpcTimeoutNanos = rpcTimeoutNanos;
+    this.handler = handler;
+  }
+
+  /** send starts one call; its outcome is handed to the machine on the loop. */
+  void send(StoreCall call) {
+    inFlight++;
+    Pending pending = new Pending();
+    String timedOut = "timed out after " + rpcTimeoutNanos / 1_000_000 + " ms";
+    pending.timeout = scheduler.schedule(() -> pending.settle(call.failed(timedOut)), rpcTimeoutNanos);
+    CompletionStage<? extends Input> reply;
+    try {
+      reply = store.call(call);
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    reply.whenComplete(
+        (in, e) -> {
+          // Runs on a store thread: hand the outcome to the loop.
+          Input result = e == null && in != null ? in : call.failed(store.describe(e));
+          try {
+            scheduler.execute(() -> pending.settle(result));
+          } catch (RejectedExecutionException closedAlready) {
+            // The loop stopped after the calls drained; nothing waits for this one.
+          }
+        });
+  }
+
+  /** afterAll runs {@code next} once no call is in flight (at once if none is). */
+  void afterAll(Runnable next) {
+    if (inFlight == 0) {
+      next.run();
+    } else {
+      whenNone = next;
+    }
+  }
+
+  /** Pending is one call in flight. */
+  private final class Pending {
+    Scheduler.Cancellable timeout;
+    boolean settled;
+
+    void settle(Input result) {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      timeout.cancel();
+      inFlight--;
+      handler.accept(result);
+      if (inFlight == 0 && whenNone != null) {
+        Runnable next = whenNone;
+        whenNone = null;
+        next.run();
+      }
+    }
+  }
+}
