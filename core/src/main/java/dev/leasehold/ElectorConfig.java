@@ -23,11 +23,11 @@ public final class ElectorConfig {
   private final Duration retryBackoffMax;
   private final Duration resignHoldoff;
   private final boolean standbyLease;
+  private final boolean closeOnShutdown;
 
   /** etcd's largest lease TTL (MaxLeaseTTL, 9,000,000,000 s). */
   static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
 
-  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
   private ElectorConfig(Settings<?> b) {
     this.electionKey = b.electionKey;
@@ -41,6 +41,7 @@ public final class ElectorConfig {
     this.retryBackoffMax = b.retryBackoffMax;
     this.resignHoldoff = b.resignHoldoff != null ? b.resignHoldoff : b.leaseTtl;
     this.standbyLease = b.standbyLease;
+    this.closeOnShutdown = b.closeOnShutdown;
   }
 
   /** builder starts a config with every default set except the election key. */
@@ -103,6 +104,11 @@ public final class ElectorConfig {
     return standbyLease;
   }
 
+  /** closeOnShutdown tells whether a JVM shutdown hook closes the elector (so it hands over at once). */
+  public boolean closeOnShutdown() {
+    return closeOnShutdown;
+  }
+
   @Override
   public String toString() {
     return "ElectorConfig{electionKey=" + electionKey + ", candidateId=" + candidateId
@@ -110,10 +116,10 @@ public final class ElectorConfig {
         + ", maxDriftRate=" + maxDriftRate + ", pollInterval=" + human(pollInterval)
         + ", rpcTimeout=" + human(rpcTimeout) + ", retryBackoff=" + human(retryBackoffInitial)
         + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff)
-        + ", standbyLease=" + standbyLease + "}";
+        + ", standbyLease=" + standbyLease + ", closeOnShutdown=" + closeOnShutdown + "}";
   }
 
-  private static Duration defaultRpcTimeout(Duration ttl) {
+  static Duration defaultRpcTimeout(Duration ttl) {
     Duration quarter = ttl.dividedBy(4);
     return quarter.compareTo(Duration.ofSeconds(1)) < 0 ? quarter : Duration.ofSeconds(1);
   }
@@ -169,17 +175,18 @@ public final class ElectorConfig {
    * @param <B> the concrete builder type
    */
   public abstract static class Settings<B extends Settings<B>> {
-    private String electionKey;
-    private String candidateId;
-    private Duration leaseTtl = Duration.ofSeconds(5);
-    private Duration safetyMargin;
-    private double maxDriftRate = 0.01;
-    private Duration pollInterval = Duration.ofSeconds(1);
-    private Duration rpcTimeout;
-    private Duration retryBackoffInitial = Duration.ofMillis(100);
-    private Duration retryBackoffMax = Duration.ofSeconds(1);
-    private Duration resignHoldoff;
-    private boolean standbyLease = true;
+    String electionKey;
+    String candidateId;
+    Duration leaseTtl = Duration.ofSeconds(5);
+    Duration safetyMargin;
+    double maxDriftRate = 0.01;
+    Duration pollInterval = Duration.ofSeconds(1);
+    Duration rpcTimeout;
+    Duration retryBackoffInitial = Duration.ofMillis(100);
+    Duration retryBackoffMax = Duration.ofSeconds(1);
+    Duration resignHoldoff;
+    boolean standbyLease = true;
+    boolean closeOnShutdown;
 
     /** Settings starts with every default set except the election key. */
     protected Settings() {}
@@ -202,6 +209,7 @@ public final class ElectorConfig {
       retryBackoffMax = c.retryBackoffMax;
       resignHoldoff = c.resignHoldoff;
       standbyLease = c.standbyLease;
+      closeOnShutdown = c.closeOnShutdown;
       return self();
     }
 
@@ -287,103 +295,20 @@ public final class ElectorConfig {
       return self();
     }
 
+    /**
+     * closeOnShutdown registers, at start(), a JVM shutdown hook that closes the elector: on
+     * SIGTERM a leader then releases its lease and another instance takes over in
+     * milliseconds instead of after a TTL; default false. The hook is removed by close().
+     */
+    public B closeOnShutdown(boolean closeOnShutdown) {
+      this.closeOnShutdown = closeOnShutdown;
+      return self();
+    }
+
     /** buildConfig validates every field and the relations between them. */
     protected final ElectorConfig buildConfig() {
-      if (electionKey == null || electionKey.isBlank()) {
-        throw new IllegalArgumentException(
-            "electionKey must be a non-blank string, but was " + quote(electionKey));
-      }
-      if (candidateId != null && candidateId.isBlank()) {
-        throw new IllegalArgumentException(
-            "candidateId must be non-blank when set, but was " + quote(candidateId));
-      }
-      requirePositive("leaseTtl", leaseTtl);
-      if (leaseTtl.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("leaseTtl must be >= 1s, but was " + human(leaseTtl));
-      }
-      if (leaseTtl.compareTo(MAX_LEASE_TTL) > 0) {
-        throw new IllegalArgumentException(
-            "leaseTtl must be <= " + MAX_LEASE_TTL.getSeconds() + "s (etcd's largest TTL), but was "
-                + human(leaseTtl));
-      }
-      if (leaseTtl.toNanos() % 1_000_000_000L != 0) {
-        throw new IllegalArgumentException(
-            "leaseTtl must be a whole number of seconds (etcd grants seconds), but was "
-                + human(leaseTtl));
-      }
-      if (!(maxDriftRate >= 0 && maxDriftRate < 0.1)) {
-        throw new IllegalArgumentException(
-            "maxDriftRate must be in [0, 0.1), but was " + maxDriftRate);
-      }
-      Duration margin = safetyMargin != null ? safetyMargin : leaseTtl.dividedBy(10);
-      if (margin.isNegative()) {
-        throw new IllegalArgumentException(
-            "safetyMargin must be >= 0, but was " + human(margin));
-      }
-      requireNanos("safetyMargin", margin);
-      // The deadline window must hold at least two renewals (one every TTL/3), or a single
-      // slow round trip would cost leadership.
-      long ttlNanos = leaseTtl.toNanos();
-      long window = (long) (ttlNanos * (1 - maxDriftRate)) - margin.toNanos();
-      long twoRenewals = 2 * (ttlNanos / 3);
-      if (window <= twoRenewals) {
-        Duration maxMargin =
-            Duration.ofNanos(Math.max(0, (long) (ttlNanos * (1 - maxDriftRate)) - twoRenewals));
-        throw new IllegalArgumentException(
-            "safetyMargin leaves no time to renew: with leaseTtl " + human(leaseTtl)
-                + " and maxDriftRate " + maxDriftRate + " it must be < " + human(maxMargin)
-                + ", but was " + human(margin));
-      }
-      requirePositive("pollInterval", pollInterval);
-      requireNanos("pollInterval", pollInterval);
-      if (pollInterval.compareTo(Duration.ofMillis(10)) < 0) {
-        throw new IllegalArgumentException(
-            "pollInterval must be >= 10ms, but was " + human(pollInterval));
-      }
-      Duration rpc = rpcTimeout != null ? rpcTimeout : defaultRpcTimeout(leaseTtl);
-      requirePositive("rpcTimeout", rpc);
-      if (rpc.compareTo(leaseTtl.dividedBy(3)) >= 0) {
-        throw new IllegalArgumentException(
-            "rpcTimeout must be < leaseTtl/3 (" + human(leaseTtl.dividedBy(3)) + "), but was "
-                + human(rpc));
-      }
-      requirePositive("retryBackoffInitial", retryBackoffInitial);
-      requirePositive("retryBackoffMax", retryBackoffMax);
-      requireNanos("retryBackoffMax", retryBackoffMax);
-      if (retryBackoffMax.compareTo(retryBackoffInitial) < 0) {
-        throw new IllegalArgumentException(
-            "retryBackoffMax must be >= retryBackoffInitial (" + human(retryBackoffInitial)
-                + "), but was " + human(retryBackoffMax));
-      }
-      if (resignHoldoff != null && resignHoldoff.isNegative()) {
-        throw new IllegalArgumentException(
-            "resignHoldoff must be >= 0, but was " + human(resignHoldoff));
-      }
-      if (resignHoldoff != null) {
-        requireNanos("resignHoldoff", resignHoldoff);
-      }
+      ConfigChecks.validate(this);
       return new ElectorConfig(this);
-    }
-
-    private static void requirePositive(String field, Duration d) {
-      if (d == null) {
-        throw new IllegalArgumentException(field + " must be set, but was null");
-      }
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(field + " must be > 0, but was " + human(d));
-      }
-    }
-
-    /** requireNanos rejects durations the monotonic clock's nanoseconds cannot hold. */
-    private static void requireNanos(String field, Duration d) {
-      if (d.compareTo(MAX_NANOS) > 0) {
-        throw new IllegalArgumentException(
-            field + " must be <= " + MAX_NANOS.toDays() + " days, but was " + human(d));
-      }
-    }
-
-    private static String quote(String s) {
-      return s == null ? "null" : "\"" + s + "\"";
     }
   }
 

@@ -52,6 +52,7 @@ public final class ElectorRuntime implements LeaderElector {
   private final long rpcTimeoutNanos;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
+  private volatile Thread shutdownHook;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final LeadershipWaiters waiters;
 
@@ -95,6 +96,10 @@ public final class ElectorRuntime implements LeaderElector {
       return;
     }
     log.info("{}: starting ({})", name, config);
+    if (config.closeOnShutdown()) {
+      shutdownHook = new Thread(this::close, "leasehold-shutdown-" + name);
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
     store.open();
     submit(new Input.Start());
   }
@@ -218,6 +223,7 @@ public final class ElectorRuntime implements LeaderElector {
    */
   public CompletionStage<Void> closeAsync() {
     if (closing.compareAndSet(false, true)) {
+      removeShutdownHook();
       try {
         scheduler.execute(this::closeOnLoop);
       } catch (RejectedExecutionException alreadyStopped) {
@@ -225,6 +231,17 @@ public final class ElectorRuntime implements LeaderElector {
       }
     }
     return closed.minimalCompletionStage();
+  }
+
+  private void removeShutdownHook() {
+    Thread hook = shutdownHook;
+    if (hook != null && Thread.currentThread() != hook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // The JVM is exiting: the hook runs (or ran) close() itself.
+      }
+    }
   }
 
   // ---- the close sequence, on the loop ----

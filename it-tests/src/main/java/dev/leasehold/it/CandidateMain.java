@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * (SIGKILL) or freeze it (SIGSTOP).
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=KEY --id=ID [--ttl-seconds=N]
- * [--poll-millis=N] [--rpc-timeout-millis=N]}. It prints one line per fact on stdout:
+ * [--poll-millis=N] [--rpc-timeout-millis=N] [--close-on-shutdown=true]}. It prints one line per fact on stdout:
  * {@code READY <pid>}, and {@code EVENT <nanoTime> <cause> <from> <to> <leaderId|-> <token|0>}
  * per event. It reads commands from stdin: {@code resign}, {@code close} (revoke and exit 0).
  * End of input closes too. Not thread-safe; one instance per JVM.
@@ -92,6 +92,7 @@ public final class CandidateMain {
         .candidateId(required(opts, "id"))
         .leaseTtl(Duration.ofSeconds(Long.parseLong(opts.getOrDefault("ttl-seconds", "2"))))
         .pollInterval(Duration.ofMillis(Long.parseLong(opts.getOrDefault("poll-millis", "1000"))));
+    builder.closeOnShutdown(Boolean.parseBoolean(opts.getOrDefault("close-on-shutdown", "false")));
     if (opts.containsKey("rpc-timeout-millis")) {
       builder.rpcTimeout(Duration.ofMillis(Long.parseLong(opts.get("rpc-timeout-millis"))));
     }

@@ -28,12 +28,13 @@ public final class CandidateProcess implements AutoCloseable {
   private final Process process;
   private final Writer stdin;
   private final List<String> lines = new ArrayList<>();
+  private final Thread reader;
 
   private CandidateProcess(String id, Process process, Consumer<String> listener) {
     this.id = id;
     this.process = process;
     this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread reader =
+    this.reader =
         new Thread(
             () -> {
               try (BufferedReader r =
@@ -138,8 +139,8 @@ public final class CandidateProcess implements AutoCloseable {
         }
       }
       if (!alive) {
-        // Everything it printed before exiting has been read once the pipe is drained.
-        Thread.sleep(50);
+        // Everything it printed before exiting has been read once the reader hits end of file.
+        reader.join(TimeUnit.SECONDS.toMillis(5));
         synchronized (lines) {
           for (String l : lines.subList(checked, lines.size())) {
             if (match.test(l)) {
@@ -164,6 +165,15 @@ public final class CandidateProcess implements AutoCloseable {
   public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /** terminate sends SIGTERM (what a supervisor sends to stop a service) and waits for the exit. */
+  public int terminate() throws IOException, InterruptedException {
+    // Not Process.destroy(): it also closes our ends of the child's pipes, so the child would
+    // see its stdin end and could print nothing more.
+    signal("TERM");
+    process.waitFor(20, TimeUnit.SECONDS);
+    return process.isAlive() ? -1 : process.exitValue();
   }
 
   /** pause sends SIGSTOP. */
