@@ -204,6 +204,11 @@ public final class LocalStore implements AutoCloseable {
     reply.complete(value);
   }
 
+  /** hasLease is true while the lease is alive; for tests. */
+  boolean hasLease(long leaseId) {
+    return inspect(s -> s.isAlive(leaseId));
+  }
+
   /** isClosed is true once {@link #close()} began. */
   boolean isClosed() {
     synchronized (lock) {
