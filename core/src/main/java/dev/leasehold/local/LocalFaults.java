@@ -12,14 +12,16 @@ import java.util.Objects;
  *   <caption>fault and what electors on the store report</caption>
  *   <tr><th>fault</th><th>the leader of that key</th><th>the other electors</th></tr>
  *   <tr><td>{@link #expireLease} / {@link #expireLeaseOf}</td>
- *       <td>LEASE_REVOKED (MASTER to FOLLOWER) within milliseconds: its watch shows the key
- *           deleted and a probe finds the lease gone (a renewal in flight reports the same)</td>
- *       <td>LEADER_CHANGED once one of them (or the old leader) wins the key again, with a
- *           higher token</td></tr>
+ *       <td>LEASE_REVOKED (MASTER to FOLLOWER) within milliseconds: its watch or confirming
+ *           read shows the key deleted and a lease probe finds the lease gone, or a renewal in
+ *           flight is told the lease is gone (KEY_DELETED instead only if the probe takes
+ *           longer than min(rpcTimeout, 250 ms))</td>
+ *       <td>LEADER_CHANGED for the next leader, with a higher token (the old leader's loss
+ *           event names it instead when the successor won first)</td></tr>
  *   <tr><td>{@link #deleteKey}</td>
- *       <td>KEY_DELETED (MASTER to FOLLOWER) within milliseconds; it then releases its
- *           lease</td>
- *       <td>LEADER_CHANGED for the next leader</td></tr>
+ *       <td>KEY_DELETED (MASTER to FOLLOWER) within milliseconds: the probe finds its lease
+ *           alive; it then releases that lease</td>
+ *       <td>LEADER_CHANGED for the next leader, as above</td></tr>
  *   <tr><td>{@link #makeUnavailable}</td>
  *       <td>STORE_UNAVAILABLE (MASTER to MASTER) at its next renewal (within TTL/6); if the
  *           outage outlasts its deadline, LEASE_EXPIRED_LOCALLY (MASTER to FOLLOWER) at the

@@ -96,7 +96,10 @@ public final class LocalLeaderElector implements LeaderElector {
     runtime.close();
   }
 
-  /** closeAsync begins closing; the stage completes once the lease is released and threads told to stop. */
+  /**
+   * closeAsync begins closing; the stage completes once the lease is released and threads told
+   * to stop.
+   */
   public CompletionStage<Void> closeAsync() {
     return runtime.closeAsync();
   }

@@ -41,7 +41,8 @@ final class LocalPort implements StorePort {
   @Override
   public CompletionStage<? extends Input> call(StoreCall call) {
     if (call instanceof EtcdCommand.Poll p) {
-      return store.request(s -> new EtcdInput.PollResult(p.op(), s.get(key), s.revision()), call::failed);
+      return store.request(
+          s -> new EtcdInput.PollResult(p.op(), s.get(key), s.revision()), call::failed);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return store.request(
           s -> {
@@ -65,7 +66,8 @@ final class LocalPort implements StorePort {
           s -> new EtcdInput.ConfirmRead(r.op(), s.get(key), s.revision(), LocalStore.RAFT_TERM),
           call::failed);
     } else if (call instanceof EtcdCommand.ProbeLease p) {
-      return store.request(s -> new EtcdInput.LeaseProbed(p.op(), true, s.isAlive(p.leaseId())), call::failed);
+      return store.request(
+          s -> new EtcdInput.LeaseProbed(p.op(), true, s.isAlive(p.leaseId())), call::failed);
     }
     throw new IllegalArgumentException("not a local store call: " + call);
   }

@@ -30,6 +30,10 @@ import java.util.function.Supplier;
  * elector steps down by its local deadline (send time + TTL × (1 − maxDriftRate) − margin),
  * which comes before that, so electors sharing a store never lead at once.
  *
+ * <p>It grants every TTL as asked (whole seconds, at least 1 s; etcd raises small ones to its
+ * minimum). The one raft term it reports never changes. While {@link LocalFaults#makeUnavailable}
+ * holds, every request fails at once with a reason, and leases keep expiring on time.
+ *
  * <p>Not covered: anything outside this object. Electors in other processes, other JVMs or
  * other class loaders (each with its own {@code LocalStore}) elect their own leaders; use etcd
  * for those. Nothing is persisted: a new store starts empty.
@@ -40,6 +44,7 @@ import java.util.function.Supplier;
  */
 public final class LocalStore implements AutoCloseable {
   private static final AtomicInteger SEQ = new AtomicInteger();
+  // A sweep may run up to this much after an expiry (late is safe; early never happens).
   private static final long MIN_SWEEP_NANOS = 1_000_000L;
   private static final long IDLE_SWEEP_NANOS = 60_000_000_000L;
 
@@ -71,7 +76,8 @@ public final class LocalStore implements AutoCloseable {
    */
   LocalStore(LongSupplier clock, Executor work) {
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.thread = new ScheduledThreadPoolExecutor(1, daemon("leasehold-local-store-" + SEQ.incrementAndGet()));
+    String name = "leasehold-local-store-" + SEQ.incrementAndGet();
+    this.thread = new ScheduledThreadPoolExecutor(1, daemon(name));
     thread.setRemoveOnCancelPolicy(true);
     thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.work = work != null ? work : thread;

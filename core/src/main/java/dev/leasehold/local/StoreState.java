@@ -118,21 +118,12 @@ final class StoreState {
     return l.ttlSeconds;
   }
 
-  /** put creates or replaces the key, bound to a live lease, at a new revision. */
+  /** put creates the absent key, bound to a live lease, at a new revision: its create revision. */
   KeyRecord put(String key, String value, long leaseId) {
-    Lease lease = leases.get(leaseId);
-    KeyRecord old = keys.get(key);
-    if (old != null && old.leaseId() != leaseId) {
-      Lease previous = leases.get(old.leaseId());
-      if (previous != null) {
-        previous.keys.remove(key);
-      }
-    }
     revision++;
-    KeyRecord record =
-        new KeyRecord(value, leaseId, old != null ? old.createRevision() : revision, revision);
+    KeyRecord record = new KeyRecord(value, leaseId, revision, revision);
     keys.put(key, record);
-    lease.keys.add(key);
+    leases.get(leaseId).keys.add(key);
     changed(key, new Change(revision, record));
     return record;
   }

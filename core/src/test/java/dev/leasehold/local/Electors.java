@@ -36,7 +36,7 @@ final class Electors implements AutoCloseable {
     return await().atMost(atMost).pollInterval(Duration.ofMillis(5)).pollDelay(Duration.ZERO);
   }
 
-  /** add builds one elector on the store, TTL 2 s and fast retries unless {@code tweak} says otherwise. */
+  /** add builds one elector on the store: TTL 2 s, fast retries, unless {@code tweak} says so. */
   LocalLeaderElector add(String candidateId, UnaryOperator<LocalLeaderElector.Builder> tweak) {
     LocalLeaderElector.Builder b =
         LocalLeaderElector.builder()

@@ -35,7 +35,8 @@ class LocalElectionTest {
         LeadershipEvent resigned = group.awaitEvent(leader, Cause.RESIGNED, seen, SOON);
         assertEquals(ElectorState.MASTER, resigned.from());
         assertFalse(term.isValid());
-        assertEquals(Cause.RESIGNED, term.whenLost().toCompletableFuture().get(5, TimeUnit.SECONDS).cause());
+        LeadershipEvent ended = term.whenLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(Cause.RESIGNED, ended.cause());
         LocalLeaderElector next = group.awaitLeader(tokens.get(tokens.size() - 1), SOON);
         // The one that resigned sits out its hold-off, so another takes over.
         assertNotSame(leader, next);

@@ -17,6 +17,10 @@ class LocalLeaderElectorBuilderTest {
     store.close();
   }
 
+  private LocalLeaderElector.Builder valid() {
+    return LocalLeaderElector.builder().store(store).electionKey("/k");
+  }
+
   private static String error(LocalLeaderElector.Builder b) {
     return assertThrows(IllegalArgumentException.class, b::build).getMessage();
   }
@@ -42,14 +46,13 @@ class LocalLeaderElectorBuilderTest {
   void aBadTtlIsRejectedWithItsValue() {
     assertEquals(
         "leaseTtl must be >= 1s, but was 200ms",
-        error(LocalLeaderElector.builder().store(store).electionKey("/k").leaseTtl(Duration.ofMillis(200))));
+        error(valid().leaseTtl(Duration.ofMillis(200))));
     assertEquals(
         "leaseTtl must be set, but was null",
-        error(LocalLeaderElector.builder().store(store).electionKey("/k").leaseTtl(null)));
+        error(valid().leaseTtl(null)));
     assertEquals(
         "rpcTimeout must be < leaseTtl/3 (1s), but was 1s",
-        error(LocalLeaderElector.builder().store(store).electionKey("/k")
-            .leaseTtl(Duration.ofSeconds(3)).rpcTimeout(Duration.ofSeconds(1))));
+        error(valid().leaseTtl(Duration.ofSeconds(3)).rpcTimeout(Duration.ofSeconds(1))));
   }
 
   @Test
@@ -64,7 +67,11 @@ class LocalLeaderElectorBuilderTest {
   @Test
   void theSharedConfigCanBeGivenAsOneObject() {
     ElectorConfig config =
-        ElectorConfig.builder().electionKey("/k").candidateId("me").leaseTtl(Duration.ofSeconds(1)).build();
+        ElectorConfig.builder()
+            .electionKey("/k")
+            .candidateId("me")
+            .leaseTtl(Duration.ofSeconds(1))
+            .build();
     LocalLeaderElector e = LocalLeaderElector.builder().store(store).config(config).build();
     assertEquals(Duration.ofSeconds(1), e.config().leaseTtl());
     assertEquals("me", e.config().candidateId());

@@ -103,9 +103,9 @@ class LocalStoreTest {
       LocalPort holder = new LocalPort(real, KEY, "h");
       LocalPort watcher = new LocalPort(real, KEY, "w");
       long sent = System.nanoTime();
-      long lease = ((EtcdInput.LeaseGranted) holder.call(new EtcdCommand.GrantLease(1, 1))
-          .toCompletableFuture().get(5, TimeUnit.SECONDS)).leaseId();
-      holder.call(new EtcdCommand.Campaign(2, lease)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      Input granted = call(holder, new EtcdCommand.GrantLease(1, 1));
+      long lease = ((EtcdInput.LeaseGranted) granted).leaseId();
+      call(holder, new EtcdCommand.Campaign(2, lease));
       BlockingQueue<Input> events = new LinkedBlockingQueue<>();
       watcher.send(new EtcdCommand.Watch(7, 1), events::add);
       assertInstanceOf(EtcdInput.WatchPut.class, events.poll(5, TimeUnit.SECONDS));
@@ -160,17 +160,18 @@ class LocalStoreTest {
 
     store.faults().makeUnavailable();
 
-    assertEquals(new EtcdInput.WatchFailed(4, false, LocalFaults.UNAVAILABLE), events.poll(5, TimeUnit.SECONDS));
-    assertEquals(new EtcdInput.PollFailed(op + 1, LocalFaults.UNAVAILABLE), call(a, new EtcdCommand.Poll(++op)));
-    assertEquals(new EtcdInput.KeepAliveFailed(op + 1, false, LocalFaults.UNAVAILABLE),
+    String down = LocalFaults.UNAVAILABLE;
+    assertEquals(new EtcdInput.WatchFailed(4, false, down), events.poll(5, TimeUnit.SECONDS));
+    assertEquals(new EtcdInput.PollFailed(op + 1, down), call(a, new EtcdCommand.Poll(++op)));
+    assertEquals(new EtcdInput.KeepAliveFailed(op + 1, false, down),
         call(a, new EtcdCommand.KeepAlive(++op, lease)));
     assertInstanceOf(EtcdInput.CampaignFailed.class, campaign(a, lease));
     ExecutionException release =
         assertThrows(ExecutionException.class,
             () -> a.release(lease).toCompletableFuture().get(5, TimeUnit.SECONDS));
-    assertEquals(LocalFaults.UNAVAILABLE, a.describe(release));
+    assertEquals(down, a.describe(release));
     b.send(new EtcdCommand.Watch(5, 1), events::add);
-    assertEquals(new EtcdInput.WatchFailed(5, false, LocalFaults.UNAVAILABLE), events.poll(5, TimeUnit.SECONDS));
+    assertEquals(new EtcdInput.WatchFailed(5, false, down), events.poll(5, TimeUnit.SECONDS));
 
     store.faults().makeAvailable();
     assertNotNull(((EtcdInput.CampaignWon) campaign(a, lease)));
@@ -183,7 +184,9 @@ class LocalStoreTest {
   @Test
   void aClosedStoreFailsEveryRequestAndRefusesFaults() throws Exception {
     store.close();
-    assertEquals(new EtcdInput.GrantFailed(op + 1, "local store closed"), call(a, new EtcdCommand.GrantLease(++op, 1)));
+    assertEquals(
+        new EtcdInput.GrantFailed(op + 1, "local store closed"),
+        call(a, new EtcdCommand.GrantLease(++op, 1)));
     assertThrows(IllegalStateException.class, () -> store.faults().deleteKey(KEY));
     assertFalse(store.leaderOf(KEY).isPresent());
     store.close(); // idempotent
