@@ -72,7 +72,8 @@ final class Electors implements AutoCloseable {
 
   /**
    * awaitLeader waits until exactly one elector leads with a token above {@code afterToken},
-   * the store agrees, and every other running elector knows that leader.
+   * the store agrees, every other running elector knows that leader, and every listener has
+   * heard of it (events reach listeners after the elector's state has changed).
    */
   LocalLeaderElector awaitLeader(long afterToken, Duration atMost) {
     waiting(atMost).until(() -> settledLeader(afterToken).isPresent());
@@ -91,7 +92,12 @@ final class Electors implements AutoCloseable {
       return Optional.empty();
     }
     for (LocalLeaderElector e : all) {
-      if (e.state() != ElectorState.STOPPED && !e.currentLeader().equals(info)) {
+      if (e.state() == ElectorState.STOPPED) {
+        continue;
+      }
+      List<LeadershipEvent> log = events(e);
+      if (!e.currentLeader().equals(info) || log.isEmpty()
+          || !log.get(log.size() - 1).leader().equals(info)) {
         return Optional.empty();
       }
     }
