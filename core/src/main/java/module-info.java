@@ -1,6 +1,6 @@
 /**
  * Leasehold's core: the public API ({@code dev.leasehold}) and the backends users build
- * electors with ({@code dev.leasehold.etcd}). The backend-neutral runtime
+ * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.local}). The backend-neutral runtime
  * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.protocol})
  * are internal and not exported.
  */
@@ -11,4 +11,5 @@ module dev.leasehold.core {
 
   exports dev.leasehold;
   exports dev.leasehold.etcd;
+  exports dev.leasehold.local;
 }

@@ -134,7 +134,11 @@ public final class ElectorConfig {
     }
     long ms = d.toMillis();
     if (d.isNegative() || ms < 1000) {
-      return d.toNanos() % 1_000_000 == 0 ? ms + "ms" : d.toNanos() + "ns";
+      if (d.toNanos() % 1_000_000 == 0) {
+        return ms + "ms";
+      }
+      // e.g. TTL 1 s / 3: "333.333333ms", not "333333333ns".
+      return java.math.BigDecimal.valueOf(d.toNanos(), 6).stripTrailingZeros().toPlainString() + "ms";
     }
     return ms % 1000 == 0 ? (ms / 1000) + "s" : (ms / 1000.0) + "s";
   }

@@ -19,6 +19,9 @@ import java.util.concurrent.Executor;
  * <p>Thread-safe: every method may be called from any thread, including from a listener.
  */
 public interface LeaderElector extends AutoCloseable {
+  /** config is the validated backend-neutral configuration this elector runs with. */
+  ElectorConfig config();
+
   /** start begins campaigning; calling it again, or after {@link #close()}, does nothing. */
   void start();
 
@@ -85,4 +88,11 @@ public interface LeaderElector extends AutoCloseable {
    */
   @Override
   void close();
+
+  /**
+   * closeAsync begins closing like {@link #close()} without waiting; the stage completes once
+   * the lease was released (or given up on) and the elector's threads were told to stop.
+   * Idempotent.
+   */
+  CompletionStage<Void> closeAsync();
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.bench;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.bench.contender.Kind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -456,7 +457,7 @@ final class Report {
 
   private void method() {
     h2("How it was measured");
-    md.append("- Contenders: **Leasehold** is `EtcdLeaderElector` with its defaults except the TTL. "
+    md.append("- Contenders: **Leasehold** is `LeaderElector` with its defaults except the TTL. "
         + "**jetcd Election** grants a lease, keeps it alive with jetcd's `keepAlive` helper, campaigns, "
         + "observes, and resigns with the leader key; it counts leadership as lost when the helper reports "
         + "an error or completes (jetcd completes it when reply time + TTL has passed, checked every second) "

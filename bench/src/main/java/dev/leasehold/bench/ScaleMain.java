@@ -1,5 +1,6 @@
 package dev.leasehold.bench;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdLeaderElector;
@@ -56,7 +57,7 @@ public final class ScaleMain {
     AtomicInteger leader = new AtomicInteger(-1);
     AtomicLong electedAt = new AtomicLong();
     Object lock = new Object();
-    List<EtcdLeaderElector> electors = new ArrayList<>(count);
+    List<LeaderElector> electors = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       EtcdLeaderElector.Builder b =
           EtcdLeaderElector.builder().electionKey(key).candidateId("scale-" + i).leaseTtl(ttl)
@@ -66,7 +67,7 @@ public final class ScaleMain {
       } else {
         b.endpoints(endpoints);
       }
-      EtcdLeaderElector e = b.build();
+      LeaderElector e = b.build();
       int idx = i;
       e.onLeadershipChanged(
           ev -> {
@@ -82,7 +83,7 @@ public final class ScaleMain {
       electors.add(e);
     }
     long t0 = System.nanoTime();
-    for (EtcdLeaderElector e : electors) {
+    for (LeaderElector e : electors) {
       e.start();
     }
     long first = awaitElected(lock, electedAt, t0);
@@ -116,7 +117,7 @@ public final class ScaleMain {
     }
     result(out, "handover_ms", samples.toString());
     long c0 = System.nanoTime();
-    electors.parallelStream().forEach(EtcdLeaderElector::close);
+    electors.parallelStream().forEach(LeaderElector::close);
     if (client != null) {
       client.close();
     }
@@ -140,7 +141,7 @@ public final class ScaleMain {
   }
 
   /** awaitAllKnow waits until every elector names the leader's current term. */
-  private static long awaitAllKnow(List<EtcdLeaderElector> electors, EtcdLeaderElector leader)
+  private static long awaitAllKnow(List<LeaderElector> electors, LeaderElector leader)
       throws InterruptedException {
     long end = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < end) {

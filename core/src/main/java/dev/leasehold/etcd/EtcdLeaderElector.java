@@ -1,12 +1,7 @@
 package dev.leasehold.etcd;
 
 import dev.leasehold.ElectorConfig;
-import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
-import dev.leasehold.LeaderInfo;
-import dev.leasehold.Leadership;
-import dev.leasehold.LeadershipListener;
-import dev.leasehold.Subscription;
 import dev.leasehold.protocol.ElectionMachine;
 import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
@@ -14,107 +9,35 @@ import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.Client;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * EtcdLeaderElector runs the Leasehold protocol against etcd: the etcd machine
- * ({@code ElectionMachine}) on the shared runtime, with jetcd calls behind the store port.
+ * EtcdLeaderElector builds {@link LeaderElector}s that run the Leasehold protocol against
+ * etcd: the etcd machine ({@code ElectionMachine}) on the shared runtime, with jetcd calls
+ * behind the store port.
  *
  * <p>One event-loop thread per elector owns the machine; jetcd callbacks only enqueue inputs
  * on it, and nothing ever blocks a jetcd or Vert.x thread. Events reach listeners on a
  * separate dispatcher thread (or the executor given at subscription), never on the event loop
  * and never under a lock. The jetcd client of an elector built from endpoints is created at
- * {@link #start()} and closed by {@link #close()}; a client passed in is never closed.
+ * {@code start()} and closed by {@code close()}; a client passed in is never closed.
  *
- * <p>Thread-safe: every public method may be called from any thread.
+ * <p>Stateless and thread-safe; the electors it builds are thread-safe.
  */
-public final class EtcdLeaderElector implements LeaderElector {
-  private final ElectorRuntime runtime;
-
-  private EtcdLeaderElector(ElectorRuntime runtime) {
-    this.runtime = runtime;
-  }
+public final class EtcdLeaderElector {
+  private EtcdLeaderElector() {}
 
   /** builder starts configuring an elector. */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** config is the validated configuration this elector runs with. */
-  public ElectorConfig config() {
-    return runtime.config();
-  }
-
-  @Override
-  public void start() {
-    runtime.start();
-  }
-
-  @Override
-  public ElectorState state() {
-    return runtime.state();
-  }
-
-  @Override
-  public boolean isLeader() {
-    return runtime.isLeader();
-  }
-
-  @Override
-  public Optional<LeaderInfo> currentLeader() {
-    return runtime.currentLeader();
-  }
-
-  @Override
-  public Optional<Leadership> leadership() {
-    return runtime.leadership();
-  }
-
-  @Override
-  public CompletionStage<Leadership> whenLeading() {
-    return runtime.whenLeading();
-  }
-
-  @Override
-  public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
-    return runtime.awaitLeadership(timeout);
-  }
-
-  @Override
-  public void resign() {
-    runtime.resign();
-  }
-
-  @Override
-  public Subscription onLeadershipChanged(LeadershipListener listener) {
-    return runtime.onLeadershipChanged(listener);
-  }
-
-  @Override
-  public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
-    return runtime.onLeadershipChanged(listener, executor);
-  }
-
-  @Override
-  public void close() {
-    runtime.close();
-  }
-
-  /** closeAsync begins closing; the stage completes once the lease is released and threads told to stop. */
-  public CompletionStage<Void> closeAsync() {
-    return runtime.closeAsync();
-  }
-
   /**
-   * Builder configures an {@link EtcdLeaderElector}: the backend-neutral settings (inherited
+   * Builder configures an etcd {@link LeaderElector}: the backend-neutral settings (inherited
    * from {@link ElectorConfig.Settings}, or all at once with {@code config(ElectorConfig)})
    * plus etcd's own. {@link #build()} validates everything and names the field and the value
    * of the first problem.
@@ -164,9 +87,9 @@ public final class EtcdLeaderElector implements LeaderElector {
 
     /**
      * build validates the settings and creates an elector that has not started; it makes no
-     * connection and starts no thread until {@link EtcdLeaderElector#start()}.
+     * connection and starts no thread until {@link LeaderElector#start()}.
      */
-    public EtcdLeaderElector build() {
+    public LeaderElector build() {
       ElectorConfig validated = buildConfig();
       if (client != null && endpoints != null) {
         throw new IllegalArgumentException(
@@ -187,8 +110,7 @@ public final class EtcdLeaderElector implements LeaderElector {
               ProtocolConfig.from(validated),
               randomSeed != null ? new SplittableRandom(randomSeed) : new SplittableRandom());
       String name = validated.candidateId() + "@" + validated.electionKey();
-      return new EtcdLeaderElector(
-          new ElectorRuntime(validated, machine, store, scheduler.get(), name));
+      return new ElectorRuntime(validated, machine, store, scheduler.get(), name);
     }
 
     private static List<String> validateEndpoints(List<String> endpoints) {

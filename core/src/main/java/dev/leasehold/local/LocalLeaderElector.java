@@ -1,25 +1,18 @@
 package dev.leasehold.local;
 
 import dev.leasehold.ElectorConfig;
-import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
-import dev.leasehold.LeaderInfo;
-import dev.leasehold.Leadership;
-import dev.leasehold.LeadershipListener;
-import dev.leasehold.Subscription;
 import dev.leasehold.protocol.ElectionMachine;
 import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
-import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * LocalLeaderElector runs the Leasehold protocol against a {@link LocalStore}: the same etcd
+ * LocalLeaderElector builds {@link LeaderElector}s that run the Leasehold protocol against a
+ * {@link LocalStore}: the same etcd
  * machine ({@code ElectionMachine}) on the same runtime as {@code EtcdLeaderElector}, with the
  * in-process store behind the store port. It has the same events, fencing tokens,
  * {@link Leadership}, resign and close; electors sharing one store and one key elect exactly
@@ -32,76 +25,14 @@ import java.util.function.Supplier;
  * subscription), never on the event loop and never under a lock. Closing an elector does not
  * close its store.
  *
- * <p>Thread-safe: every public method may be called from any thread.
+ * <p>Stateless and thread-safe; the electors it builds are thread-safe.
  */
-public final class LocalLeaderElector implements LeaderElector {
-  private final ElectorRuntime runtime;
-
-  private LocalLeaderElector(ElectorRuntime runtime) {
-    this.runtime = runtime;
-  }
+public final class LocalLeaderElector {
+  private LocalLeaderElector() {}
 
   /** builder starts configuring an elector. */
   public static Builder builder() {
     return new Builder();
-  }
-
-  /** config is the validated configuration this elector runs with. */
-  public ElectorConfig config() {
-    return runtime.config();
-  }
-
-  @Override
-  public void start() {
-    runtime.start();
-  }
-
-  @Override
-  public ElectorState state() {
-    return runtime.state();
-  }
-
-  @Override
-  public boolean isLeader() {
-    return runtime.isLeader();
-  }
-
-  @Override
-  public Optional<LeaderInfo> currentLeader() {
-    return runtime.currentLeader();
-  }
-
-  @Override
-  public Optional<Leadership> leadership() {
-    return runtime.leadership();
-  }
-
-  @Override
-  public void resign() {
-    runtime.resign();
-  }
-
-  @Override
-  public Subscription onLeadershipChanged(LeadershipListener listener) {
-    return runtime.onLeadershipChanged(listener);
-  }
-
-  @Override
-  public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
-    return runtime.onLeadershipChanged(listener, executor);
-  }
-
-  @Override
-  public void close() {
-    runtime.close();
-  }
-
-  /**
-   * closeAsync begins closing; the stage completes once the lease is released and threads told
-   * to stop.
-   */
-  public CompletionStage<Void> closeAsync() {
-    return runtime.closeAsync();
   }
 
   /**
@@ -139,7 +70,7 @@ public final class LocalLeaderElector implements LeaderElector {
     }
 
     /** build validates the settings and creates an elector that has not started. */
-    public LocalLeaderElector build() {
+    public LeaderElector build() {
       ElectorConfig validated = buildConfig();
       if (store == null) {
         throw new IllegalArgumentException(
@@ -154,8 +85,7 @@ public final class LocalLeaderElector implements LeaderElector {
               ProtocolConfig.from(validated),
               randomSeed != null ? new SplittableRandom(randomSeed) : new SplittableRandom());
       String name = validated.candidateId() + "@" + validated.electionKey();
-      return new LocalLeaderElector(
-          new ElectorRuntime(validated, machine, port, scheduler.get(), name));
+      return new ElectorRuntime(validated, machine, port, scheduler.get(), name);
     }
   }
 }

@@ -6,9 +6,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
- * Calls sends the machine's {@link StoreCall}s: each reaches the machine exactly once as an
- * input, its reply, the port's failure or, after the RPC timeout, {@link StoreCall#failed};
- * and it tells the close sequence when none is left in flight.
+ * Calls sends the machine's {@link StoreCall}s: each reaches the machine as an input once in
+ * time, its reply, the port's failure or, after the RPC timeout, {@link StoreCall#failed}; a
+ * reply that comes after its timeout is handed over too, late. It also tells the close
+ * sequence when no call is left in flight.
  *
  * <p>Not thread-safe: confined to the runtime's event loop (replies only enqueue on it).
  */
@@ -32,7 +33,8 @@ final class Calls {
     inFlight++;
     Pending pending = new Pending();
     String timedOut = "timed out after " + rpcTimeoutNanos / 1_000_000 + " ms";
-    pending.timeout = scheduler.schedule(() -> pending.settle(call.failed(timedOut)), rpcTimeoutNanos);
+    pending.timeout =
+        scheduler.schedule(() -> pending.settle(call.failed(timedOut), false), rpcTimeoutNanos);
     CompletionStage<? extends Input> reply;
     try {
       reply = store.call(call);
@@ -44,7 +46,7 @@ final class Calls {
           // Runs on a store thread: hand the outcome to the loop.
           Input result = e == null && in != null ? in : call.failed(store.describe(e));
           try {
-            scheduler.execute(() -> pending.settle(result));
+            scheduler.execute(() -> pending.settle(result, true));
           } catch (RejectedExecutionException closedAlready) {
             // The loop stopped after the calls drained; nothing waits for this one.
           }
@@ -65,8 +67,13 @@ final class Calls {
     Scheduler.Cancellable timeout;
     boolean settled;
 
-    void settle(Input result) {
+    void settle(Input result, boolean reply) {
       if (settled) {
+        // A reply after its timeout still reaches the machine, which ignores what it no
+        // longer waits for and releases a late grant (a lease nobody would renew).
+        if (reply) {
+          handler.accept(result);
+        }
         return;
       }
       settled = true;

@@ -85,7 +85,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
   }
 
-  /** config is the validated configuration this elector runs with. */
+  @Override
   public ElectorConfig config() {
     return config;
   }
@@ -217,10 +217,7 @@ public final class ElectorRuntime implements LeaderElector {
     }
   }
 
-  /**
-   * closeAsync begins closing and returns a stage that completes once the lease was released
-   * (or given up on), the store port closed and the loop told to stop. Idempotent.
-   */
+  @Override
   public CompletionStage<Void> closeAsync() {
     if (closing.compareAndSet(false, true)) {
       removeShutdownHook();

@@ -1,5 +1,6 @@
 package dev.leasehold.local;
 
+import dev.leasehold.LeaderElector;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,8 +25,8 @@ final class Electors implements AutoCloseable {
   static final String KEY = "/leasehold/test";
 
   final LocalStore store;
-  final List<LocalLeaderElector> all = new ArrayList<>();
-  private final Map<LocalLeaderElector, List<LeadershipEvent>> events = new ConcurrentHashMap<>();
+  final List<LeaderElector> all = new ArrayList<>();
+  private final Map<LeaderElector, List<LeadershipEvent>> events = new ConcurrentHashMap<>();
 
   Electors(LocalStore store) {
     this.store = store;
@@ -37,7 +38,7 @@ final class Electors implements AutoCloseable {
   }
 
   /** add builds one elector on the store: TTL 2 s, fast retries, unless {@code tweak} says so. */
-  LocalLeaderElector add(String candidateId, UnaryOperator<LocalLeaderElector.Builder> tweak) {
+  LeaderElector add(String candidateId, UnaryOperator<LocalLeaderElector.Builder> tweak) {
     LocalLeaderElector.Builder b =
         LocalLeaderElector.builder()
             .store(store)
@@ -46,7 +47,7 @@ final class Electors implements AutoCloseable {
             .leaseTtl(Duration.ofSeconds(2))
             .pollInterval(Duration.ofMillis(200))
             .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200));
-    LocalLeaderElector e = tweak.apply(b).build();
+    LeaderElector e = tweak.apply(b).build();
     List<LeadershipEvent> log = new CopyOnWriteArrayList<>();
     events.put(e, log);
     e.onLeadershipChanged(log::add);
@@ -62,12 +63,12 @@ final class Electors implements AutoCloseable {
     return this;
   }
 
-  List<LeadershipEvent> events(LocalLeaderElector e) {
+  List<LeadershipEvent> events(LeaderElector e) {
     return events.get(e);
   }
 
-  List<LocalLeaderElector> leaders() {
-    return all.stream().filter(LocalLeaderElector::isLeader).collect(Collectors.toList());
+  List<LeaderElector> leaders() {
+    return all.stream().filter(LeaderElector::isLeader).collect(Collectors.toList());
   }
 
   /**
@@ -75,23 +76,23 @@ final class Electors implements AutoCloseable {
    * the store agrees, every other running elector knows that leader, and every listener has
    * heard of it (events reach listeners after the elector's state has changed).
    */
-  LocalLeaderElector awaitLeader(long afterToken, Duration atMost) {
+  LeaderElector awaitLeader(long afterToken, Duration atMost) {
     waiting(atMost).until(() -> settledLeader(afterToken).isPresent());
     return settledLeader(afterToken).orElseThrow();
   }
 
-  private Optional<LocalLeaderElector> settledLeader(long afterToken) {
-    List<LocalLeaderElector> leaders = leaders();
+  private Optional<LeaderElector> settledLeader(long afterToken) {
+    List<LeaderElector> leaders = leaders();
     if (leaders.size() != 1) {
       return Optional.empty();
     }
-    LocalLeaderElector leader = leaders.get(0);
+    LeaderElector leader = leaders.get(0);
     Optional<LeaderInfo> info = leader.currentLeader();
     if (info.isEmpty() || info.get().fencingToken() <= afterToken
         || !store.leaderOf(KEY).equals(info)) {
       return Optional.empty();
     }
-    for (LocalLeaderElector e : all) {
+    for (LeaderElector e : all) {
       if (e.state() == ElectorState.STOPPED) {
         continue;
       }
@@ -105,28 +106,28 @@ final class Electors implements AutoCloseable {
   }
 
   /** awaitEvent waits for {@code e} to report {@code cause} and returns the first such event. */
-  LeadershipEvent awaitEvent(LocalLeaderElector e, Cause cause, Duration atMost) {
+  LeadershipEvent awaitEvent(LeaderElector e, Cause cause, Duration atMost) {
     return awaitEvent(e, cause, 0, atMost);
   }
 
   /** awaitEvent waits for {@code e} to report {@code cause} as its event {@code from} or later. */
-  LeadershipEvent awaitEvent(LocalLeaderElector e, Cause cause, int from, Duration atMost) {
+  LeadershipEvent awaitEvent(LeaderElector e, Cause cause, int from, Duration atMost) {
     waiting(atMost).until(() -> find(e, cause, from).isPresent());
     return find(e, cause, from).orElseThrow();
   }
 
-  Optional<LeadershipEvent> find(LocalLeaderElector e, Cause cause) {
+  Optional<LeadershipEvent> find(LeaderElector e, Cause cause) {
     return find(e, cause, 0);
   }
 
-  private Optional<LeadershipEvent> find(LocalLeaderElector e, Cause cause, int from) {
+  private Optional<LeadershipEvent> find(LeaderElector e, Cause cause, int from) {
     List<LeadershipEvent> log = events(e);
     return log.subList(Math.min(from, log.size()), log.size()).stream()
         .filter(ev -> ev.cause() == cause)
         .findFirst();
   }
 
-  List<Cause> causes(LocalLeaderElector e) {
+  List<Cause> causes(LeaderElector e) {
     return events(e).stream().map(LeadershipEvent::cause).collect(Collectors.toList());
   }
 
@@ -170,6 +171,6 @@ final class Electors implements AutoCloseable {
   @Override
   public void close() {
     // In parallel: each close waits for its lease to be released.
-    all.parallelStream().forEach(LocalLeaderElector::close);
+    all.parallelStream().forEach(LeaderElector::close);
   }
 }

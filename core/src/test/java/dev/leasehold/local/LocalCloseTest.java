@@ -1,5 +1,6 @@
 package dev.leasehold.local;
 
+import dev.leasehold.LeaderElector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,7 +26,7 @@ class LocalCloseTest {
   void closingTheLeaderReportsClosedAndAnotherTakesOverAndNothingIsLeftAfterAll() throws Exception {
     LocalStore store = LocalStore.create();
     Electors group = new Electors(store).start(4, b -> b);
-    LocalLeaderElector leader = group.awaitLeader(0, SOON);
+    LeaderElector leader = group.awaitLeader(0, SOON);
     Leadership term = leader.leadership().orElseThrow();
 
     leader.close();
@@ -49,12 +50,12 @@ class LocalCloseTest {
   @Test
   void aLeaseGrantInFlightAtCloseIsReleasedWhenItArrives() throws Exception {
     ExecutorService storeThread = Executors.newSingleThreadExecutor();
-    List<LocalLeaderElector> elector = new ArrayList<>();
+    List<LeaderElector> elector = new ArrayList<>();
     // Everything the store is asked while the elector is a CANDIDATE (its lease grant) waits.
     Gate gate = new Gate(storeThread, () -> !elector.isEmpty()
         && elector.get(0).state() == ElectorState.CANDIDATE);
     LocalStore store = new LocalStore(System::nanoTime, gate);
-    LocalLeaderElector e =
+    LeaderElector e =
         LocalLeaderElector.builder()
             .store(store)
             .electionKey(Electors.KEY)

@@ -1,5 +1,6 @@
 package dev.leasehold.local;
 
+import dev.leasehold.LeaderElector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -24,7 +25,7 @@ class LocalElectionTest {
     LocalStore store = LocalStore.create();
     Electors group = new Electors(store).start(50, b -> b);
     try {
-      LocalLeaderElector leader = group.awaitLeader(0, SOON);
+      LeaderElector leader = group.awaitLeader(0, SOON);
       Leadership term = leader.leadership().orElseThrow();
       assertEquals(store.leaderOf(Electors.KEY).orElseThrow().fencingToken(), term.fencingToken());
       assertTrue(store.isCurrentTerm(term));
@@ -37,7 +38,7 @@ class LocalElectionTest {
         assertFalse(term.isValid());
         LeadershipEvent ended = term.whenLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals(Cause.RESIGNED, ended.cause());
-        LocalLeaderElector next = group.awaitLeader(tokens.get(tokens.size() - 1), SOON);
+        LeaderElector next = group.awaitLeader(tokens.get(tokens.size() - 1), SOON);
         // The one that resigned sits out its hold-off, so another takes over.
         assertNotSame(leader, next);
         assertFalse(store.isCurrentTerm(term), "the resigned term is no longer current");
@@ -64,7 +65,7 @@ class LocalElectionTest {
     try {
       long token = 0;
       for (int i = 0; i < 4; i++) {
-        LocalLeaderElector leader = group.awaitLeader(token, SOON);
+        LeaderElector leader = group.awaitLeader(token, SOON);
         token = leader.leadership().orElseThrow().fencingToken();
         leader.resign();
       }
@@ -89,11 +90,11 @@ class LocalElectionTest {
       for (int i = 0; i < 5; i++) {
         group.add("twin", b -> b).start();
       }
-      LocalLeaderElector leader = group.awaitLeader(0, SOON);
+      LeaderElector leader = group.awaitLeader(0, SOON);
       long token = leader.leadership().orElseThrow().fencingToken();
       assertEquals(1, group.leaders().size());
       leader.resign();
-      LocalLeaderElector next = group.awaitLeader(token, SOON);
+      LeaderElector next = group.awaitLeader(token, SOON);
       assertNotSame(leader, next, "ownership is by lease, not by the id in the key's value");
     } finally {
       group.close();

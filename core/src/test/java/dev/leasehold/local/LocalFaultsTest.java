@@ -1,5 +1,6 @@
 package dev.leasehold.local;
 
+import dev.leasehold.LeaderElector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -33,20 +34,20 @@ class LocalFaultsTest {
     store.close();
   }
 
-  private LocalLeaderElector threeElectorsAndTheirLeader(Duration ttl) {
+  private LeaderElector threeElectorsAndTheirLeader(Duration ttl) {
     group = new Electors(store).start(3, b -> b.leaseTtl(ttl));
     return group.awaitLeader(0, SOON);
   }
 
-  private List<LocalLeaderElector> followersOf(LocalLeaderElector leader) {
+  private List<LeaderElector> followersOf(LeaderElector leader) {
     return group.all.stream().filter(e -> e != leader).toList();
   }
 
   @Test
   void expiringTheLeadersLeaseReportsLeaseRevokedAndAnotherTermBegins() {
-    LocalLeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
+    LeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
     Leadership term = leader.leadership().orElseThrow();
-    Map<LocalLeaderElector, Integer> seen = new HashMap<>();
+    Map<LeaderElector, Integer> seen = new HashMap<>();
     group.all.forEach(e -> seen.put(e, group.events(e).size()));
 
     assertTrue(store.faults().expireLeaseOf(Electors.KEY));
@@ -56,9 +57,9 @@ class LocalFaultsTest {
     assertEquals(ElectorState.FOLLOWER, lost.to());
     assertFalse(term.isValid());
     assertFalse(store.hasLease(term.leaseId()), "the expired lease is gone");
-    LocalLeaderElector next = group.awaitLeader(term.fencingToken(), SOON);
+    LeaderElector next = group.awaitLeader(term.fencingToken(), SOON);
     long token = next.leadership().orElseThrow().fencingToken();
-    for (LocalLeaderElector f : followersOf(leader)) {
+    for (LeaderElector f : followersOf(leader)) {
       if (f != next) {
         LeadershipEvent changed = group.awaitEvent(f, Cause.LEADER_CHANGED, seen.get(f), SOON);
         assertEquals(token, changed.fencingToken().orElseThrow());
@@ -70,7 +71,7 @@ class LocalFaultsTest {
 
   @Test
   void deletingTheKeyReportsKeyDeletedAndTheOldLeaseIsReleased() {
-    LocalLeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
+    LeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
     Leadership term = leader.leadership().orElseThrow();
     int seen = group.events(leader).size();
 
@@ -86,7 +87,7 @@ class LocalFaultsTest {
 
   @Test
   void anOutageLongerThanTheDeadlineReportsUnavailableThenExpiredLocallyThenRecovered() {
-    LocalLeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(1));
+    LeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(1));
     long token = leader.leadership().orElseThrow().fencingToken();
     int seen = group.events(leader).size();
 
@@ -98,14 +99,14 @@ class LocalFaultsTest {
     LeadershipEvent expired = group.awaitEvent(leader, Cause.LEASE_EXPIRED_LOCALLY, seen, SOON);
     assertEquals(ElectorState.FOLLOWER, expired.to());
     assertTrue(down.nanoTime() - expired.nanoTime() < 0, "unavailable is reported first");
-    for (LocalLeaderElector f : followersOf(leader)) {
+    for (LeaderElector f : followersOf(leader)) {
       assertEquals(ElectorState.FOLLOWER, group.awaitEvent(f, Cause.STORE_UNAVAILABLE, SOON).to());
     }
     assertTrue(group.leaders().isEmpty(), "nobody leads while the store is unreachable");
 
     store.faults().makeAvailable();
 
-    for (LocalLeaderElector e : group.all) {
+    for (LeaderElector e : group.all) {
       group.awaitEvent(e, Cause.STORE_RECOVERED, SOON);
     }
     group.awaitLeader(token, SOON);
@@ -113,7 +114,7 @@ class LocalFaultsTest {
 
   @Test
   void aShortOutageCostsNoTerm() {
-    LocalLeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
+    LeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
     Leadership term = leader.leadership().orElseThrow();
     int seen = group.events(leader).size();
 
@@ -130,7 +131,7 @@ class LocalFaultsTest {
 
   @Test
   void runFencedRefusesATermTheStoreHasEnded() {
-    LocalLeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
+    LeaderElector leader = threeElectorsAndTheirLeader(Duration.ofSeconds(2));
     Leadership term = leader.leadership().orElseThrow();
     AtomicInteger writes = new AtomicInteger();
 
@@ -140,7 +141,7 @@ class LocalFaultsTest {
     assertFalse(store.runFenced(term, writes::incrementAndGet));
     assertFalse(store.isCurrentTerm(term));
 
-    LocalLeaderElector next = group.awaitLeader(term.fencingToken(), SOON);
+    LeaderElector next = group.awaitLeader(term.fencingToken(), SOON);
     assertTrue(store.runFenced(next.leadership().orElseThrow(), writes::incrementAndGet));
     assertEquals(2, writes.get());
 

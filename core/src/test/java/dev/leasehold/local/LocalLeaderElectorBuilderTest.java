@@ -1,5 +1,6 @@
 package dev.leasehold.local;
 
+import dev.leasehold.LeaderElector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -72,7 +73,7 @@ class LocalLeaderElectorBuilderTest {
             .candidateId("me")
             .leaseTtl(Duration.ofSeconds(1))
             .build();
-    LocalLeaderElector e = LocalLeaderElector.builder().store(store).config(config).build();
+    LeaderElector e = LocalLeaderElector.builder().store(store).config(config).build();
     assertEquals(Duration.ofSeconds(1), e.config().leaseTtl());
     assertEquals("me", e.config().candidateId());
     assertEquals(ElectorState.FOLLOWER, e.state(), "built, not started");

@@ -1,5 +1,6 @@
 package dev.leasehold.it;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdFencing;
@@ -96,7 +97,7 @@ public final class CandidateMain {
     if (opts.containsKey("rpc-timeout-millis")) {
       builder.rpcTimeout(Duration.ofMillis(Long.parseLong(opts.get("rpc-timeout-millis"))));
     }
-    EtcdLeaderElector elector = builder.build();
+    LeaderElector elector = builder.build();
     CounterWorkload counter = null;
     if (client != null) {
       counter =

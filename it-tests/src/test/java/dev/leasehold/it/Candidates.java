@@ -1,5 +1,6 @@
 package dev.leasehold.it;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.ElectorState;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import java.time.Duration;
@@ -12,7 +13,7 @@ import java.util.function.Consumer;
 /** Candidates is a set of in-process electors on one key, each with an {@link EventLog}. */
 final class Candidates implements AutoCloseable {
   final String key;
-  final List<EtcdLeaderElector> electors = new ArrayList<>();
+  final List<LeaderElector> electors = new ArrayList<>();
   final List<EventLog> logs = new ArrayList<>();
   private final EtcdCluster cluster;
 
@@ -21,11 +22,11 @@ final class Candidates implements AutoCloseable {
     this.key = "/it/" + testName + "/" + UUID.randomUUID();
   }
 
-  EtcdLeaderElector add(String candidateId, Duration ttl) {
+  LeaderElector add(String candidateId, Duration ttl) {
     return add(candidateId, ttl, b -> { });
   }
 
-  EtcdLeaderElector add(String candidateId, Duration ttl, Consumer<EtcdLeaderElector.Builder> tweak) {
+  LeaderElector add(String candidateId, Duration ttl, Consumer<EtcdLeaderElector.Builder> tweak) {
     EtcdLeaderElector.Builder b =
         EtcdLeaderElector.builder()
             .endpoints(cluster.clientEndpoints())
@@ -34,7 +35,7 @@ final class Candidates implements AutoCloseable {
             .leaseTtl(ttl)
             .pollInterval(Duration.ofMillis(500));
     tweak.accept(b);
-    EtcdLeaderElector e = b.build();
+    LeaderElector e = b.build();
     EventLog log = new EventLog(candidateId);
     e.onLeadershipChanged(log);
     electors.add(e);
@@ -43,28 +44,28 @@ final class Candidates implements AutoCloseable {
   }
 
   void startAll() {
-    electors.forEach(EtcdLeaderElector::start);
+    electors.forEach(LeaderElector::start);
   }
 
-  List<EtcdLeaderElector> masters() {
+  List<LeaderElector> masters() {
     return electors.stream().filter(e -> e.state() == ElectorState.MASTER).toList();
   }
 
   long leaderCount() {
-    return electors.stream().filter(EtcdLeaderElector::isLeader).count();
+    return electors.stream().filter(LeaderElector::isLeader).count();
   }
 
-  Optional<EtcdLeaderElector> leader() {
-    List<EtcdLeaderElector> l = electors.stream().filter(EtcdLeaderElector::isLeader).toList();
+  Optional<LeaderElector> leader() {
+    List<LeaderElector> l = electors.stream().filter(LeaderElector::isLeader).toList();
     return l.size() == 1 ? Optional.of(l.get(0)) : Optional.empty();
   }
 
-  EventLog logOf(EtcdLeaderElector e) {
+  EventLog logOf(LeaderElector e) {
     return logs.get(electors.indexOf(e));
   }
 
   @Override
   public void close() {
-    electors.forEach(EtcdLeaderElector::close);
+    electors.forEach(LeaderElector::close);
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.it;
 
+import dev.leasehold.LeaderElector;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -60,7 +61,7 @@ abstract class ElectionScenarios {
     return ByteSequence.from(candidates.key, StandardCharsets.UTF_8);
   }
 
-  EtcdLeaderElector awaitSingleLeader() {
+  LeaderElector awaitSingleLeader() {
     await().atMost(WAIT).until(() -> candidates.leader().isPresent());
     return candidates.leader().orElseThrow();
   }
@@ -68,8 +69,8 @@ abstract class ElectionScenarios {
   @Test
   void awaitLeadershipReturnsEachTermItsCandidateWinsAndEndsOnTimeoutAndOnClose()
       throws Exception {
-    EtcdLeaderElector a = candidates.add("a", TTL);
-    EtcdLeaderElector b = candidates.add("b", TTL);
+    LeaderElector a = candidates.add("a", TTL);
+    LeaderElector b = candidates.add("b", TTL);
     a.start();
     Leadership first = a.awaitLeadership(WAIT).orElseThrow();
     assertEquals(first.fencingToken(), a.leadership().orElseThrow().fencingToken());
@@ -100,7 +101,7 @@ abstract class ElectionScenarios {
       candidates.add("node-" + i, TTL);
     }
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     LeaderInfo info = master.currentLeader().orElseThrow();
     assertEquals(master.config().candidateId(), info.candidateId());
     assertEquals(master.leadership().orElseThrow().fencingToken(), info.fencingToken());
@@ -108,14 +109,14 @@ abstract class ElectionScenarios {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              for (EtcdLeaderElector e : candidates.electors) {
+              for (LeaderElector e : candidates.electors) {
                 assertEquals(info, e.currentLeader().orElse(null), e.config().candidateId());
               }
             });
     assertEquals(1, candidates.masters().size());
     // The others report the leader to their listeners too.
     for (int i = 0; i < 5; i++) {
-      EtcdLeaderElector e = candidates.electors.get(i);
+      LeaderElector e = candidates.electors.get(i);
       if (e != master) {
         EventLog l = candidates.logs.get(i);
         await().atMost(WAIT).until(() -> l.has(Cause.LEADER_CHANGED) || l.has(Cause.SUBSCRIBED)
@@ -130,12 +131,12 @@ abstract class ElectionScenarios {
       candidates.add("node-" + i, TTL);
     }
     candidates.startAll();
-    EtcdLeaderElector first = awaitSingleLeader();
+    LeaderElector first = awaitSingleLeader();
     long token = first.leadership().orElseThrow().fencingToken();
     long t0 = System.nanoTime();
     first.resign();
     await().atMost(WAIT).until(() -> candidates.leader().filter(l -> l != first).isPresent());
-    EtcdLeaderElector second = candidates.leader().orElseThrow();
+    LeaderElector second = candidates.leader().orElseThrow();
     LeadershipEvent elected = candidates.logOf(second).last(Cause.ELECTED).orElseThrow();
     log.info(
         "handover after resign(): {} ms ({} cluster)",
@@ -150,7 +151,7 @@ abstract class ElectionScenarios {
   void crashedMastersKeyIsTakenOverWithinTtlPlusOneSecond() {
     // The master's etcd client is closed under it without revoking: like a process crash.
     Client doomed = Client.builder().endpoints(cluster().clientEndpoints().toArray(String[]::new)).build();
-    EtcdLeaderElector crashing =
+    LeaderElector crashing =
         EtcdLeaderElector.builder()
             .client(doomed)
             .electionKey(candidates.key)
@@ -169,7 +170,7 @@ abstract class ElectionScenarios {
       long t0 = System.nanoTime();
       doomed.close();
       await().atMost(TTL.plusSeconds(3)).until(() -> candidates.leader().isPresent());
-      EtcdLeaderElector next = candidates.leader().orElseThrow();
+      LeaderElector next = candidates.leader().orElseThrow();
       long failover = candidates.logOf(next).last(Cause.ELECTED).orElseThrow().nanoTime() - t0;
       log.info("crash failover (client closed, TTL {}s): {} ms", TTL.toSeconds(), failover / 1_000_000);
       assertTrue(failover < TTL.plusSeconds(1).toNanos(), "failover took " + failover / 1e6 + " ms");
@@ -191,7 +192,7 @@ abstract class ElectionScenarios {
     candidates.add("a", TTL);
     candidates.add("b", TTL);
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     long token = master.leadership().orElseThrow().fencingToken();
     outside.getKVClient().delete(key()).get(5, TimeUnit.SECONDS);
     EventLog l = candidates.logOf(master);
@@ -206,7 +207,7 @@ abstract class ElectionScenarios {
     candidates.add("a", TTL);
     candidates.add("b", TTL);
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     long lease = master.leadership().orElseThrow().leaseId();
     outside.getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
     EventLog l = candidates.logOf(master);
@@ -225,7 +226,7 @@ abstract class ElectionScenarios {
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
         .until(() -> candidates.leaderCount() == 1 && candidates.masters().size() == 1);
-    EtcdLeaderElector master = candidates.leader().orElseThrow();
+    LeaderElector master = candidates.leader().orElseThrow();
     master.resign();
     await().atMost(WAIT).until(() -> candidates.leader().filter(l -> l != master).isPresent());
     assertEquals(1, candidates.leaderCount());
@@ -237,10 +238,10 @@ abstract class ElectionScenarios {
     candidates.add("a", TTL);
     candidates.add("b", TTL);
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     long lease = master.leadership().orElseThrow().leaseId();
     candidates.close();
-    for (EtcdLeaderElector e : candidates.electors) {
+    for (LeaderElector e : candidates.electors) {
       assertEquals(ElectorState.STOPPED, e.state());
       assertFalse(e.isLeader());
     }
@@ -265,8 +266,8 @@ abstract class ElectionScenarios {
   @Test
   void listenersGetOrderedPairedEventsAndAThrowingListenerHarmsNoOne() {
     AtomicInteger thrown = new AtomicInteger();
-    EtcdLeaderElector a = candidates.add("a", TTL);
-    EtcdLeaderElector b = candidates.add("b", TTL);
+    LeaderElector a = candidates.add("a", TTL);
+    LeaderElector b = candidates.add("b", TTL);
     a.onLeadershipChanged(e -> {
       thrown.incrementAndGet();
       throw new IllegalStateException("listener bug");
@@ -276,7 +277,7 @@ abstract class ElectionScenarios {
     candidates.startAll();
     // Several terms: resign back and forth.
     for (int i = 0; i < 4; i++) {
-      EtcdLeaderElector m = awaitSingleLeader();
+      LeaderElector m = awaitSingleLeader();
       m.resign();
       await().atMost(WAIT).until(() -> candidates.leader().filter(l -> l != m).isPresent());
     }
@@ -294,7 +295,7 @@ abstract class ElectionScenarios {
     candidates.add("a", TTL);
     candidates.add("b", TTL);
     candidates.startAll();
-    EtcdLeaderElector first = awaitSingleLeader();
+    LeaderElector first = awaitSingleLeader();
     Leadership old = first.leadership().orElseThrow();
     ByteSequence counter = ByteSequence.from(candidates.key + "/counter", StandardCharsets.UTF_8);
     ByteSequence one = ByteSequence.from("1", StandardCharsets.UTF_8);
@@ -324,7 +325,7 @@ abstract class ElectionScenarios {
         .collect(Collectors.toSet());
   }
 
-  static List<String> names(List<EtcdLeaderElector> es) {
+  static List<String> names(List<LeaderElector> es) {
     return es.stream().map(e -> e.config().candidateId()).toList();
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.it;
 
+import dev.leasehold.LeaderElector;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +27,7 @@ class SingleMemberElectionIT extends ElectionScenarios {
 
   @Test
   void aSameThreadListenerRunsOffTheEventLoopAndCanCloseItsElectorOnElected() throws Exception {
-    EtcdLeaderElector e = EtcdLeaderElector.builder()
+    LeaderElector e = EtcdLeaderElector.builder()
         .endpoints(cluster().clientEndpoints().toArray(String[]::new))
         .electionKey(candidates.key)
         .candidateId("closes-on-elected")
@@ -57,10 +58,10 @@ class SingleMemberElectionIT extends ElectionScenarios {
   @Test
   void masterStepsDownByItsLocalDeadlineWhenEtcdStopsAndLeadsAgainWhenItReturns() {
     Duration ttl = Duration.ofSeconds(3);
-    EtcdLeaderElector a = candidates.add("a", ttl);
+    LeaderElector a = candidates.add("a", ttl);
     candidates.add("b", ttl);
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     EventLog l = candidates.logOf(master);
     try {
       cluster().member(0).stop();

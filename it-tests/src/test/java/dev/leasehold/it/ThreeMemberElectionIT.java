@@ -1,12 +1,12 @@
 package dev.leasehold.it;
 
+import dev.leasehold.LeaderElector;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
-import dev.leasehold.etcd.EtcdLeaderElector;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,7 +26,7 @@ class ThreeMemberElectionIT extends ElectionScenarios {
     candidates.add("a", ttl);
     candidates.add("b", ttl);
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     EventLog l = candidates.logOf(master);
     EtcdMember etcdLeader = cluster().awaitLeader(Duration.ofSeconds(10));
     try {
@@ -50,7 +50,7 @@ class ThreeMemberElectionIT extends ElectionScenarios {
     candidates.add("a", ttl);
     candidates.add("b", ttl);
     candidates.startAll();
-    EtcdLeaderElector master = awaitSingleLeader();
+    LeaderElector master = awaitSingleLeader();
     EventLog l = candidates.logOf(master);
     long quorumLost;
     try {

@@ -1,11 +1,12 @@
 package dev.leasehold.bench.contender;
 
+import dev.leasehold.LeaderElector;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 
 /** Kind names the election implementations the bench compares (and one Leasehold variant). */
 public enum Kind {
-  /** LEASEHOLD is this project's {@code EtcdLeaderElector} with its defaults. */
+  /** LEASEHOLD is this project's {@code LeaderElector} with its defaults. */
   LEASEHOLD("Leasehold"),
   /** LEASEHOLD_NO_STANDBY is Leasehold with {@code standbyLease(false)}, to measure what the standby lease buys. */
   LEASEHOLD_NO_STANDBY("Leasehold, standbyLease off"),

@@ -1,16 +1,17 @@
 package dev.leasehold.bench.contender;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 
 /**
- * LeaseholdContender is an {@link EtcdLeaderElector} with every default but the TTL (and,
+ * LeaseholdContender is an {@link LeaderElector} with every default but the TTL (and,
  * for the variant, the standby lease).
  */
 final class LeaseholdContender implements Contender {
-  private final EtcdLeaderElector elector;
+  private final LeaderElector elector;
 
   LeaseholdContender(
       Client client, String[] endpoints, String key, String id, Duration ttl, boolean standby, Sink sink) {

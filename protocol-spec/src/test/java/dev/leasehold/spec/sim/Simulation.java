@@ -1,5 +1,6 @@
 package dev.leasehold.spec.sim;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
@@ -26,7 +27,7 @@ import java.util.function.Function;
 
 /**
  * Simulation runs one {@link Scenario}: N instances of core's real {@link ElectionMachine},
- * each behind a simulated driver that mirrors {@code EtcdLeaderElector} (commands to calls, call
+ * each behind a simulated driver that mirrors {@code LeaderElector} (commands to calls, call
  * results and timeouts back to inputs, one timer per kind, revocation retries, close), against
  * {@link SimStore}, over a network that delays, loses and reorders messages, in virtual time.
  *
@@ -407,7 +408,7 @@ final class Simulation implements SimStore.Listener {
     });
   }
 
-  // ---- the simulated driver (mirrors EtcdLeaderElector) ----
+  // ---- the simulated driver (mirrors LeaderElector) ----
 
   /** clientEvent runs something in the candidate's process: held while paused, dropped when dead. */
   private void clientEvent(Proc p, Runnable r) {
