@@ -17,7 +17,7 @@ abstract class Role implements Lease.Holder {
     this.m = m;
   }
 
-  /** on handles an input other than Close and the timers. */
+  /** on handles an input; step handles Close, WatchFailed and the timer table itself. */
   abstract void on(Input in, long now);
 
   /** onTimer handles a timer that went off for its latest arming. */
