@@ -6,11 +6,10 @@ import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Machine;
-import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.random.RandomGenerator;
 
 /**
@@ -27,73 +26,67 @@ import java.util.random.RandomGenerator;
  * carries the ack's raft term; it steps down at the deadline or as soon as it learns the key
  * or lease is gone.
  *
+ * <p>Parts. {@link #step} hands each input to the current role's handler ({@link Follower},
+ * {@link Candidate}, {@link Master}; {@link Probing} while a MASTER that saw its key deleted
+ * asks whether its lease went too); the {@link Lease} holds the lease, its renewal and its
+ * deadline; {@link #moveTo} is the one place the role changes and events are published. What
+ * every role shares (what is known of the key, the watch, the store's reachability) is here.
+ *
  * <p>Not thread-safe: one thread (the driver's event loop) owns an instance.
  */
 public final class ElectionMachine implements Machine {
-  private static final long NANOS_PER_SECOND = 1_000_000_000L;
+  private static final Set<Cause> SAME_ROLE =
+      EnumSet.of(Cause.LEADER_CHANGED, Cause.STORE_UNAVAILABLE, Cause.STORE_RECOVERED);
 
-  private final ProtocolConfig config;
-  private final RandomGenerator random;
+  /** Phase is where a MASTER's step-down stands. */
+  enum Phase {
+    /** NONE: no loss is owed to the listeners. */
+    NONE,
+    /**
+     * PROBING: the MASTER saw its key deleted and stepped down at once (the role is FOLLOWER),
+     * and asks whether its lease went too, to name the cause; the listeners have not been told
+     * yet and still see a MASTER.
+     */
+    PROBING
+  }
+
+  final ProtocolConfig config;
+  final Effects fx;
+  final Lease lease;
+  final Follower follower;
+  final Candidate candidate;
+  final Master master;
+  final Probing probing;
 
   private ElectorState role = ElectorState.FOLLOWER;
-  private boolean started;
-  private List<Command> out = new ArrayList<>();
-
-  private long nextId = 1;
-  private final Map<TimerKind, Long> timerSeq = new EnumMap<>(TimerKind.class);
+  // The role the listeners' view stands at; see moveTo.
+  private ElectorState told = ElectorState.FOLLOWER;
+  Phase phase = Phase.NONE;
 
   // What this instance knows of the key.
-  private LeaderInfo leader;
-  private boolean keyAbsent;
-  private long knownRevision;
+  LeaderInfo leader;
+  boolean keyAbsent;
+  long knownRevision;
   // The last lease this instance gave up; until etcd deletes its key, that key names no leader.
-  private long abandonedLeaseId;
-
-  // Follower.
-  private long pollOp;
-  private long holdoffUntil = Long.MIN_VALUE;
-
-  // Candidate.
-  private long grantOp;
-  private long grantSentAt;
-  private long campaignOp;
-
-  // Held lease: a follower's standby lease, the candidate's, or the master's. Its deadline is
-  // the local time until which etcd surely keeps it, from the send time of its grant or of its
-  // last confirmed renewal.
-  private long leaseId;
-  private long grantedTtlSeconds;
-  private long deadline = Long.MIN_VALUE;
-  private long leaseBaseSentAt;
-  private long standbyGrantOp;
-  private long standbyRetryAt = Long.MIN_VALUE;
-
-  // Master.
-  private long token;
-  private long keepAliveOp;
-  private long keepAliveSentAt;
-  private long confirmOp;
-  private long confirmSentAt;
-  private long confirmTtlSeconds;
-  private long confirmTerm;
-  private long renewFailures;
-  private long probeOp;
-  private long probeLeaseId;
-  private long probeTtlSeconds;
-  private boolean lossPending;
+  long abandonedLeaseId;
 
   // Watch.
   private long watchId;
   private long watchFailures;
 
-  // Reachability.
-  private long failures;
+  // Reachability: consecutive failed calls, and whether STORE_UNAVAILABLE was published.
+  long failures;
   private boolean unavailable;
 
   /** ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter. */
   public ElectionMachine(ProtocolConfig config, RandomGenerator random) {
     this.config = Objects.requireNonNull(config, "config");
-    this.random = Objects.requireNonNull(random, "random");
+    this.fx = new Effects(config, Objects.requireNonNull(random, "random"));
+    this.lease = new Lease(config, fx);
+    this.follower = new Follower(this);
+    this.candidate = new Candidate(this);
+    this.master = new Master(this);
+    this.probing = new Probing(this);
   }
 
   /** role is the current role. */
@@ -114,24 +107,24 @@ public final class ElectionMachine implements Machine {
    */
   @Override
   public long deadline() {
-    return deadline;
+    return lease.deadline();
   }
 
   /** fencingToken is the MASTER's token, or 0 when not MASTER. */
   @Override
   public long fencingToken() {
-    return role == ElectorState.MASTER ? token : 0;
+    return role == ElectorState.MASTER ? master.token() : 0;
   }
 
   /** leaseId is the lease this instance holds (standby, CANDIDATE or MASTER), or 0. */
   @Override
   public long leaseId() {
-    return leaseId;
+    return lease.id();
   }
 
   /** grantedTtlSeconds is the TTL etcd granted the current lease, or 0. */
   public long grantedTtlSeconds() {
-    return grantedTtlSeconds;
+    return lease.ttlSeconds();
   }
 
   /** isUnavailable is true between an STORE_UNAVAILABLE report and the next success. */
@@ -146,705 +139,191 @@ public final class ElectionMachine implements Machine {
   @Override
   public List<Command> step(Input input, long now) {
     Objects.requireNonNull(input, "input");
-    out = new ArrayList<>();
+    fx.begin();
     if (role == ElectorState.STOPPED) {
-      // A grant that was in flight at close must not leave a lease behind.
-      if (input instanceof EtcdInput.LeaseGranted g) {
-        out.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
-      }
-      return out;
-    }
-    if (input instanceof Input.Start) {
-      onStart(now);
-    } else if (input instanceof Input.Resign) {
-      onResign(now);
+      stopped(input);
     } else if (input instanceof Input.Close) {
-      onClose(now);
-    } else if (input instanceof EtcdInput.PollResult r) {
-      onPollResult(r, now);
-    } else if (input instanceof EtcdInput.PollFailed f) {
-      onPollFailed(f, now);
-    } else if (input instanceof EtcdInput.LeaseGranted g) {
-      onLeaseGranted(g, now);
-    } else if (input instanceof EtcdInput.GrantFailed f) {
-      onGrantFailed(f, now);
-    } else if (input instanceof EtcdInput.CampaignWon w) {
-      onCampaignWon(w, now);
-    } else if (input instanceof EtcdInput.CampaignLost l) {
-      onCampaignLost(l, now);
-    } else if (input instanceof EtcdInput.CampaignFailed f) {
-      onCampaignFailed(f, now);
-    } else if (input instanceof EtcdInput.KeepAliveAcked a) {
-      onKeepAliveAcked(a, now);
-    } else if (input instanceof EtcdInput.KeepAliveFailed f) {
-      onKeepAliveFailed(f, now);
-    } else if (input instanceof EtcdInput.ConfirmRead r) {
-      onConfirmRead(r, now);
-    } else if (input instanceof EtcdInput.ConfirmFailed f) {
-      onConfirmFailed(f, now);
-    } else if (input instanceof EtcdInput.LeaseProbed p) {
-      onLeaseProbed(p, now);
-    } else if (input instanceof EtcdInput.WatchPut p) {
-      onWatchPut(p, now);
-    } else if (input instanceof EtcdInput.WatchDelete d) {
-      onWatchDelete(d, now);
+      close(now);
     } else if (input instanceof EtcdInput.WatchFailed f) {
-      onWatchFailed(f, now);
+      watchFailed(f, now);
     } else if (input instanceof Input.TimerFired t) {
-      onTimer(t, now);
+      TimerKind kind = fx.fired(t);
+      if (kind != null) {
+        current().onTimer(kind, now);
+      }
+    } else {
+      current().on(input, now);
     }
-    return out;
+    return fx.commands();
   }
 
-  // ---- user requests ----
-
-  private void onStart(long now) {
-    if (started) {
-      return;
-    }
-    started = true;
-    poll();
+  private Role current() {
+    return switch (role) {
+      case FOLLOWER -> phase == Phase.PROBING ? probing : follower;
+      case CANDIDATE -> candidate;
+      case MASTER -> master;
+      case STOPPED -> throw new IllegalStateException("STOPPED handles its inputs in step");
+    };
   }
 
-  private void onResign(long now) {
-    if (role == ElectorState.MASTER && !lossPending) {
-      holdoffUntil = now + config.resignHoldoffNanos();
-      loseLeadership(Cause.RESIGNED, null, now);
+  // ---- the transition choke point ----
+
+  /**
+   * moveTo is the one place the role changes and the one place events are published.
+   *
+   * <p>An event's {@code from} is always {@code told}: the role the listeners' view stands
+   * at, which is the {@code to} of the last event, or where an internal move led (FOLLOWER ↔
+   * CANDIDATE publish nothing, PROTOCOL.md §5, and the next event starts from there). It
+   * differs from the role only while PROBING: the role has left MASTER, and the listeners,
+   * told nothing yet, still see a MASTER. So events pair up by construction: {@code told}
+   * becomes MASTER only by publishing ELECTED, and leaves MASTER only by publishing the end of
+   * that term.
+   *
+   * <ul>
+   *   <li>{@code cause} null: a move that publishes nothing, FOLLOWER ↔ CANDIDATE, or MASTER →
+   *       FOLLOWER once PROBING (the loss is published when the probe ends).
+   *   <li>LEADER_CHANGED, STORE_UNAVAILABLE, STORE_RECOVERED keep the role: {@code to} must be
+   *       {@code told}. They are held back while PROBING, when they would come from FOLLOWER
+   *       before the loss owed to the listeners.
+   *   <li>Any other cause moves the listeners from {@code told} to {@code to}.
+   * </ul>
+   *
+   * <p>Both moves, of the role and of the listeners' view, are checked against {@link
+   * Transitions}. Leaving a role cancels its timers: a FOLLOWER's POLL; a MASTER's lease
+   * renewal (RENEW, DEADLINE), which never outlives the term.
+   *
+   * @return whether an event was published
+   */
+  boolean moveTo(ElectorState to, Cause cause, LeaderInfo who, long now) {
+    if (cause != null && SAME_ROLE.contains(cause)) {
+      if (to != told) {
+        throw new IllegalStateException(cause + " keeps the role " + told + ", but was asked to move to " + to);
+      }
+      if (phase == Phase.PROBING) {
+        return false;
+      }
+      fx.add(new Command.Publish(told, to, cause, who, now));
+      return true;
     }
+    ElectorState was = role;
+    boolean internal =
+        told == was
+            && (was == ElectorState.FOLLOWER && to == ElectorState.CANDIDATE
+                || was == ElectorState.CANDIDATE && to == ElectorState.FOLLOWER);
+    boolean owed = was == ElectorState.MASTER && to == ElectorState.FOLLOWER && phase == Phase.PROBING;
+    if (cause == null && !internal && !owed) {
+      throw new IllegalStateException(was + " -> " + to + " must be published (told " + told + ")");
+    }
+    if (cause != null) {
+      Transitions.check(told, to);
+    }
+    if (to != was) {
+      Transitions.check(was, to);
+      if (was == ElectorState.FOLLOWER) {
+        fx.cancelTimer(TimerKind.POLL);
+      } else if (was == ElectorState.MASTER) {
+        lease.stopRenewing();
+      }
+      role = to;
+    }
+    if (cause == null) {
+      if (internal) {
+        told = to;
+      }
+      return false;
+    }
+    fx.add(new Command.Publish(told, to, cause, who, now));
+    told = to;
+    return true;
   }
 
-  private void onClose(long now) {
-    for (TimerKind k : TimerKind.values()) {
-      cancelTimer(k);
-    }
+  /** tell publishes a same-role event (see moveTo); false when it was held back. */
+  boolean tell(Cause cause, LeaderInfo who, long now) {
+    return moveTo(told, cause, who, now);
+  }
+
+  // ---- every role ----
+
+  private void close(long now) {
+    fx.cancelAllTimers();
     if (watchId != 0) {
-      out.add(new EtcdCommand.CancelWatch(watchId));
+      fx.add(new EtcdCommand.CancelWatch(watchId));
       watchId = 0;
     }
-    if (probeLeaseId != 0) {
-      out.add(new Command.Release(probeLeaseId, probeTtlSeconds));
-      probeLeaseId = 0;
+    probing.releaseOnClose();
+    if (lease.isHeld()) {
+      lease.release();
     }
-    if (leaseId != 0) {
-      out.add(new Command.Release(leaseId, grantedTtlSeconds));
-    }
-    // A pending loss still owes its listeners the end of the term: CLOSED is that end.
-    ElectorState from = lossPending ? ElectorState.MASTER : role;
-    moveTo(ElectorState.STOPPED);
-    publish(from, ElectorState.STOPPED, Cause.CLOSED, null, now);
-    forgetLease();
+    // A loss still owed to the listeners is ended by CLOSED: they are told MASTER -> STOPPED.
+    phase = Phase.NONE;
+    moveTo(ElectorState.STOPPED, Cause.CLOSED, null, now);
     leader = null;
-    lossPending = false;
   }
 
-  // ---- follower ----
-
-  private void poll() {
-    if (pollOp == 0) {
-      pollOp = id();
-      out.add(new EtcdCommand.Poll(pollOp));
+  private void stopped(Input input) {
+    // A grant that was in flight at close must not leave a lease behind.
+    if (input instanceof EtcdInput.LeaseGranted g) {
+      fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
     }
   }
 
-  private void onPollResult(EtcdInput.PollResult r, long now) {
-    if (r.op() != pollOp) {
-      return;
-    }
-    pollOp = 0;
-    succeeded(now);
-    observe(r.key(), r.revision(), now);
-    ensureWatch();
-    if (role == ElectorState.FOLLOWER && !lossPending) {
-      if (keyAbsent) {
-        campaignOrWait(now);
-      } else {
-        setTimer(TimerKind.POLL, now + config.pollIntervalNanos());
-        maybeAcquireStandby(now);
-      }
+  /** succeeded records a call the store answered; the first after an outage reports recovery. */
+  void succeeded(long now) {
+    failures = 0;
+    // While PROBING the event is held back; the next success after the loss reports it.
+    if (unavailable && tell(Cause.STORE_RECOVERED, leader, now)) {
+      unavailable = false;
     }
   }
 
-  /**
-   * maybeAcquireStandby grants a lease a follower keeps alive while someone else leads, so
-   * that taking over costs one transaction instead of a grant and a transaction.
-   */
-  private void maybeAcquireStandby(long now) {
-    if (!config.standbyLease() || role != ElectorState.FOLLOWER || lossPending || keyAbsent
-        || leaseId != 0 || standbyGrantOp != 0 || grantOp != 0 || now < standbyRetryAt
-        // After resign(), a grant of ours would compete with the successor's transaction for
-        // the same raft round trips; wait until the successor is seen (that ends the hold-off).
-        || now < holdoffUntil) {
-      return;
-    }
-    standbyGrantOp = id();
-    grantSentAt = now;
-    out.add(new EtcdCommand.GrantLease(standbyGrantOp, config.requestedTtlSeconds()));
-  }
-
-  private void onPollFailed(EtcdInput.PollFailed f, long now) {
-    if (f.op() != pollOp) {
-      return;
-    }
-    pollOp = 0;
-    failed(now);
-    if (role == ElectorState.FOLLOWER) {
-      setTimer(TimerKind.POLL, now + backoff(failures));
+  /** failed records a failed call; the first of an outage reports it. */
+  void failed(long now) {
+    failures++;
+    if (!unavailable && tell(Cause.STORE_UNAVAILABLE, leader, now)) {
+      unavailable = true;
     }
   }
 
-  /**
-   * observe records what a read or watch saw of the key, ignoring anything older than what
-   * is already known; a follower reports a new leader.
-   */
-  private void observe(KeyRecord key, long revision, long now) {
-    if (revision < knownRevision) {
-      return;
-    }
-    knownRevision = revision;
-    if (role != ElectorState.FOLLOWER) {
-      return;
-    }
-    if (key != null && leaseId != 0 && key.leaseId() == leaseId) {
-      // A CAS of ours that we saw lose was applied after all (a retried copy reaching etcd
-      // once the key was free): the key is bound to the standby lease we renew as a follower,
-      // and would stay so. Revoking the lease deletes the key.
-      abandonLease();
-    }
-    keyAbsent = key == null;
-    LeaderInfo seen = key == null || key.leaseId() == abandonedLeaseId ? null : info(key);
-    if (seen != null) {
-      // Someone else took over: the hold-off after resign() has done its job.
-      holdoffUntil = Long.MIN_VALUE;
-    }
-    if (!Objects.equals(seen, leader)) {
-      leader = seen;
-      if (seen != null && !lossPending) {
-        publish(ElectorState.FOLLOWER, ElectorState.FOLLOWER, Cause.LEADER_CHANGED, seen, now);
-      }
-    }
+  /** abandonLease revokes the held lease; a key still bound to it names no leader (see observe). */
+  void abandonLease() {
+    abandonedLeaseId = lease.id();
+    lease.release();
   }
 
-  private void campaignOrWait(long now) {
-    if (now < holdoffUntil) {
-      setTimer(TimerKind.POLL, holdoffUntil);
-      return;
-    }
-    cancelTimer(TimerKind.POLL);
-    moveTo(ElectorState.CANDIDATE);
-    if (leaseId != 0) {
-      // A standby lease with at least a renewal interval left goes straight to the CAS.
-      if (deadline - now >= renewInterval()) {
-        campaignOp = id();
-        out.add(new EtcdCommand.Campaign(campaignOp, leaseId));
-        return;
-      }
-      abandonLease();
-    }
-    if (standbyGrantOp != 0) {
-      // A standby grant is already on its way: campaign with it when it arrives.
-      grantOp = standbyGrantOp;
-      standbyGrantOp = 0;
-      return;
-    }
-    grantOp = id();
-    grantSentAt = now;
-    out.add(new EtcdCommand.GrantLease(grantOp, config.requestedTtlSeconds()));
-  }
-
-  // ---- candidate ----
-
-  private void onLeaseGranted(EtcdInput.LeaseGranted g, long now) {
-    if (g.op() == standbyGrantOp && role == ElectorState.FOLLOWER && leaseId == 0) {
-      standbyGrantOp = 0;
-      succeeded(now);
-      holdLease(g, now);
-      return;
-    }
-    if (g.op() != grantOp || role != ElectorState.CANDIDATE) {
-      out.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
-      return;
-    }
-    grantOp = 0;
-    succeeded(now);
-    holdLease(g, now);
-    campaignOp = id();
-    out.add(new EtcdCommand.Campaign(campaignOp, leaseId));
-  }
-
-  /**
-   * holdLease takes a granted lease: etcd cannot expire it before the grant's send time plus
-   * the granted TTL, since the grant was applied after it was sent.
-   */
-  private void holdLease(EtcdInput.LeaseGranted g, long now) {
-    leaseId = g.leaseId();
-    grantedTtlSeconds = g.ttlSeconds();
-    leaseBaseSentAt = grantSentAt;
-    deadline = config.deadline(grantSentAt, grantedTtlSeconds);
-    setTimer(TimerKind.DEADLINE, deadline);
-    setTimer(TimerKind.RENEW, Math.max(now, leaseBaseSentAt + renewInterval()));
-  }
-
-  private void onGrantFailed(EtcdInput.GrantFailed f, long now) {
-    if (f.op() == standbyGrantOp) {
-      standbyGrantOp = 0;
-      failed(now);
-      standbyRetryAt = now + backoff(failures);
-      return;
-    }
-    if (f.op() != grantOp) {
-      return;
-    }
-    grantOp = 0;
-    failed(now);
-    moveTo(ElectorState.FOLLOWER);
-    setTimer(TimerKind.POLL, now + backoff(failures));
-  }
-
-  private void onCampaignWon(EtcdInput.CampaignWon w, long now) {
-    if (w.op() != campaignOp || role != ElectorState.CANDIDATE) {
-      return;
-    }
-    campaignOp = 0;
-    succeeded(now);
-    won(w.createRevision(), now);
-  }
-
-  private void won(long createRevision, long now) {
-    if (leaseId == 0 || now >= deadline) {
-      // Too slow to be useful (or the lease is gone): holding the key now would mean leading
-      // past the deadline. Revoking removes the key.
-      if (leaseId != 0) {
-        abandonLease();
-      } else {
-        forgetLease();
-      }
-      moveTo(ElectorState.FOLLOWER);
-      poll();
-      return;
-    }
-    knownRevision = Math.max(knownRevision, createRevision);
-    token = createRevision;
-    renewFailures = 0;
-    moveTo(ElectorState.MASTER);
-    leader = new LeaderInfo(config.candidateId(), token, leaseId);
-    publish(ElectorState.CANDIDATE, ElectorState.MASTER, Cause.ELECTED, leader, now);
-    setTimer(TimerKind.DEADLINE, deadline);
-    if (keepAliveOp == 0 && confirmOp == 0) {
-      setTimer(TimerKind.RENEW, Math.max(now, leaseBaseSentAt + renewInterval()));
-    }
-    ensureWatch();
-  }
-
-  private void onCampaignLost(EtcdInput.CampaignLost l, long now) {
-    if (l.op() != campaignOp || role != ElectorState.CANDIDATE) {
-      return;
-    }
-    campaignOp = 0;
-    succeeded(now);
-    KeyRecord holder = l.holder();
-    if (holder != null && leaseId != 0 && holder.leaseId() == leaseId) {
-      // The key is bound to our own lease: an earlier attempt of this very transaction was
-      // applied (a retried request). It is ours, created at that revision.
-      won(holder.createRevision(), now);
-      return;
-    }
-    moveTo(ElectorState.FOLLOWER);
-    if (!config.standbyLease() || now >= deadline) {
-      abandonLease();
-    }
-    observe(holder, l.revision(), now);
-    if (keyAbsent) {
-      poll();
-    } else {
-      setTimer(TimerKind.POLL, now + config.pollIntervalNanos());
-    }
-  }
-
-  private void onCampaignFailed(EtcdInput.CampaignFailed f, long now) {
-    if (f.op() != campaignOp || role != ElectorState.CANDIDATE) {
-      return;
-    }
-    campaignOp = 0;
-    failed(now);
-    // The transaction may have been applied; revoking the lease removes the key with it, so
-    // no key is left bound to a lease nobody renews.
-    abandonLease();
-    moveTo(ElectorState.FOLLOWER);
-    setTimer(TimerKind.POLL, now + backoff(failures));
-  }
-
-  // ---- master ----
-
-  /**
-   * renewInterval is how long after a confirmed renewal's send time the next one goes out:
-   * TTL/6 for the MASTER, so that TTL × (1 − ρ) − margin − TTL/6 is left to ride out an etcd
-   * leader election; TTL/3 for a standby lease, since followers may be many. It also sets the
-   * MASTER's retry delay (see retryRenewal). PROTOCOL.md §4.4 gives the measurements behind it.
-   */
-  private long renewInterval() {
-    long ttl = grantedTtlSeconds * NANOS_PER_SECOND;
-    return role == ElectorState.MASTER ? ttl / 6 : ttl / 3;
-  }
-
-  private void renewNow(long now) {
-    if (keepAliveOp != 0 || confirmOp != 0 || leaseId == 0) {
-      return;
-    }
-    keepAliveOp = id();
-    keepAliveSentAt = now;
-    out.add(new EtcdCommand.KeepAlive(keepAliveOp, leaseId));
-  }
-
-  private void retryRenewal(long now) {
-    renewFailures++;
-    if (role != ElectorState.MASTER) {
-      // A standby lease is only worth keeping; it does not deserve fast retries.
-      setTimer(TimerKind.RENEW, now + backoff(renewFailures));
-      return;
-    }
-    // Retries stay fast while the deadline approaches, but never spin.
-    long delay = Math.min(config.backoffInitialNanos(), renewInterval() / 4);
-    setTimer(TimerKind.RENEW, now + Math.max(delay, 1_000_000L));
-  }
-
-  /** leaseGone handles etcd saying the held lease no longer exists. */
-  private void leaseGone(long now) {
-    if (role == ElectorState.MASTER) {
-      loseLeadership(Cause.LEASE_REVOKED, null, now);
-    } else if (role == ElectorState.CANDIDATE) {
-      // The CAS in flight can no longer make us MASTER; its result finds no deadline left.
-      deadline = Long.MIN_VALUE;
-    } else {
-      forgetLease();
-    }
-  }
-
-  private void onKeepAliveAcked(EtcdInput.KeepAliveAcked a, long now) {
-    if (a.op() != keepAliveOp || leaseId == 0) {
-      return;
-    }
-    keepAliveOp = 0;
-    if (a.ttlSeconds() <= 0) {
-      leaseGone(now);
-      return;
-    }
-    succeeded(now);
-    // The read must be sent after the ack arrived; only then does a matching raft term show
-    // that the leader which applied the renewal still led when the read was served.
-    confirmOp = id();
-    confirmSentAt = keepAliveSentAt;
-    confirmTtlSeconds = a.ttlSeconds();
-    confirmTerm = a.raftTerm();
-    out.add(new EtcdCommand.ConfirmRead(confirmOp));
-  }
-
-  private void onKeepAliveFailed(EtcdInput.KeepAliveFailed f, long now) {
-    if (f.op() != keepAliveOp || leaseId == 0) {
-      return;
-    }
-    keepAliveOp = 0;
-    if (f.leaseNotFound()) {
-      leaseGone(now);
-      return;
-    }
-    failed(now);
-    retryRenewal(now);
-  }
-
-  private void onConfirmRead(EtcdInput.ConfirmRead r, long now) {
-    if (r.op() != confirmOp || leaseId == 0) {
-      return;
-    }
-    confirmOp = 0;
-    succeeded(now);
-    KeyRecord key = r.key();
-    // A read served before our key was created (a standby renewal's read still in flight when
-    // the CAS won) says nothing about that key; it still confirms the renewal below.
-    if (role == ElectorState.MASTER && r.revision() >= token) {
-      knownRevision = Math.max(knownRevision, r.revision());
-      if (key == null) {
-        keyGone(now);
-        return;
-      }
-      if (key.leaseId() != leaseId || key.createRevision() != token) {
-        loseLeadership(Cause.KEY_TAKEN, info(key), now);
-        return;
-      }
-    }
-    if (r.raftTerm() != confirmTerm) {
-      // The ack came from another term: a deposed etcd leader may have acked without
-      // renewing. Renew again at once, now against the current leader.
-      retryRenewal(now);
-      return;
-    }
-    renewFailures = 0;
-    long d = config.deadline(confirmSentAt, confirmTtlSeconds);
-    if (d > deadline) {
-      deadline = d;
-      leaseBaseSentAt = confirmSentAt;
-      setTimer(TimerKind.DEADLINE, deadline);
-    }
-    setTimer(TimerKind.RENEW, Math.max(now, confirmSentAt + renewInterval()));
-    if (role == ElectorState.FOLLOWER && !lossPending) {
-      // A standby renewal's read is as good as a poll.
-      observe(key, r.revision(), now);
-      if (keyAbsent && pollOp == 0) {
-        campaignOrWait(now);
-      }
-    }
-  }
-
-  private void onConfirmFailed(EtcdInput.ConfirmFailed f, long now) {
-    if (f.op() != confirmOp || leaseId == 0) {
-      return;
-    }
-    confirmOp = 0;
-    failed(now);
-    retryRenewal(now);
-  }
-
-  /**
-   * keyGone steps down at once when the MASTER learns its key was deleted, then asks whether
-   * its lease went too, to tell an outside revocation from a deletion of the key alone.
-   */
-  private void keyGone(long now) {
-    moveTo(ElectorState.FOLLOWER);
-    lossPending = true;
-    probeLeaseId = leaseId;
-    probeTtlSeconds = grantedTtlSeconds;
-    abandonedLeaseId = leaseId;
-    forgetLease();
-    leader = null;
-    keyAbsent = true;
-    probeOp = id();
-    out.add(new EtcdCommand.ProbeLease(probeOp, probeLeaseId));
-    setTimer(TimerKind.PROBE, now + config.probeTimeoutNanos());
-  }
-
-  private void onLeaseProbed(EtcdInput.LeaseProbed p, long now) {
-    if (p.op() != probeOp || !lossPending) {
-      return;
-    }
-    finishLoss(p.known() && !p.alive() ? Cause.LEASE_REVOKED : Cause.KEY_DELETED, now);
-  }
-
-  private void finishLoss(Cause cause, long now) {
-    probeOp = 0;
-    lossPending = false;
-    cancelTimer(TimerKind.PROBE);
-    if (cause != Cause.LEASE_REVOKED) {
-      out.add(new Command.Release(probeLeaseId, probeTtlSeconds));
-    }
-    probeLeaseId = 0;
-    publish(ElectorState.MASTER, ElectorState.FOLLOWER, cause, leader, now);
-    poll();
-  }
-
-  /**
-   * loseLeadership ends the term: the role changes first, so {@code isLeader()} is false
-   * before any listener hears of it.
-   */
-  private void loseLeadership(Cause cause, LeaderInfo newLeader, long now) {
-    moveTo(ElectorState.FOLLOWER);
-    cancelTimer(TimerKind.RENEW);
-    cancelTimer(TimerKind.DEADLINE);
-    keepAliveOp = 0;
-    confirmOp = 0;
-    if (cause != Cause.LEASE_REVOKED) {
-      out.add(new Command.Release(leaseId, grantedTtlSeconds));
-    }
-    abandonedLeaseId = leaseId;
-    forgetLease();
-    leader = newLeader;
-    keyAbsent = false;
-    publish(ElectorState.MASTER, ElectorState.FOLLOWER, cause, newLeader, now);
-    poll();
-  }
-
-  /**
-   * abandonLease revokes the held lease and forgets it. Until the revocation is applied a read
-   * may still show the key bound to it (a CAS of ours applied after all); such a key is no
-   * leader to report, just one about to be deleted.
-   */
-  private void abandonLease() {
-    out.add(new Command.Release(leaseId, grantedTtlSeconds));
-    abandonedLeaseId = leaseId;
-    forgetLease();
-  }
-
-  /** forgetLease forgets the held lease (the caller revokes it if needed) and its timers. */
-  private void forgetLease() {
-    leaseId = 0;
-    grantedTtlSeconds = 0;
-    token = 0;
-    deadline = Long.MIN_VALUE;
-    keepAliveOp = 0;
-    confirmOp = 0;
-    cancelTimer(TimerKind.RENEW);
-    cancelTimer(TimerKind.DEADLINE);
+  /** noteRevision records a revision seen in a reply or event, keeping the latest. */
+  void noteRevision(long revision) {
+    knownRevision = Math.max(knownRevision, revision);
   }
 
   // ---- watch ----
 
-  private void ensureWatch() {
+  /** ensureWatch opens the watch from the revision after the latest one known, if none is open. */
+  void ensureWatch() {
     if (watchId == 0 && knownRevision > 0) {
-      watchId = id();
-      out.add(new EtcdCommand.Watch(watchId, knownRevision + 1));
+      watchId = fx.id();
+      fx.add(new EtcdCommand.Watch(watchId, knownRevision + 1));
     }
   }
 
-  private void onWatchPut(EtcdInput.WatchPut p, long now) {
-    if (p.watchId() != watchId) {
-      return;
+  /** fromWatch tells whether an event came from the open watch, which is then healthy again. */
+  boolean fromWatch(long id) {
+    if (id != watchId) {
+      return false;
     }
     watchFailures = 0;
-    KeyRecord key = p.key();
-    if (role == ElectorState.MASTER) {
-      knownRevision = Math.max(knownRevision, p.revision());
-      if (p.revision() > token && (key.leaseId() != leaseId || key.createRevision() != token)) {
-        loseLeadership(Cause.KEY_TAKEN, info(key), now);
-      }
-      return;
-    }
-    observe(key, p.revision(), now);
-    maybeAcquireStandby(now);
+    return true;
   }
 
-  private void onWatchDelete(EtcdInput.WatchDelete d, long now) {
-    if (d.watchId() != watchId) {
-      return;
-    }
-    watchFailures = 0;
-    if (role == ElectorState.MASTER) {
-      knownRevision = Math.max(knownRevision, d.revision());
-      if (d.revision() > token) {
-        keyGone(now);
-      }
-      return;
-    }
-    boolean fresh = d.revision() >= knownRevision;
-    observe(null, d.revision(), now);
-    if (fresh && role == ElectorState.FOLLOWER && !lossPending && keyAbsent) {
-      cancelTimer(TimerKind.POLL);
-      if (pollOp == 0) {
-        campaignOrWait(now);
-      }
-    }
-  }
-
-  private void onWatchFailed(EtcdInput.WatchFailed f, long now) {
+  private void watchFailed(EtcdInput.WatchFailed f, long now) {
     if (f.watchId() != watchId) {
       return;
     }
     watchId = 0;
     watchFailures++;
-    setTimer(TimerKind.REWATCH, now + backoff(watchFailures));
+    fx.setTimer(TimerKind.REWATCH, now + fx.backoff(watchFailures));
   }
 
-  // ---- timers ----
-
-  private void onTimer(Input.TimerFired t, long now) {
-    if (!(t.timer() instanceof TimerKind kind)) {
-      return;
-    }
-    Long armed = timerSeq.get(kind);
-    if (armed == null || armed != t.seq()) {
-      return;
-    }
-    timerSeq.remove(kind);
-    switch (kind) {
-      case POLL -> {
-        if (role == ElectorState.FOLLOWER && !lossPending) {
-          poll();
-        }
-      }
-      case RENEW -> renewNow(now);
-      case DEADLINE -> {
-        if (now < deadline) {
-          setTimer(TimerKind.DEADLINE, deadline);
-        } else if (role == ElectorState.MASTER) {
-          loseLeadership(Cause.LEASE_EXPIRED_LOCALLY, null, now);
-        } else if (role == ElectorState.FOLLOWER && leaseId != 0) {
-          // A standby lease we can no longer vouch for: let it go, take a fresh one later.
-          abandonLease();
-        }
-        // A CANDIDATE's transaction result checks the deadline itself.
-      }
-      case REWATCH -> {
-        // A follower re-reads first: the watch may have missed changes, and its start
-        // revision may have been compacted.
-        if (role == ElectorState.FOLLOWER) {
-          poll();
-        } else {
-          ensureWatch();
-        }
-      }
-      case PROBE -> {
-        if (lossPending) {
-          finishLoss(Cause.KEY_DELETED, now);
-        }
-      }
-    }
-  }
-
-  private void setTimer(TimerKind kind, long at) {
-    long seq = id();
-    timerSeq.put(kind, seq);
-    out.add(new Command.SetTimer(kind, seq, at));
-  }
-
-  private void cancelTimer(TimerKind kind) {
-    if (timerSeq.remove(kind) != null) {
-      out.add(new Command.CancelTimer(kind));
-    }
-  }
-
-  // ---- helpers ----
-
-  private void succeeded(long now) {
-    failures = 0;
-    // While a MASTER's loss is pending its listeners still think it leads: an event from
-    // FOLLOWER must not come before the loss. The next success or failure after it reports.
-    if (unavailable && !lossPending) {
-      unavailable = false;
-      publish(role, role, Cause.STORE_RECOVERED, leader, now);
-    }
-  }
-
-  private void failed(long now) {
-    failures++;
-    if (!unavailable && !lossPending) {
-      unavailable = true;
-      publish(role, role, Cause.STORE_UNAVAILABLE, leader, now);
-    }
-  }
-
-  /** backoff is the capped exponential delay after n failures, with equal jitter. */
-  private long backoff(long n) {
-    long base = config.backoffInitialNanos();
-    long cap = config.backoffMaxNanos();
-    long d = base;
-    for (long i = 1; i < n && d < cap; i++) {
-      d = Math.min(cap, d * 2);
-    }
-    d = Math.min(cap, d);
-    return d / 2 + (long) (random.nextDouble() * (d / 2));
-  }
-
-  private void moveTo(ElectorState to) {
-    Transitions.check(role, to);
-    role = to;
-  }
-
-  private void publish(ElectorState from, ElectorState to, Cause cause, LeaderInfo who, long now) {
-    out.add(new Command.Publish(from, to, cause, who, now));
-  }
-
-  private static LeaderInfo info(KeyRecord key) {
+  static LeaderInfo info(KeyRecord key) {
     return new LeaderInfo(key.holderId(), key.createRevision(), key.leaseId());
-  }
-
-  private long id() {
-    return nextId++;
   }
 }

@@ -9,9 +9,9 @@ package dev.leasehold.protocol;
 public enum TimerKind {
   /** POLL fires a follower's next linearizable read of the key (also the retry after errors). */
   POLL,
-  /** RENEW fires the MASTER's next keep-alive (also the retry after a failed renewal). */
+  /** RENEW fires the held lease's next keep-alive, MASTER or standby (also the retry after a failed renewal). */
   RENEW,
-  /** DEADLINE fires at the MASTER's local deadline. */
+  /** DEADLINE fires at the held lease's local deadline: the MASTER's, or a standby lease's. */
   DEADLINE,
   /** REWATCH re-creates a watch that failed, after a backoff. */
   REWATCH,

@@ -1,0 +1,210 @@
+package dev.leasehold.protocol;
+
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import java.util.Objects;
+
+/**
+ * Follower handles the FOLLOWER's inputs: it reads the key linearizably (at start, every poll
+ * interval, and after errors with backoff), follows the watch, reports each new leader, keeps
+ * a standby lease if configured, and becomes CANDIDATE when the key is absent and no resign
+ * hold-off applies. While PROBING the role is FOLLOWER too: {@link Probing} hands it every
+ * input but the probe's, and it then neither campaigns nor takes a standby lease.
+ *
+ * <p>Not thread-safe: owned by one {@link ElectionMachine}.
+ */
+final class Follower extends Role {
+  private boolean started;
+  private long pollOp;
+  private long holdoffUntil = Long.MIN_VALUE;
+
+  Follower(ElectionMachine m) {
+    super(m);
+  }
+
+  @Override
+  void on(Input in, long now) {
+    if (in instanceof Input.Start) {
+      if (!started) {
+        started = true;
+        poll();
+      }
+    } else if (in instanceof EtcdInput.PollResult r) {
+      polled(r, now);
+    } else if (in instanceof EtcdInput.PollFailed f) {
+      if (f.op() != pollOp) {
+        return;
+      }
+      pollOp = 0;
+      m.failed(now);
+      pollAt(now + m.fx.backoff(m.failures));
+    } else if (in instanceof EtcdInput.LeaseGranted g) {
+      if (m.lease.awaitsGrant(g.op(), false) && !m.lease.isHeld()) {
+        m.succeeded(now);
+        m.lease.hold(g, now);
+      } else {
+        m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+      }
+    } else if (in instanceof EtcdInput.GrantFailed f) {
+      if (m.lease.awaitsGrant(f.op(), false)) {
+        m.failed(now);
+        m.lease.standbyGrantFailed(now + m.fx.backoff(m.failures));
+      }
+    } else if (in instanceof EtcdInput.WatchPut p) {
+      if (m.fromWatch(p.watchId())) {
+        observe(p.key(), p.revision(), now);
+        maybeAcquireStandby(now);
+      }
+    } else if (in instanceof EtcdInput.WatchDelete d) {
+      if (m.fromWatch(d.watchId())) {
+        deleted(d.revision(), now);
+      }
+    } else {
+      m.lease.on(in, now, this);
+    }
+  }
+
+  @Override
+  void onTimer(TimerKind kind, long now) {
+    switch (kind) {
+      case POLL -> {
+        if (m.phase == ElectionMachine.Phase.NONE) {
+          poll();
+        }
+      }
+      case RENEW -> m.lease.renew(now);
+      case DEADLINE -> m.lease.onDeadline(now, this);
+      // The watch may have missed changes, and its start revision may have been compacted:
+      // re-read first, and the read re-opens the watch.
+      case REWATCH -> poll();
+      case PROBE -> {}
+    }
+  }
+
+  /** poll reads the key, unless a read is already in flight. */
+  void poll() {
+    if (pollOp == 0) {
+      pollOp = m.fx.id();
+      m.fx.add(new EtcdCommand.Poll(pollOp));
+    }
+  }
+
+  /** pollAt arms the next read. */
+  void pollAt(long at) {
+    m.fx.setTimer(TimerKind.POLL, at);
+  }
+
+  /** holdOff keeps this instance out of the election until {@code until}, or until another leader is seen. */
+  void holdOff(long until) {
+    holdoffUntil = until;
+  }
+
+  private void polled(EtcdInput.PollResult r, long now) {
+    if (r.op() != pollOp) {
+      return;
+    }
+    pollOp = 0;
+    m.succeeded(now);
+    observe(r.key(), r.revision(), now);
+    m.ensureWatch();
+    if (m.phase == ElectionMachine.Phase.NONE) {
+      if (m.keyAbsent) {
+        campaignOrWait(now);
+      } else {
+        pollAt(now + m.config.pollIntervalNanos());
+        maybeAcquireStandby(now);
+      }
+    }
+  }
+
+  private void deleted(long revision, long now) {
+    boolean fresh = revision >= m.knownRevision;
+    observe(null, revision, now);
+    if (fresh && m.phase == ElectionMachine.Phase.NONE && m.keyAbsent) {
+      m.fx.cancelTimer(TimerKind.POLL);
+      if (pollOp == 0) {
+        campaignOrWait(now);
+      }
+    }
+  }
+
+  /**
+   * observe records what a read or watch saw of the key, ignoring anything older than what
+   * is already known, and reports a new leader.
+   */
+  void observe(KeyRecord key, long revision, long now) {
+    if (revision < m.knownRevision) {
+      return;
+    }
+    m.knownRevision = revision;
+    if (key != null && m.lease.isHeld() && key.leaseId() == m.lease.id()) {
+      // A CAS of ours that we saw lose was applied after all (a retried copy reaching etcd
+      // once the key was free): the key is bound to the standby lease we renew as a follower,
+      // and would stay so. Revoking the lease deletes the key.
+      m.abandonLease();
+    }
+    m.keyAbsent = key == null;
+    LeaderInfo seen = key == null || key.leaseId() == m.abandonedLeaseId ? null : ElectionMachine.info(key);
+    if (seen != null) {
+      // Someone else took over: the hold-off after resign() has done its job.
+      holdoffUntil = Long.MIN_VALUE;
+    }
+    if (!Objects.equals(seen, m.leader)) {
+      m.leader = seen;
+      if (seen != null) {
+        m.tell(Cause.LEADER_CHANGED, seen, now);
+      }
+    }
+  }
+
+  /**
+   * maybeAcquireStandby grants a lease a follower keeps alive while someone else leads, so
+   * that taking over costs one transaction instead of a grant and a transaction.
+   */
+  private void maybeAcquireStandby(long now) {
+    if (!m.config.standbyLease() || m.phase != ElectionMachine.Phase.NONE || m.keyAbsent
+        || !m.lease.mayGrantStandby(now)
+        // After resign(), a grant of ours would compete with the successor's transaction for
+        // the same raft round trips; wait until the successor is seen (that ends the hold-off).
+        || now < holdoffUntil) {
+      return;
+    }
+    m.lease.grantStandby(now);
+  }
+
+  private void campaignOrWait(long now) {
+    if (now < holdoffUntil) {
+      pollAt(holdoffUntil);
+      return;
+    }
+    m.candidate.begin(now);
+  }
+
+  // ---- the standby lease ----
+
+  @Override
+  public void gone(long now) {
+    m.lease.forget();
+  }
+
+  @Override
+  public void renewed(KeyRecord key, long revision, long now) {
+    if (m.phase == ElectionMachine.Phase.NONE) {
+      // A standby renewal's read is as good as a poll.
+      observe(key, revision, now);
+      if (m.keyAbsent && pollOp == 0) {
+        campaignOrWait(now);
+      }
+    }
+  }
+
+  @Override
+  public void expired(long now) {
+    if (m.lease.isHeld()) {
+      // A standby lease we can no longer vouch for: let it go, take a fresh one later.
+      m.abandonLease();
+    }
+  }
+}

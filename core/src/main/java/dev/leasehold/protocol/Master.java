@@ -1,0 +1,132 @@
+package dev.leasehold.protocol;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+
+/**
+ * Master handles the MASTER's inputs. Its lease renews every TTL/6 and earns the deadline
+ * ({@link Lease}); the MASTER judges what reads and watch events show of its key, and steps
+ * down at the deadline, when its key is taken (bound to another lease or create revision),
+ * when etcd reports its lease gone, or on resign(). When its key is deleted it steps down at
+ * once and asks whether its lease went too ({@link Probing}).
+ *
+ * <p>Every way out changes the role before the event goes out, so {@code isLeader()} is false
+ * before any listener runs.
+ *
+ * <p>Not thread-safe: owned by one {@link ElectionMachine}.
+ */
+final class Master extends Role {
+  private long token;
+
+  Master(ElectionMachine m) {
+    super(m);
+  }
+
+  /** token is the fencing token of the current or last term: its key's create revision. */
+  long token() {
+    return token;
+  }
+
+  /** begin makes the CANDIDATE whose key was created at {@code createRevision} MASTER. */
+  void begin(long createRevision, long now) {
+    m.noteRevision(createRevision);
+    token = createRevision;
+    m.leader = new LeaderInfo(m.config.candidateId(), token, m.lease.id());
+    m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
+    m.lease.lead(now);
+    m.ensureWatch();
+  }
+
+  @Override
+  void on(Input in, long now) {
+    if (in instanceof Input.Resign) {
+      m.follower.holdOff(now + m.config.resignHoldoffNanos());
+      lose(Cause.RESIGNED, null, now);
+    } else if (in instanceof EtcdInput.LeaseGranted g) {
+      m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+    } else if (in instanceof EtcdInput.WatchPut p) {
+      if (m.fromWatch(p.watchId())) {
+        m.noteRevision(p.revision());
+        // Our own put (at the token's revision) and anything older say nothing new.
+        if (p.revision() > token && !ours(p.key())) {
+          lose(Cause.KEY_TAKEN, ElectionMachine.info(p.key()), now);
+        }
+      }
+    } else if (in instanceof EtcdInput.WatchDelete d) {
+      if (m.fromWatch(d.watchId())) {
+        m.noteRevision(d.revision());
+        if (d.revision() > token) {
+          m.probing.begin(now);
+        }
+      }
+    } else {
+      m.lease.on(in, now, this);
+    }
+  }
+
+  @Override
+  void onTimer(TimerKind kind, long now) {
+    switch (kind) {
+      case RENEW -> m.lease.renew(now);
+      case DEADLINE -> m.lease.onDeadline(now, this);
+      case REWATCH -> m.ensureWatch();
+      case POLL, PROBE -> {}
+    }
+  }
+
+  private boolean ours(KeyRecord key) {
+    return key.leaseId() == m.lease.id() && key.createRevision() == token;
+  }
+
+  /**
+   * lose ends the term: renewal stops, the lease is revoked unless etcd said it is gone, the
+   * listeners are told {@code cause}, and the follower reads the key again.
+   */
+  private void lose(Cause cause, LeaderInfo newLeader, long now) {
+    m.lease.stopRenewing();
+    m.abandonedLeaseId = m.lease.id();
+    if (cause == Cause.LEASE_REVOKED) {
+      m.lease.forget();
+    } else {
+      m.lease.release();
+    }
+    m.leader = newLeader;
+    m.keyAbsent = false;
+    m.moveTo(ElectorState.FOLLOWER, cause, newLeader, now);
+    m.follower.poll();
+  }
+
+  // ---- the term's lease ----
+
+  @Override
+  public boolean keyRead(KeyRecord key, long revision, long now) {
+    // A read served before our key was created (a standby renewal's read still in flight when
+    // the CAS won) says nothing about that key; it still confirms the renewal.
+    if (revision < token) {
+      return true;
+    }
+    m.noteRevision(revision);
+    if (key == null) {
+      m.probing.begin(now);
+      return false;
+    }
+    if (!ours(key)) {
+      lose(Cause.KEY_TAKEN, ElectionMachine.info(key), now);
+      return false;
+    }
+    return true;
+  }
+
+  @Override
+  public void gone(long now) {
+    lose(Cause.LEASE_REVOKED, null, now);
+  }
+
+  @Override
+  public void expired(long now) {
+    lose(Cause.LEASE_EXPIRED_LOCALLY, null, now);
+  }
+}
