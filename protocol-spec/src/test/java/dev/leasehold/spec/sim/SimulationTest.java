@@ -157,7 +157,7 @@ class SimulationTest {
   @Test
   void clockInversionIsExact() {
     for (double rate : Arrays.asList(0.9, 0.99, 1.0, 1.01, 1.099)) {
-      Simulation.Clock c = new Simulation.Clock(-123_456_789_012L, rate);
+      SimClock c = new SimClock(-123_456_789_012L, rate);
       for (long l = -123_456_789_012L; l < -123_456_789_012L + 10_000_000_000L; l += 987_654_321L) {
         long t = c.trueAt(l, 0);
         assertTrue(c.local(t) >= l);
