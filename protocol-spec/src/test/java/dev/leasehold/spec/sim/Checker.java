@@ -145,6 +145,14 @@ final class Checker {
         continue;
       }
       checkHeldLease(p, now);
+      if (engine.checks(Inv.LEADERSHIP_AGREES_WITH_IS_LEADER)) {
+        Leadership odd = p.events.disagreeing();
+        if (odd != null) {
+          fail(Inv.LEADERSHIP_AGREES_WITH_IS_LEADER, p + "'s " + odd + " says isValid() but isLeader() is "
+              + p.elector.isLeader() + " with leadership() " + p.elector.leadership().orElse(null)
+              + " (machine " + p.m.role() + ")");
+        }
+      }
       Leadership t = p.events.believed();
       if (t == null || excused(t.leaseId(), t.fencingToken())) {
         continue;

@@ -79,6 +79,21 @@ final class Pairing implements LeadershipListener {
     return null;
   }
 
+  /**
+   * disagreeing is a handle this process was given that says {@code isValid()} while
+   * {@code isLeader()} does not vouch for it ({@code leadership()} is another term or none), or
+   * null: Leadership's contract is to be valid only while the elector is MASTER for its term.
+   */
+  Leadership disagreeing() {
+    Leadership current = p.elector.isLeader() ? p.elector.leadership().orElse(null) : null;
+    for (Leadership h : handles) {
+      if (h != current && h.isValid()) {
+        return h;
+      }
+    }
+    return null;
+  }
+
   @Override
   public void onLeadershipChanged(LeadershipEvent e) {
     engine.stats.inc(Stat.LISTENER_EVENTS);

@@ -36,7 +36,23 @@ class RuntimeMutationTest {
         "dev/leasehold/runtime/TermHandle.java",
         "ended = true;",
         "// mutant: ended stays false",
-        Set.of(Inv.EVENT_PAIRING, Inv.NO_OVERLAP));
+        Set.of(Inv.EVENT_PAIRING, Inv.NO_OVERLAP, Inv.LEADERSHIP_AGREES_WITH_IS_LEADER)),
+    /**
+     * refreshSnapshot no longer ends the term when the role changes: only the loss event does.
+     * A MASTER whose key was deleted steps down at once but publishes its loss only after the
+     * lease probe, so its Leadership stays valid in between.
+     */
+    TERM_NOT_ENDED_ON_ROLE_CHANGE(
+        "dev/leasehold/runtime/ElectorRuntime.java",
+        "      term.end();\n    }\n    if (role",
+        "    }\n    if (role",
+        Set.of(Inv.LEADERSHIP_AGREES_WITH_IS_LEADER, Inv.NO_OVERLAP, Inv.EVENT_PAIRING)),
+    /** A store call's RPC timeout does nothing: a lost request or reply is waited for forever. */
+    STORE_CALL_NEVER_TIMES_OUT(
+        "dev/leasehold/runtime/ElectorRuntime.java",
+        "() -> pending.settle(call.failed(\"timed out after \" + rpcTimeoutNanos / 1_000_000 + \" ms\")),",
+        "() -> { }, // mutant: the timeout settles nothing",
+        Set.of(Inv.LIVENESS, Inv.CLOSE_COMPLETES));
 
     final String source;
     final String from;

@@ -50,6 +50,11 @@ final class Simulation {
      * leaving MASTER, the term's Leadership invalid and isLeader() false when the loss arrives.
      */
     EVENT_PAIRING,
+    /**
+     * A Leadership a listener was given says isValid() only while isLeader() is true and
+     * leadership() returns that same handle.
+     */
+    LEADERSHIP_AGREES_WITH_IS_LEADER,
     /** From quietAt, no stretch without a leader lasts longer than the scenario's liveness bound. */
     LIVENESS,
     /**
