@@ -90,6 +90,10 @@ final class Releases {
     }
 
     void attempt(int attempt) {
+      if (over) {
+        // Given up (close's bound) while this retry was already due: the loop may be shut down.
+        return;
+      }
       int thisRound = ++round;
       Scheduler.Cancellable timeout =
           scheduler.schedule(() -> result(thisRound, attempt, "timed out"), rpcTimeoutNanos);

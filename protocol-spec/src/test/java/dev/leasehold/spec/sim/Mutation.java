@@ -2,8 +2,10 @@ package dev.leasehold.spec.sim;
 
 /**
  * Mutation breaks one ingredient of the protocol's safety argument, in the simulated store, the
- * simulated driver or the configuration handed to the real machine, so that a test can show the
- * simulation's checks are able to fail. {@link #NONE} is the faithful simulation.
+ * simulated etcd client ({@link SimPort}, {@link ObservedMachine}) or the configuration handed to
+ * the real machine, so that a test can show the simulation's checks are able to fail.
+ * {@link #NONE} is the faithful simulation. Mutations of core's runtime itself are made in its
+ * source instead ({@link RuntimeMutationTest}).
  */
 enum Mutation {
   /** The faithful simulation. */
@@ -15,8 +17,8 @@ enum Mutation {
    */
   STALE_READS_ON_ISOLATED_LEADER,
   /**
-   * Driver/wrapper fault: a renewal is confirmed by the keep-alive ack alone. The driver answers
-   * the machine's ConfirmRead itself with the key it believes it holds and the ack's raft term.
+   * Client fault: a renewal is confirmed by the keep-alive ack alone. The port answers the
+   * machine's ConfirmRead itself with the key it believes it holds and the ack's raft term.
    */
   ACK_ALONE_CONFIRMS,
   /**
@@ -25,9 +27,9 @@ enum Mutation {
    */
   NO_DRIFT_ALLOWANCE_NO_MARGIN,
   /**
-   * Driver fault: a renewal's deadline is measured from the keep-alive reply's arrival instead of
-   * its send time. The driver sends the keep-alive itself when RENEW fires and hands the machine
-   * the RENEW timer (and then the reply) only when the reply has arrived.
+   * Client fault: a renewal's deadline is measured from the keep-alive reply's arrival instead of
+   * its send time. {@link ObservedMachine} sends the keep-alive itself when RENEW fires and hands
+   * the machine the RENEW timer (and then the reply) only when the reply has arrived.
    */
   RECEIVE_TIME_DEADLINE
 }

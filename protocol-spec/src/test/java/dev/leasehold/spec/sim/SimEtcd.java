@@ -1,0 +1,134 @@
+package dev.leasehold.spec.sim;
+
+import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.runtime.Input;
+import dev.leasehold.spec.sim.SimNetwork.Member;
+import dev.leasehold.spec.sim.Stats.Stat;
+
+/**
+ * SimEtcd is the simulated etcd's request handling: each request as the member it reaches
+ * (the majority's leader, or an isolated old leader) would answer it, as the input
+ * {@code EtcdStore} would map that answer to. A null answer is none at all (the client times
+ * out). Revoke answers TRUE (revoked), "not found", or FALSE (failed).
+ *
+ * <p>Not thread-safe: one simulation owns it.
+ */
+final class SimEtcd {
+  private final Engine engine;
+  private final SimStore store;
+  private final Mutation mutation;
+
+  SimEtcd(Engine engine, SimStore store, Mutation mutation) {
+    this.engine = engine;
+    this.store = store;
+    this.mutation = mutation;
+  }
+
+  /** noLeader: a member without a leader fails the request at once or lets it time out. */
+  private Object noLeader(Object failure) {
+    return engine.rnd.nextBoolean() ? failure : null;
+  }
+
+  Object poll(Member mem, long op) {
+    if (mem == Member.OLD_LEADER) {
+      if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
+        engine.stats.inc(Stat.STALE_READS_SERVED);
+        return new EtcdInput.PollResult(op, store.isoKey, store.isoRevision);
+      }
+      return null; // a linearizable read needs a quorum: it times out
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.PollFailed(op, "etcdserver: no leader"));
+    }
+    return new EtcdInput.PollResult(op, store.key, store.revision);
+  }
+
+  Object confirm(Member mem, long op) {
+    if (mem == Member.OLD_LEADER) {
+      if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
+        engine.stats.inc(Stat.STALE_READS_SERVED);
+        return new EtcdInput.ConfirmRead(op, store.isoKey, store.isoRevision, store.isoTerm);
+      }
+      return null;
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.ConfirmFailed(op, "etcdserver: no leader"));
+    }
+    return new EtcdInput.ConfirmRead(op, store.key, store.revision, store.term);
+  }
+
+  Object grant(Member mem, Proc p, long op, long ttlSeconds) {
+    if (mem == Member.OLD_LEADER) {
+      return null; // a proposal that cannot commit
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.GrantFailed(op, "etcdserver: no leader"));
+    }
+    SimStore.Lease l = store.grant(ttlSeconds, p, engine.now);
+    engine.note("store: grant lease " + Long.toHexString(l.id) + " ttl=" + l.ttlSeconds + "s to " + p);
+    return new EtcdInput.LeaseGranted(op, l.id, l.ttlSeconds);
+  }
+
+  Object campaign(Member mem, Proc p, long op, long leaseId) {
+    if (mem == Member.OLD_LEADER) {
+      return null;
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.CampaignFailed(op, "etcdserver: no leader"));
+    }
+    SimStore.TxnOutcome o = store.campaign(p.ec.candidateId(), leaseId, engine.now);
+    if (o.won()) {
+      p.appliedCampaigns.add(op);
+      engine.note("store: " + p + " put K lease=" + Long.toHexString(leaseId) + " rev=" + o.revision());
+      return new EtcdInput.CampaignWon(op, o.revision());
+    }
+    if (o.leaseNotFound()) {
+      return new EtcdInput.CampaignFailed(op, "etcdserver: requested lease not found");
+    }
+    return new EtcdInput.CampaignLost(op, o.holder(), o.revision());
+  }
+
+  Object keepAlive(Member mem, long op, long lease) {
+    if (mem == Member.OLD_LEADER) {
+      Long ttl = store.isoLeaseTtl.get(lease);
+      if (ttl != null) {
+        // The deposed leader acks from its own lessor; the majority's lease is not renewed.
+        engine.stats.inc(Stat.ISOLATED_LEADER_ACKS);
+        return new EtcdInput.KeepAliveAcked(op, ttl, store.isoTerm);
+      }
+      return leaseNotFound(op, store.isoTerm);
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.KeepAliveFailed(op, false, "etcdserver: no leader"));
+    }
+    long ttl = store.keepAlive(lease, engine.now);
+    return ttl > 0 ? new EtcdInput.KeepAliveAcked(op, ttl, store.term) : leaseNotFound(op, store.term);
+  }
+
+  /** leaseNotFound is a keep-alive reply with TTL 0, or EtcdStore's mapping of NOT_FOUND. */
+  private Input leaseNotFound(long op, long term) {
+    return engine.rnd.nextBoolean()
+        ? new EtcdInput.KeepAliveAcked(op, 0, term)
+        : new EtcdInput.KeepAliveFailed(op, true, "etcdserver: requested lease not found");
+  }
+
+  Object probe(Member mem, long op, long lease) {
+    if (mem == Member.OLD_LEADER) {
+      return new EtcdInput.LeaseProbed(op, true, store.isoLeaseTtl.containsKey(lease));
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.LeaseProbed(op, false, false));
+    }
+    return new EtcdInput.LeaseProbed(op, true, store.timeToLive(lease, engine.now) > 0);
+  }
+
+  Object revoke(Member mem, Proc p, long lease) {
+    if (mem == Member.OLD_LEADER) {
+      return null;
+    }
+    if (!store.hasLeader) {
+      return noLeader(Boolean.FALSE);
+    }
+    return store.revoke(lease, "revoked by " + p) ? Boolean.TRUE : "not found";
+  }
+}
