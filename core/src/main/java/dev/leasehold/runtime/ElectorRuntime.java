@@ -58,6 +58,7 @@ public final class ElectorRuntime implements LeaderElector {
   // Loop-confined.
   private final Map<Enum<?>, Scheduler.Cancellable> timers = new HashMap<>();
   private final Releases releases;
+  private final FailureLog failures;
   private TermHandle term;
   private int callsInFlight;
   private Runnable whenCallsDone;
@@ -78,6 +79,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
     this.bus = new ListenerBus(scheduler.dispatcher());
     this.releases = new Releases(config, store, scheduler, name);
+    this.failures = new FailureLog(log, name);
   }
 
   /** config is the validated configuration this elector runs with. */
@@ -221,6 +223,9 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
+    if (input instanceof Input.Failed f) {
+      failures.failed(f.reason());
+    }
     List<Command> commands;
     try {
       commands = machine.step(input, scheduler.nanoTime());
@@ -371,8 +376,13 @@ public final class ElectorRuntime implements LeaderElector {
   private void logTransition(LeadershipEvent e) {
     String leader =
         e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
+    if (e.cause() == Cause.STORE_RECOVERED) {
+      failures.recovered();
+    }
     if (e.cause() == Cause.STORE_UNAVAILABLE) {
-      log.warn("{}: store unavailable, retrying with backoff (role {})", name, e.to());
+      log.warn(
+          "{}: store unavailable, retrying with backoff (role {}): {}",
+          name, e.to(), failures.outageBegan());
     } else if (e.from() == e.to()) {
       log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
     } else {
