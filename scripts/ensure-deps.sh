@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure what the build and tests need is installed: a JDK (17+), Maven, etcd
-# (Debian package etcd-server) and MariaDB (Debian package mariadb-server: mariadbd,
-# mariadb-install-db, and the mariadb client it pulls in). Installs what is missing when it
-# can (root with apt-get), otherwise stops with a message naming what to install.
+# (Debian package etcd-server), MariaDB (Debian package mariadb-server: mariadbd,
+# mariadb-install-db, and the mariadb client it pulls in) and openssl (the TLS ITs make their
+# certificates with it). Installs what is missing when it can (root with apt-get), otherwise
+# stops with a message naming what to install.
 set -euo pipefail
 
 missing_pkgs=()
@@ -16,6 +17,7 @@ need() { # need <command> <debian-package>
 need java openjdk-17-jdk-headless
 need javac openjdk-17-jdk-headless
 need mvn maven
+need openssl openssl
 if [ -z "${ETCD_BIN:-}" ]; then
   need etcd etcd-server
 fi

@@ -7,6 +7,10 @@
 module dev.leasehold.core {
   requires transitive jetcd.core;
   requires jetcd.common;
+  // gRPC's status codes name etcd's refusals; netty's SslContextBuilder takes the PEM
+  // material. Neither type appears in the exported API: the builder takes java.nio.file.Path.
+  requires io.grpc;
+  requires io.netty.handler;
   requires org.slf4j;
 
   exports dev.leasehold;

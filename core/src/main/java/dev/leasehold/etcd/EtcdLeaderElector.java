@@ -8,7 +8,7 @@ import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.Client;
-import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,12 +47,22 @@ public final class EtcdLeaderElector {
   public static final class Builder extends ElectorConfig.Settings<Builder> {
     private List<String> endpoints;
     private Client client;
+    private Path tlsCa;
+    private boolean tlsJvmDefaultTrust;
+    private Path tlsCertificateChain;
+    private Path tlsPrivateKey;
+    private String tlsAuthority;
+    private String user;
+    private char[] password;
     private Supplier<Scheduler> scheduler = ThreadScheduler::new;
     private Long randomSeed;
 
     private Builder() {}
 
-    /** endpoints sets the etcd client URLs, such as {@code http://127.0.0.1:2379}. */
+    /**
+     * endpoints sets the etcd client URLs, such as {@code http://127.0.0.1:2379}, or
+     * {@code https://...} for every endpoint once TLS is set ({@link #tls(Path)}).
+     */
     public Builder endpoints(String... endpoints) {
       this.endpoints = endpoints == null ? null : Arrays.asList(endpoints);
       return this;
@@ -65,11 +75,73 @@ public final class EtcdLeaderElector {
     }
 
     /**
-     * client uses an existing jetcd client instead of endpoints; the elector never closes it.
-     * This is also the way to TLS and authentication until the builder has options for them.
+     * client uses an existing jetcd client instead of endpoints; the elector never closes it,
+     * and its TLS and credentials are the client's own (the builder's TLS and credential
+     * options must then stay unset). Build it with {@code waitForReady(false)} to see why
+     * calls fail (a refused handshake, say) instead of timeouts.
      */
     public Builder client(Client client) {
       this.client = client;
+      return this;
+    }
+
+    /**
+     * tls makes every endpoint speak TLS and trust only the CA certificates in
+     * {@code caCertificate}, a PEM file (several certificates may follow one another); the
+     * server's certificate must also name the endpoint's host (or {@link #tlsAuthority}).
+     * Replaces {@link #tlsJvmDefaultTrust()}. The file is read at {@link #build()}.
+     */
+    public Builder tls(Path caCertificate) {
+      this.tlsCa = caCertificate;
+      this.tlsJvmDefaultTrust = false;
+      return this;
+    }
+
+    /**
+     * tlsJvmDefaultTrust makes every endpoint speak TLS and trust the JVM's default CAs (its
+     * {@code cacerts}, or {@code javax.net.ssl.trustStore}) instead of a file given to
+     * {@link #tls(Path)}, which it replaces. It has to be chosen: https endpoints without it
+     * or {@code tls(...)} are rejected, so that no trust is taken for granted.
+     */
+    public Builder tlsJvmDefaultTrust() {
+      this.tlsJvmDefaultTrust = true;
+      this.tlsCa = null;
+      return this;
+    }
+
+    /**
+     * tlsClientCertificate presents a client certificate for mutual TLS (etcd's
+     * {@code --client-cert-auth}): {@code certificateChain} is a PEM file with the client's
+     * certificate first, {@code privateKey} its unencrypted PKCS#8 PEM key
+     * ({@code BEGIN PRIVATE KEY}). Needs {@link #tls(Path)} or {@link #tlsJvmDefaultTrust()};
+     * the files are read, and the key checked against the certificate, at {@link #build()}.
+     */
+    public Builder tlsClientCertificate(Path certificateChain, Path privateKey) {
+      this.tlsCertificateChain = certificateChain;
+      this.tlsPrivateKey = privateKey;
+      return this;
+    }
+
+    /**
+     * tlsAuthority sets the host name the server's certificate must carry, for every endpoint
+     * (by default each endpoint's own host); for certificates issued for a name other than the
+     * one dialled. Needs TLS.
+     */
+    public Builder tlsAuthority(String authority) {
+      this.tlsAuthority = authority;
+      return this;
+    }
+
+    /**
+     * credentials authenticates to etcd (when etcd runs with {@code auth enable}) as
+     * {@code user}; the password is copied at this call, so the caller may clear its array,
+     * and kept in memory as UTF-8 bytes for the client's lifetime, because jetcd
+     * authenticates again whenever etcd drops the token (after an etcd restart, say). Over
+     * {@code http://} endpoints the password and token cross the network in clear.
+     */
+    public Builder credentials(String user, char[] password) {
+      this.user = user;
+      this.password = password == null ? null : password.clone();
       return this;
     }
 
@@ -86,25 +158,42 @@ public final class EtcdLeaderElector {
     }
 
     /**
-     * build validates the settings and creates an elector that has not started; it makes no
-     * connection and starts no thread until {@link LeaderElector#start()}.
+     * build validates the settings, reads the TLS files, and creates an elector that has not
+     * started; it makes no connection and starts no thread until {@link LeaderElector#start()}.
      */
     public LeaderElector build() {
       ElectorConfig validated = buildConfig();
-      if (client != null && endpoints != null) {
+      boolean tlsSet = tlsCa != null || tlsJvmDefaultTrust;
+      if (client != null) {
+        rejectWithClient();
+      }
+      if (!tlsSet && (tlsCertificateChain != null || tlsPrivateKey != null)) {
         throw new IllegalArgumentException(
-            "endpoints must not be set together with client, but was " + endpoints);
+            "tls must be set with tls(caCertificate) or tlsJvmDefaultTrust() when"
+                + " tlsClientCertificate is, but was not set");
+      }
+      if (!tlsSet && tlsAuthority != null) {
+        throw new IllegalArgumentException(
+            "tls must be set with tls(caCertificate) or tlsJvmDefaultTrust() when tlsAuthority"
+                + " is, but was not set");
       }
       Supplier<Client> clients;
+      EtcdClientFactory factory = null;
       if (client == null) {
-        List<String> urls = validateEndpoints(endpoints);
-        clients = () -> Client.builder().endpoints(urls.toArray(String[]::new)).build();
+        List<String> urls = EtcdEndpoints.validate(endpoints, tlsSet);
+        factory =
+            new EtcdClientFactory(
+                urls, trust(), clientKey(), authority(), user(), password(),
+                validated.rpcTimeout());
+        clients = factory;
       } else {
         Client given = client;
         clients = () -> given;
       }
       EtcdStore store =
-          new EtcdStore(clients, client == null, validated.electionKey(), validated.candidateId());
+          new EtcdStore(
+              clients, client == null, validated.electionKey(), validated.candidateId(),
+              new EtcdReasons(validated.electionKey(), factory));
       ElectionMachine machine =
           new ElectionMachine(
               ProtocolConfig.from(validated),
@@ -113,57 +202,65 @@ public final class EtcdLeaderElector {
       return new ElectorRuntime(validated, machine, store, scheduler.get(), name);
     }
 
-    private static List<String> validateEndpoints(List<String> endpoints) {
-      if (endpoints == null || endpoints.isEmpty()) {
+    private void rejectWithClient() {
+      if (endpoints != null) {
         throw new IllegalArgumentException(
-            "endpoints must name at least one etcd URL such as http://127.0.0.1:2379 (or set"
-                + " client), but was " + endpoints);
+            "endpoints must not be set together with client, but was " + endpoints);
       }
-      List<String> urls = new ArrayList<>();
-      for (int i = 0; i < endpoints.size(); i++) {
-        String e = endpoints.get(i);
-        String problem = endpointProblem(e);
-        if (problem != null) {
-          throw new IllegalArgumentException(
-              "endpoints[" + i + "] must be a URL like http://127.0.0.1:2379 (" + problem
-                  + "), but was " + (e == null ? "null" : "\"" + e + "\""));
-        }
-        urls.add(e.trim());
+      if (tlsCa != null || tlsJvmDefaultTrust || tlsCertificateChain != null
+          || tlsPrivateKey != null || tlsAuthority != null) {
+        throw new IllegalArgumentException(
+            "tls must not be set together with client (configure TLS on that jetcd Client),"
+                + " but was " + (tlsCa != null ? "\"" + tlsCa + "\"" : "set"));
       }
-      return urls;
+      if (user != null || password != null) {
+        throw new IllegalArgumentException(
+            "credentials must not be set together with client (set them on that jetcd Client),"
+                + " but was user " + (user == null ? "null" : "\"" + user + "\""));
+      }
     }
 
-    private static String endpointProblem(String e) {
-      if (e == null || e.isBlank()) {
-        return "empty";
+    private EtcdClientFactory.Trust trust() {
+      if (tlsJvmDefaultTrust) {
+        return EtcdClientFactory.jvmDefaultTrust();
       }
-      if (e.contains(",")) {
-        return "one URL per endpoint: pass several as separate arguments, not joined by commas";
+      return tlsCa == null ? null : EtcdClientFactory.trustFrom(tlsCa, "tls caCertificate");
+    }
+
+    private EtcdClientFactory.ClientKey clientKey() {
+      if (tlsCertificateChain == null && tlsPrivateKey == null) {
+        return null;
       }
-      if (!e.contains("://")) {
-        return "scheme must be http";
+      return EtcdClientFactory.clientKeyFrom(
+          tlsCertificateChain, tlsPrivateKey, "tlsClientCertificate");
+    }
+
+    private String authority() {
+      if (tlsAuthority != null
+          && (tlsAuthority.isBlank() || tlsAuthority.contains("/") || tlsAuthority.contains(" "))) {
+        throw new IllegalArgumentException(
+            "tlsAuthority must be a host name such as etcd.example.com, but was \""
+                + tlsAuthority + "\"");
       }
-      URI uri;
-      try {
-        uri = new URI(e.trim());
-      } catch (Exception bad) {
-        return "not a URI";
+      return tlsAuthority;
+    }
+
+    private String user() {
+      if (password != null && user == null || user != null && user.isBlank()) {
+        throw new IllegalArgumentException(
+            "credentials user must be a non-blank etcd user name, but was "
+                + (user == null ? "null" : "\"" + user + "\""));
       }
-      if ("https".equals(uri.getScheme())) {
-        // jetcd ignores the scheme without an SSL context and would connect in plaintext.
-        return "https needs TLS settings the builder does not have yet; build a jetcd Client"
-            + " with an SSL context and pass it with client(...)";
+      return user;
+    }
+
+    private char[] password() {
+      if (user != null && (password == null || password.length == 0)) {
+        throw new IllegalArgumentException(
+            "credentials password must not be empty (etcd 3.4 users always have one), but was "
+                + (password == null ? "null" : "empty") + " for user \"" + user + "\"");
       }
-      if (!"http".equals(uri.getScheme())) {
-        return "scheme must be http";
-      }
-      if (uri.getHost() == null) {
-        return "no host";
-      }
-      if (uri.getPort() <= 0 || uri.getPort() > 65535) {
-        return "no port";
-      }
-      return null;
+      return password;
     }
   }
 }

@@ -30,7 +30,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -48,16 +47,23 @@ final class EtcdStore implements StorePort {
   private final boolean ownsClient;
   private final ByteSequence key;
   private final ByteSequence value;
+  private final EtcdReasons reasons;
   private Client client;
   private Watch.Watcher watcher;
   private long watcherId;
 
-  /** EtcdStore uses the client the factory makes at {@link #open()}; it closes it if it owns it. */
-  EtcdStore(Supplier<Client> clientFactory, boolean ownsClient, String key, String value) {
+  /**
+   * EtcdStore uses the client the factory makes at {@link #open()}, closes it if it owns it,
+   * and names failures with {@code reasons}.
+   */
+  EtcdStore(
+      Supplier<Client> clientFactory, boolean ownsClient, String key, String value,
+      EtcdReasons reasons) {
     this.clientFactory = clientFactory;
     this.ownsClient = ownsClient;
     this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
+    this.reasons = reasons;
   }
 
   @Override
@@ -73,12 +79,12 @@ final class EtcdStore implements StorePort {
       return map(
           client.getKVClient().get(key),
           r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision()),
-          e -> new EtcdInput.PollFailed(p.op(), describe(e)));
+          e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return map(
           client.getLeaseClient().grant(g.ttlSeconds()),
           r -> new EtcdInput.LeaseGranted(g.op(), r.getID(), r.getTTL()),
-          e -> new EtcdInput.GrantFailed(g.op(), describe(e)));
+          e -> new EtcdInput.GrantFailed(g.op(), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.Campaign k) {
       return map(
           client
@@ -89,18 +95,19 @@ final class EtcdStore implements StorePort {
               .Else(Op.get(key, GetOption.DEFAULT))
               .commit(),
           r -> campaignResult(k.op(), r),
-          e -> new EtcdInput.CampaignFailed(k.op(), describe(e)));
+          e -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(e, "write")));
     } else if (call instanceof EtcdCommand.KeepAlive k) {
       return map(
           client.getLeaseClient().keepAliveOnce(k.leaseId()),
           r -> new EtcdInput.KeepAliveAcked(k.op(), r.getTTL(), r.getHeader().getRaftTerm()),
-          e -> new EtcdInput.KeepAliveFailed(k.op(), isLeaseNotFound(e), describe(e)));
+          e ->
+              new EtcdInput.KeepAliveFailed(k.op(), isLeaseNotFound(e), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.ConfirmRead r) {
       return map(
           client.getKVClient().get(key),
           g -> new EtcdInput.ConfirmRead(
               r.op(), first(g), g.getHeader().getRevision(), g.getHeader().getRaftTerm()),
-          e -> new EtcdInput.ConfirmFailed(r.op(), describe(e)));
+          e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));
     } else if (call instanceof EtcdCommand.ProbeLease p) {
       return map(
           client.getLeaseClient().timeToLive(p.leaseId(), LeaseOption.DEFAULT),
@@ -140,11 +147,7 @@ final class EtcdStore implements StorePort {
 
   @Override
   public String describe(Throwable failure) {
-    Throwable t = unwrap(failure);
-    if (t instanceof TimeoutException) {
-      return "timed out";
-    }
-    return t.getClass().getSimpleName() + ": " + t.getMessage();
+    return reasons.describe(failure, null);
   }
 
   @Override
@@ -177,7 +180,9 @@ final class EtcdStore implements StorePort {
                     error ->
                         inbox.accept(
                             new EtcdInput.WatchFailed(
-                                id, unwrap(error) instanceof CompactedException, describe(error))),
+                                id,
+                                unwrap(error) instanceof CompactedException,
+                                reasons.describe(error, "watch"))),
                     () -> inbox.accept(new EtcdInput.WatchFailed(id, false, "watch completed"))));
   }
 

@@ -15,13 +15,13 @@ public sealed interface EtcdInput extends Input {
   record PollResult(long op, KeyRecord key, long revision) implements EtcdInput {}
 
   /** PollFailed is a read that failed or timed out. */
-  record PollFailed(long op, String reason) implements EtcdInput {}
+  record PollFailed(long op, String reason) implements EtcdInput, Input.Failed {}
 
   /** LeaseGranted is a successful lease grant with the TTL etcd actually granted. */
   record LeaseGranted(long op, long leaseId, long ttlSeconds) implements EtcdInput {}
 
   /** GrantFailed is a lease grant that failed or timed out. */
-  record GrantFailed(long op, String reason) implements EtcdInput {}
+  record GrantFailed(long op, String reason) implements EtcdInput, Input.Failed {}
 
   /** CampaignWon is a committed compare-and-swap: the key was created at {@code createRevision}. */
   record CampaignWon(long op, long createRevision) implements EtcdInput {}
@@ -33,19 +33,20 @@ public sealed interface EtcdInput extends Input {
    * CampaignFailed is a compare-and-swap whose outcome is unknown (error or timeout): it may
    * have been applied.
    */
-  record CampaignFailed(long op, String reason) implements EtcdInput {}
+  record CampaignFailed(long op, String reason) implements EtcdInput, Input.Failed {}
 
   /** KeepAliveAcked is a keep-alive reply with the renewed TTL and the replying member's raft term. */
   record KeepAliveAcked(long op, long ttlSeconds, long raftTerm) implements EtcdInput {}
 
   /** KeepAliveFailed is a failed keep-alive; {@code leaseNotFound} when etcd says the lease is gone. */
-  record KeepAliveFailed(long op, boolean leaseNotFound, String reason) implements EtcdInput {}
+  record KeepAliveFailed(long op, boolean leaseNotFound, String reason)
+      implements EtcdInput, Input.Failed {}
 
   /** ConfirmRead is the linearizable read that confirms a renewal; {@code key} null when absent. */
   record ConfirmRead(long op, KeyRecord key, long revision, long raftTerm) implements EtcdInput {}
 
   /** ConfirmFailed is a confirming read that failed or timed out. */
-  record ConfirmFailed(long op, String reason) implements EtcdInput {}
+  record ConfirmFailed(long op, String reason) implements EtcdInput, Input.Failed {}
 
   /** LeaseProbed tells whether the lease still exists; {@code known} false when the probe failed. */
   record LeaseProbed(long op, boolean known, boolean alive) implements EtcdInput {}
@@ -57,5 +58,6 @@ public sealed interface EtcdInput extends Input {
   record WatchDelete(long watchId, long revision) implements EtcdInput {}
 
   /** WatchFailed is a watch that ended; {@code compacted} when its start revision was compacted. */
-  record WatchFailed(long watchId, boolean compacted, String reason) implements EtcdInput {}
+  record WatchFailed(long watchId, boolean compacted, String reason)
+      implements EtcdInput, Input.Failed {}
 }

@@ -62,6 +62,7 @@ public final class ElectorRuntime implements LeaderElector {
   // Loop-confined.
   private final Map<Enum<?>, Scheduler.Cancellable> timers = new HashMap<>();
   private final Releases releases;
+  private final FailureLog failures;
   private TermHandle term;
   private final Calls calls;
 
@@ -83,6 +84,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.releases = new Releases(config, store, scheduler, name);
     this.waiters = new LeadershipWaiters(scheduler.dispatcher());
     this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
+    this.failures = new FailureLog(log, name);
   }
 
   @Override
@@ -273,6 +275,9 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
+    if (input instanceof Input.Failed f) {
+      failures.failed(f.reason());
+    }
     List<Command> commands;
     try {
       commands = machine.step(input, scheduler.nanoTime());
@@ -374,8 +379,13 @@ public final class ElectorRuntime implements LeaderElector {
   private void logTransition(LeadershipEvent e) {
     String leader =
         e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
+    if (e.cause() == Cause.STORE_RECOVERED) {
+      failures.recovered();
+    }
     if (e.cause() == Cause.STORE_UNAVAILABLE) {
-      log.warn("{}: store unavailable, retrying with backoff (role {})", name, e.to());
+      log.warn(
+          "{}: store unavailable, retrying with backoff (role {}): {}",
+          name, e.to(), failures.outageBegan());
     } else if (e.from() == e.to()) {
       log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
     } else {

@@ -18,6 +18,15 @@ public interface Input {
   /** Close stops the machine for good. */
   record Close() implements Input {}
 
+  /**
+   * Failed marks an input that reports a failed store call, so the runtime can log why
+   * without knowing the backend's inputs.
+   */
+  interface Failed extends Input {
+    /** reason is why the call failed, as the store adapter described it. */
+    String reason();
+  }
+
   /** TimerFired is the timer {@code timer} going off for its arming {@code seq}. */
   record TimerFired(Enum<?> timer, long seq) implements Input {}
 }

@@ -1,9 +1,12 @@
 package dev.leasehold.it;
 
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.http.HttpClient;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,12 +49,20 @@ public final class EtcdCluster implements AutoCloseable {
     private final Path logDir;
     private final PeerRouter peerRouter;
     private final boolean preVote;
+    private final EtcdTls tls;
+    private final boolean clientCertAuth;
+    private final String rootPassword;
+    private final HttpClient http;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<EtcdMember> members = List.of();
 
     private EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir,
-            PeerRouter peerRouter, boolean preVote) {
+            PeerRouter peerRouter, boolean preVote, EtcdTls tls, boolean clientCertAuth, String rootPassword) {
         this.name = name;
+        this.tls = tls;
+        this.clientCertAuth = clientCertAuth;
+        this.rootPassword = rootPassword;
+        this.http = tls == null ? EtcdHttp.PLAIN : EtcdHttp.client(tls.javaContext(clientCertAuth));
         this.preVote = preVote;
         this.electionTimeoutMillis = electionTimeoutMillis;
         this.heartbeatMillis = heartbeatMillis;
@@ -96,7 +107,7 @@ public final class EtcdCluster implements AutoCloseable {
         return members.get(index);
     }
 
-    /** clientEndpoints returns {@code http://127.0.0.1:PORT} for each member, in member order. */
+    /** clientEndpoints returns {@code http://127.0.0.1:PORT} (https with TLS) for each member, in member order. */
     public List<String> clientEndpoints() {
         return members.stream().map(EtcdMember::clientEndpoint).collect(Collectors.toUnmodifiableList());
     }
@@ -104,6 +115,36 @@ public final class EtcdCluster implements AutoCloseable {
     /** clientEndpointsCsv returns the client endpoints joined by commas. */
     public String clientEndpointsCsv() {
         return String.join(",", clientEndpoints());
+    }
+
+    /** tls returns the certificates the members serve clients with, empty for a plaintext cluster. */
+    public Optional<EtcdTls> tls() {
+        return Optional.ofNullable(tls);
+    }
+
+    /**
+     * clientBuilder returns a jetcd client builder for the members' endpoints, trusting the cluster's CA and presenting
+     * its client certificate when the cluster requires one; without credentials.
+     */
+    public ClientBuilder clientBuilder() {
+        ClientBuilder b = Client.builder().endpoints(clientEndpoints().toArray(String[]::new));
+        return tls == null ? b : b.sslContext(tls.nettyContext(clientCertAuth));
+    }
+
+    /** rootClient returns a new jetcd client, authenticated as root when auth is enabled; the caller closes it. */
+    public Client rootClient() {
+        ClientBuilder b = clientBuilder();
+        if (rootPassword != null) {
+            b.user(EtcdAuth.bytes(EtcdAuth.ROOT)).password(EtcdAuth.bytes(rootPassword));
+        }
+        return b.build();
+    }
+
+    /** leaseIds lists the leases etcd holds, asked of the first running member over the HTTP gateway. */
+    public List<Long> leaseIds() {
+        EtcdMember member = members.stream().filter(m -> m.isRunning() && !m.isPaused()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no running member to ask: " + this));
+        return EtcdHttp.leaseIds(http, member.clientEndpoint(), Duration.ofSeconds(2));
     }
 
     /** electionTimeoutMillis returns the raft election timeout every member runs with. */
@@ -133,7 +174,7 @@ public final class EtcdCluster implements AutoCloseable {
         for (EtcdMember member : members) {
             if (member.isRunning() && !member.isPaused()) {
                 asked.add(member);
-                answers.add(EtcdHttp.statusAsync(member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT));
+                answers.add(EtcdHttp.statusAsync(http, member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT));
             }
         }
         EtcdMember best = null;
@@ -232,6 +273,14 @@ public final class EtcdCluster implements AutoCloseable {
 
     // ---- package-private, used by EtcdMember ----
 
+    String clientScheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    HttpClient http() {
+        return http;
+    }
+
     /** True when this member plus the other running, unpaused members make a raft majority. */
     boolean quorumAvailableWith(EtcdMember self) {
         List<EtcdMember> all = members;
@@ -308,14 +357,14 @@ public final class EtcdCluster implements AutoCloseable {
             int clientPort = ports[2 * i];
             int peerPort = ports[2 * i + 1];
             PeerUrls peer = peers.get(i);
-            String clientUrl = "http://127.0.0.1:" + clientPort;
+            String clientUrl = clientScheme() + "://127.0.0.1:" + clientPort;
             Path dataDir;
             try {
                 dataDir = Files.createTempDirectory("leasehold-etcd-" + memberName + "-");
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create data dir for " + memberName, e);
             }
-            List<String> command = List.of(
+            List<String> command = new ArrayList<>(List.of(
                     binary.toString(),
                     "--name", memberName,
                     "--data-dir", dataDir.toString(),
@@ -331,7 +380,10 @@ public final class EtcdCluster implements AutoCloseable {
                     "--pre-vote=" + preVote,
                     // etcd 3.4 defaults to the deprecated capnslog logger; zap gives one JSON object per line.
                     "--logger", "zap",
-                    "--log-outputs", "stderr");
+                    "--log-outputs", "stderr"));
+            if (tls != null) {
+                command.addAll(tls.serverFlags(clientCertAuth));
+            }
             created.add(new EtcdMember(this, memberName, clientPort, peerPort, dataDir,
                     logDir.resolve(memberName + ".log"), command));
         }
@@ -388,7 +440,7 @@ public final class EtcdCluster implements AutoCloseable {
         List<CompletableFuture<EtcdHttp.Health>> answers = new ArrayList<>();
         for (EtcdMember member : members) {
             if (member.isRunning() && !member.isPaused()) {
-                answers.add(EtcdHttp.healthAsync(member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT));
+                answers.add(EtcdHttp.healthAsync(http, member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT));
             }
         }
         boolean healthy = true;
@@ -404,9 +456,9 @@ public final class EtcdCluster implements AutoCloseable {
         for (EtcdMember member : all) {
             if (member.isRunning() && !member.isPaused()) {
                 CompletableFuture<EtcdHttp.Health> health =
-                        EtcdHttp.healthAsync(member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT);
+                        EtcdHttp.healthAsync(http, member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT);
                 CompletableFuture<Optional<EtcdHttp.Status>> status =
-                        EtcdHttp.statusAsync(member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT);
+                        EtcdHttp.statusAsync(http, member.clientEndpoint(), EtcdHttp.PROBE_TIMEOUT);
                 lines.add(health.thenCombine(status, (h, s) -> member + " /health " + h + ", status "
                         + s.map(st -> "member " + st.memberId() + " leader " + st.leaderId() + " term "
                                 + st.raftTerm()).orElse("no answer")));
@@ -476,8 +528,35 @@ public final class EtcdCluster implements AutoCloseable {
         private Integer heartbeatMillis;
         private PeerRouter peerRouter;
         private boolean preVote;
+        private EtcdTls tls;
+        private boolean clientCertAuth;
+        private String rootPassword;
 
         private Builder() {}
+
+        /**
+         * tls makes every member serve clients over https with the server certificate of {@code tls} (peers stay on
+         * http); default none, plaintext.
+         */
+        public Builder tls(EtcdTls tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /** clientCertAuth makes members require a client certificate signed by the tls CA (mTLS); needs tls. */
+        public Builder clientCertAuth(boolean clientCertAuth) {
+            this.clientCertAuth = clientCertAuth;
+            return this;
+        }
+
+        /** auth creates the root user with {@code rootPassword} and enables authentication once the cluster is up. */
+        public Builder auth(String rootPassword) {
+            if (rootPassword == null || rootPassword.isEmpty()) {
+                throw new IllegalArgumentException("rootPassword must not be empty");
+            }
+            this.rootPassword = rootPassword;
+            return this;
+        }
 
         /**
          * preVote sets etcd's --pre-vote (default false, as in etcd 3.4; 3.5 turns it on): a member that was cut off
@@ -549,9 +628,20 @@ public final class EtcdCluster implements AutoCloseable {
                 throw new IllegalArgumentException("etcd requires electionTimeoutMillis (" + electionTimeoutMillis
                         + ") >= 5 * heartbeatMillis (" + heartbeat + ")");
             }
-            EtcdCluster cluster =
-                    new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name), peerRouter, preVote);
+            if (clientCertAuth && tls == null) {
+                throw new IllegalArgumentException("clientCertAuth needs tls");
+            }
+            EtcdCluster cluster = new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name),
+                    peerRouter, preVote, tls, clientCertAuth, rootPassword);
             cluster.launch(members);
+            if (rootPassword != null) {
+                try (Client client = cluster.clientBuilder().build()) {
+                    EtcdAuth.enable(client, rootPassword);
+                } catch (RuntimeException e) {
+                    cluster.close();
+                    throw e;
+                }
+            }
             return cluster;
         }
     }

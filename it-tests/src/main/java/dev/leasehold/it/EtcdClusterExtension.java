@@ -1,5 +1,6 @@
 package dev.leasehold.it;
 
+import java.util.function.Consumer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -24,6 +25,7 @@ public final class EtcdClusterExtension
 
     private final int members;
     private volatile Integer electionTimeoutMillis;
+    private volatile Consumer<EtcdCluster.Builder> options = b -> { };
     private volatile EtcdCluster cluster;
     // Set before starting so that a failed beforeAll does not make beforeEach start per-test clusters instead.
     private volatile boolean classScoped;
@@ -49,6 +51,18 @@ public final class EtcdClusterExtension
             throw new IllegalStateException("electionTimeoutMillis must be set before the cluster starts");
         }
         this.electionTimeoutMillis = ms;
+        return this;
+    }
+
+    /**
+     * configure adds launch options (TLS, client-cert auth, authentication) to the builder of the cluster this
+     * extension will start, after its own member count, name and election timeout.
+     */
+    public EtcdClusterExtension configure(Consumer<EtcdCluster.Builder> more) {
+        if (cluster != null) {
+            throw new IllegalStateException("configure must be called before the cluster starts");
+        }
+        this.options = options.andThen(more);
         return this;
     }
 
@@ -106,6 +120,7 @@ public final class EtcdClusterExtension
         if (election != null) {
             builder.electionTimeoutMillis(election);
         }
+        options.accept(builder);
         return builder.start();
     }
 

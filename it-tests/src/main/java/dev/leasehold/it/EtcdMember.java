@@ -58,9 +58,9 @@ public final class EtcdMember {
         return name;
     }
 
-    /** clientEndpoint returns {@code http://127.0.0.1:<clientPort>}. */
+    /** clientEndpoint returns {@code http://127.0.0.1:<clientPort>}, or {@code https://...} in a TLS cluster. */
     public String clientEndpoint() {
-        return "http://127.0.0.1:" + clientPort;
+        return cluster.clientScheme() + "://127.0.0.1:" + clientPort;
     }
 
     /** clientPort returns the TCP port etcd serves clients (gRPC and HTTP) on. */
@@ -287,7 +287,7 @@ public final class EtcdMember {
                     return;
                 }
                 // A generous per-request timeout: right after a restart /health can block while raft catches up.
-                if (EtcdHttp.health(clientEndpoint(), Duration.ofSeconds(2)).answered()) {
+                if (EtcdHttp.health(cluster.http(), clientEndpoint(), Duration.ofSeconds(2)).answered()) {
                     log.info("{}: restarted (pid {}), answering /health", name, started.pid());
                     return;
                 }
