@@ -51,7 +51,7 @@ class RuntimeMutationTest {
     STORE_CALL_NEVER_TIMES_OUT(
         "dev/leasehold/runtime/Calls.java",
         "() -> pending.settle(call.failed(timedOut), false),",
-        "() -> { }, // mutant: the timeout settles nothing",
+        "() -> { } /* mutant: the timeout settles nothing */,",
         Set.of(Inv.LIVENESS, Inv.CLOSE_COMPLETES));
 
     final String source;
