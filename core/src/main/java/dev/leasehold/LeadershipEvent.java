@@ -54,16 +54,22 @@ public record LeadershipEvent(
     RESIGNED,
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
-    /** STORE_UNAVAILABLE: the store stopped answering; reported once per outage, not per retry. */
+    /**
+     * STORE_UNAVAILABLE: the store stopped answering; reported once per outage, not per retry.
+     * On the SQL backend it also ends a MASTER's term whose session failed ({@code from ==
+     * MASTER}): that event is a loss ({@link LeadershipEvent#isLost()}) and opens the outage.
+     */
     STORE_UNAVAILABLE,
     /** STORE_RECOVERED: the store answers again after a STORE_UNAVAILABLE. */
     STORE_RECOVERED;
 
     /**
-     * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
-     * KEY_DELETED, KEY_TAKEN, RESIGNED and CLOSED. A loss is the end of a term, whatever ended
-     * it; an event is one exactly when {@link LeadershipEvent#isLost()}, which for CLOSED
-     * means the elector was MASTER when it closed.
+     * isLoss is true for the causes that always end a term when they leave MASTER:
+     * LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED and CLOSED. A loss
+     * is the end of a term, whatever ended it; an event is one exactly when
+     * {@link LeadershipEvent#isLost()}, which for CLOSED means the elector was MASTER when it
+     * closed, and which STORE_UNAVAILABLE can be too (SQL backend), though it is not listed
+     * here because it usually keeps the role.
      */
     public boolean isLoss() {
       return switch (this) {
@@ -81,7 +87,8 @@ public record LeadershipEvent(
     Objects.requireNonNull(leader, "leader");
     Objects.requireNonNull(time, "time");
     Objects.requireNonNull(leadership, "leadership");
-    if (from == ElectorState.MASTER && to != ElectorState.MASTER && !cause.isLoss()) {
+    if (from == ElectorState.MASTER && to != ElectorState.MASTER && !cause.isLoss()
+        && cause != Cause.STORE_UNAVAILABLE) {
       throw new IllegalArgumentException("an event leaving MASTER needs a loss cause, but was " + cause);
     }
     if (leadership.isPresent() && to != ElectorState.MASTER) {

@@ -346,7 +346,8 @@ public final class ElectorRuntime implements LeaderElector {
               machine.leaseId(),
               now,
               scheduler::nanoTime,
-              machine.deadline());
+              machine.deadline(),
+              machine.termDetail());
       refreshSnapshot();
       leadership = Optional.of(term);
     }
@@ -374,7 +375,7 @@ public final class ElectorRuntime implements LeaderElector {
   private void logTransition(LeadershipEvent e) {
     String leader =
         e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
-    if (e.cause() == Cause.STORE_UNAVAILABLE) {
+    if (e.cause() == Cause.STORE_UNAVAILABLE && e.from() == e.to()) {
       log.warn("{}: store unavailable, retrying with backoff (role {})", name, e.to());
     } else if (e.from() == e.to()) {
       log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
