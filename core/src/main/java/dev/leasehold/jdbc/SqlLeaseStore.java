@@ -5,6 +5,8 @@ import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -97,7 +99,7 @@ final class SqlLeaseStore implements StorePort {
       TermSession s = session(deadline);
       Input answer = execute(s, cmd, deadline);
       if (System.nanoTime() - deadline > 0) {
-        throw new SQLException("answered after its timeout of "
+        throw new SQLTimeoutException("answered after its timeout of "
             + call.timeoutNanos(rpcTimeoutNanos) / 1_000_000 + " ms");
       }
       if (lastFailure != null) {
@@ -107,10 +109,19 @@ final class SqlLeaseStore implements StorePort {
       return answer;
     } catch (SQLException | RuntimeException e) {
       endSession();
+      if (endWaits) {
+        // close() ended the wait (or anything after it); nothing to report.
+        log.debug("{}: {} ended by close(): {}", logName, cmd, e.toString());
+        return call.failed("ended by close()");
+      }
       String reason = describe(e);
-      if (!reason.equals(lastFailure)) {
+      // One line per kind of failure (its text before any detail in parentheses), not per retry.
+      String kind = reason.contains(" (") ? reason.substring(0, reason.indexOf(" (")) : reason;
+      if (!kind.equals(lastFailure)) {
         log.warn("{}: {}; the session is ended and a new one is tried with backoff", logName, reason);
-        lastFailure = reason;
+        lastFailure = kind;
+      } else {
+        log.debug("{}: {}", logName, reason);
       }
       return call.failed(reason);
     }
@@ -200,13 +211,18 @@ final class SqlLeaseStore implements StorePort {
     String message = String.valueOf(t.getMessage()).replaceFirst("^\\(conn=\\d+\\)\\s*", "");
     if (t instanceof SQLException e) {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
+      String lower = message.toLowerCase(Locale.ROOT);
       if (e.getErrorCode() == 1045 || state.startsWith("28")) {
         return "access denied: wrong user or password (" + message + ")";
+      }
+      if (e instanceof SQLTimeoutException || lower.contains("timed out") || lower.contains("timeout")
+          || lower.contains("timout")) {
+        return "the server did not answer in time (" + message + ")";
       }
       if (state.startsWith("08")) {
         return "cannot reach the server (" + message + ")";
       }
-      return message + " (SQLState " + state + ", error " + e.getErrorCode() + ")";
+      return message + (state.isEmpty() ? "" : " (SQLState " + state + ", error " + e.getErrorCode() + ")");
     }
     return t.toString();
   }

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.util.concurrent.Executor;
 
@@ -216,7 +217,7 @@ final class TermSession {
   private static int millisLeft(long deadline) throws SQLException {
     long left = deadline - System.nanoTime();
     if (left <= 0) {
-      throw new SQLException("timed out before the statement could be sent");
+      throw new SQLTimeoutException("timed out before the statement could be sent");
     }
     return (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
   }
