@@ -1,6 +1,7 @@
 /**
  * Leasehold's core: the public API ({@code dev.leasehold}) and the backends users build
- * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.local}). The backend-neutral runtime
+ * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.jdbc}, {@code dev.leasehold.local});
+ * the JDBC backend needs only {@code java.sql}, the user brings the driver. The backend-neutral runtime
  * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.protocol})
  * are internal and not exported.
  */
@@ -12,8 +13,10 @@ module dev.leasehold.core {
   requires io.grpc;
   requires io.netty.handler;
   requires org.slf4j;
+  requires transitive java.sql;
 
   exports dev.leasehold;
   exports dev.leasehold.etcd;
+  exports dev.leasehold.jdbc;
   exports dev.leasehold.local;
 }

@@ -54,20 +54,27 @@ public record LeadershipEvent(
     RESIGNED,
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
-    /** STORE_UNAVAILABLE: the store stopped answering; reported once per outage, not per retry. */
+    /**
+     * STORE_UNAVAILABLE: the store stopped answering; reported once per outage, not per retry.
+     * On the SQL backend it also ends a MASTER's term whose session failed ({@code from ==
+     * MASTER}): that event is a loss ({@link LeadershipEvent#isLost()}) and opens the outage.
+     */
     STORE_UNAVAILABLE,
     /** STORE_RECOVERED: the store answers again after a STORE_UNAVAILABLE. */
     STORE_RECOVERED;
 
     /**
      * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
-     * KEY_DELETED, KEY_TAKEN, RESIGNED and CLOSED. A loss is the end of a term, whatever ended
-     * it; an event is one exactly when {@link LeadershipEvent#isLost()}, which for CLOSED
-     * means the elector was MASTER when it closed.
+     * KEY_DELETED, KEY_TAKEN, RESIGNED, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
+     * term, whatever ended it; an event is one exactly when {@link LeadershipEvent#isLost()}
+     * ({@code from == MASTER && to != MASTER}). CLOSED and STORE_UNAVAILABLE end a term only
+     * when they leave MASTER: a follower's CLOSED, and the usual STORE_UNAVAILABLE that keeps
+     * the role (every backend but a SQL MASTER whose term session failed), end none.
      */
     public boolean isLoss() {
       return switch (this) {
-        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, CLOSED -> true;
+        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, CLOSED,
+            STORE_UNAVAILABLE -> true;
         default -> false;
       };
     }

@@ -7,7 +7,8 @@ import java.util.function.Consumer;
 
 /**
  * Calls sends the machine's {@link StoreCall}s: each reaches the machine as an input once in
- * time, its reply, the port's failure or, after the RPC timeout, {@link StoreCall#failed}; a
+ * time, its reply, the port's failure or, after its timeout ({@link StoreCall#timeoutNanos}),
+ * {@link StoreCall#failed}; a
  * reply that comes after its timeout is handed over too, late. It also tells the close
  * sequence when no call is left in flight.
  *
@@ -32,9 +33,10 @@ final class Calls {
   void send(StoreCall call) {
     inFlight++;
     Pending pending = new Pending();
-    String timedOut = "timed out after " + rpcTimeoutNanos / 1_000_000 + " ms";
+    long timeoutNanos = call.timeoutNanos(rpcTimeoutNanos);
+    String timedOut = "timed out after " + timeoutNanos / 1_000_000 + " ms";
     pending.timeout =
-        scheduler.schedule(() -> pending.settle(call.failed(timedOut), false), rpcTimeoutNanos);
+        scheduler.schedule(() -> pending.settle(call.failed(timedOut), false), timeoutNanos);
     CompletionStage<? extends Input> reply;
     try {
       reply = store.call(call);

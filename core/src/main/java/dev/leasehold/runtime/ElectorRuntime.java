@@ -351,7 +351,8 @@ public final class ElectorRuntime implements LeaderElector {
               machine.leaseId(),
               now,
               scheduler::nanoTime,
-              machine.deadline());
+              machine.deadline(),
+              machine.termDetail());
       refreshSnapshot();
       leadership = Optional.of(term);
     }
@@ -382,7 +383,12 @@ public final class ElectorRuntime implements LeaderElector {
     if (e.cause() == Cause.STORE_RECOVERED) {
       failures.recovered();
     }
-    if (e.cause() == Cause.STORE_UNAVAILABLE) {
+    if (e.cause() == Cause.STORE_UNAVAILABLE && e.from() != e.to()) {
+      // On SQL a MASTER whose term session failed loses its term with this cause.
+      log.warn(
+          "{}: {} -> {} (STORE_UNAVAILABLE: {}), leader {}",
+          name, e.from(), e.to(), failures.outageBegan(), leader);
+    } else if (e.cause() == Cause.STORE_UNAVAILABLE) {
       log.warn(
           "{}: store unavailable, retrying with backoff (role {}): {}",
           name, e.to(), failures.outageBegan());

@@ -29,4 +29,13 @@ public interface Machine {
 
   /** leaseId is the lease the MASTER's term rides on (0 when none). */
   long leaseId();
+
+  /**
+   * termDetail is the store's own identity of the MASTER's term, which its {@code Leadership}
+   * keeps for the store's guard (SQL: the row and its holder token; see {@link Terms}); null
+   * when the store needs nothing beyond the fencing token.
+   */
+  default Object termDetail() {
+    return null;
+  }
 }

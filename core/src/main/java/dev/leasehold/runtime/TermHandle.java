@@ -20,6 +20,7 @@ final class TermHandle implements Leadership {
   private final long leaseId;
   private final Instant electedAt;
   private final LongSupplier clock;
+  private final Object detail;
   private final CompletableFuture<LeadershipEvent> lost = new CompletableFuture<>();
   private volatile long deadline;
   private volatile boolean ended;
@@ -31,7 +32,8 @@ final class TermHandle implements Leadership {
       long leaseId,
       Instant electedAt,
       LongSupplier clock,
-      long deadline) {
+      long deadline,
+      Object detail) {
     this.electionKey = electionKey;
     this.candidateId = candidateId;
     this.fencingToken = fencingToken;
@@ -39,6 +41,12 @@ final class TermHandle implements Leadership {
     this.electedAt = electedAt;
     this.clock = clock;
     this.deadline = deadline;
+    this.detail = detail;
+  }
+
+  /** detail is the machine's {@link Machine#termDetail()} at election, or null. */
+  Object detail() {
+    return detail;
   }
 
   void extend(long newDeadline) {

@@ -5,6 +5,7 @@ import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdFencing;
 import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.jdbc.JdbcLeaderElector;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -30,6 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * CandidateMain runs one elector in its own JVM so tests and the demo can crash it for real
  * (SIGKILL) or freeze it (SIGSTOP).
+ *
+ * <p>With {@code --backend=jdbc} it runs a MariaDB/MySQL candidate instead (see {@link #runJdbc}).
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=KEY --id=ID [--ttl-seconds=N]
  * [--poll-millis=N] [--rpc-timeout-millis=N] [--close-on-shutdown=true]}. It prints one line per fact on stdout:
@@ -64,6 +67,10 @@ public final class CandidateMain {
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = parse(args);
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    if (opts.getOrDefault("backend", "etcd").equals("jdbc")) {
+      runJdbc(opts, out);
+      return;
+    }
     List<String> endpoints = List.of(required(opts, "endpoints").split(","));
     String workload = opts.getOrDefault("workload", "none");
     if (!workload.equals("none") && !workload.equals("counter")) {
@@ -153,6 +160,42 @@ public final class CandidateMain {
         client.close();
       }
     }
+  }
+
+  /**
+   * runJdbc runs a MariaDB/MySQL candidate: {@code --backend=jdbc --jdbc-url=URL --jdbc-user=U
+   * --jdbc-password=P --key=NAME --id=ID [--ttl-seconds=N] [--poll-millis=N]
+   * [--allow-relaxed-durability=true]}; the same READY/EVENT lines and stdin commands, no
+   * workload.
+   */
+  static void runJdbc(Map<String, String> opts, PrintStream out) throws Exception {
+    LeaderElector elector =
+        JdbcLeaderElector.builder()
+            .jdbcUrl(required(opts, "jdbc-url"), required(opts, "jdbc-user"), opts.get("jdbc-password"))
+            .createTable(true)
+            .allowRelaxedDurability(Boolean.parseBoolean(opts.getOrDefault("allow-relaxed-durability", "false")))
+            .electionKey(required(opts, "key"))
+            .candidateId(required(opts, "id"))
+            .leaseTtl(Duration.ofSeconds(Long.parseLong(opts.getOrDefault("ttl-seconds", "2"))))
+            .pollInterval(Duration.ofMillis(Long.parseLong(opts.getOrDefault("poll-millis", "1000"))))
+            .build();
+    elector.onLeadershipChanged(e -> out.println(line(e)));
+    elector.start();
+    out.println("READY " + ProcessHandle.current().pid());
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String cmd;
+    while ((cmd = in.readLine()) != null) {
+      switch (cmd.trim()) {
+        case "resign" -> elector.resign();
+        case "close" -> {
+          elector.close();
+          out.println("CLOSED");
+          return;
+        }
+        default -> out.println("UNKNOWN " + cmd);
+      }
+    }
+    elector.close();
   }
 
   /** reportStalls prints a STALL line for every wake-up more than 100 ms late; runs until the JVM exits. */

@@ -80,7 +80,7 @@ final class EventLog implements LeadershipListener {
         if (!leading) {
           fail(name + ": loss without a term: " + es);
         }
-        assertTrue(e.cause().isLoss() || e.cause() == Cause.CLOSED, name + ": " + e);
+        assertTrue(e.cause().isLoss(), name + ": " + e);
         leading = false;
       }
     }

@@ -1,0 +1,166 @@
+package dev.leasehold.it.jdbc;
+
+import static dev.leasehold.it.jdbc.JdbcGroup.SOON;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.it.mariadb.MariaDbExtension;
+import dev.leasehold.it.mariadb.MariaDbServer;
+import dev.leasehold.jdbc.JdbcLeaderElector;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.mariadb.jdbc.MariaDbPoolDataSource;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the elector refuses, each with a clear message in the log, FOLLOWER, STORE_UNAVAILABLE,
+ * and nothing held: wrong credentials, an unreachable or read-only server, relaxed durability
+ * without the opt-in, a missing or non-InnoDB table, a pooled DataSource.
+ */
+@ExtendWith(MariaDbExtension.class)
+class JdbcRefusalsIT {
+  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+  private Logger storeLog;
+
+  @BeforeEach
+  void captureTheStoresLog() {
+    storeLog = (Logger) LoggerFactory.getLogger("dev.leasehold.jdbc.SqlLeaseStore");
+    logged.start();
+    storeLog.addAppender(logged);
+  }
+
+  @AfterEach
+  void stopCapturing() {
+    storeLog.detachAppender(logged);
+  }
+
+  @Test
+  void wrongCredentials(MariaDbServer db) {
+    String message = refused(db, "creds", b -> b.jdbcUrl(db.jdbcUrl(), db.rootUser(), "wrong"));
+    assertTrue(message.contains("access denied: wrong user or password"), message);
+  }
+
+  @Test
+  void anUnreachableServer(MariaDbServer db) throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String message = refused(db, "unreachable",
+        b -> b.jdbcUrl("jdbc:mariadb://127.0.0.1:" + port + "/leasehold", "root", "x"));
+    assertTrue(message.contains("cannot reach the server"), message);
+  }
+
+  @Test
+  void aReadOnlyServerUntilItIsWritableAgain(MariaDbServer db) {
+    db.sql("SET GLOBAL read_only = 1");
+    try (JdbcGroup g = new JdbcGroup(db, "readonly")) {
+      LeaderElector e = g.add("ro");
+      e.start();
+      String message = awaitRefusal(g, e);
+      assertTrue(message.contains("refusing a read-only server (@@read_only = 1"), message);
+      db.sql("SET GLOBAL read_only = 0");
+      g.awaitLeader();
+      assertTrue(g.log(e).has(Cause.STORE_RECOVERED));
+      g.assertPaired();
+    } finally {
+      db.sql("SET GLOBAL read_only = 0");
+    }
+  }
+
+  @Test
+  void relaxedDurabilityWithoutTheOptIn(MariaDbServer db) {
+    String message = refused(db, "durability", b -> b.allowRelaxedDurability(false));
+    assertTrue(message.contains("refusing innodb_flush_log_at_trx_commit = 2"), message);
+    assertTrue(message.contains("allowRelaxedDurability(true)"), message);
+  }
+
+  @Test
+  void aMissingTableIsReportedWithItsDdl(MariaDbServer db) {
+    String message = refused(db, "missing", b -> b.createTable(false).table("no_such_table"));
+    assertTrue(message.contains("table no_such_table does not exist in database leasehold"), message);
+    assertTrue(message.contains("CREATE TABLE IF NOT EXISTS `no_such_table` ("), message);
+  }
+
+  @Test
+  void aTableThatIsNotInnoDb(MariaDbServer db) {
+    db.sql("CREATE TABLE myisam_lease (name VARCHAR(128) PRIMARY KEY, holder VARCHAR(32), candidate VARCHAR(255),"
+        + " epoch BIGINT UNSIGNED, version BIGINT UNSIGNED, ttl_us BIGINT UNSIGNED, expires_at DATETIME(6))"
+        + " ENGINE = MyISAM");
+    String message = refused(db, "myisam", b -> b.table("myisam_lease"));
+    assertTrue(message.contains("its engine is MyISAM, not InnoDB"), message);
+  }
+
+  @Test
+  void aPooledDataSourceIsNeverTheTermSession(MariaDbServer db) throws Exception {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(db.jdbcUrl());
+    config.setUsername(db.rootUser());
+    config.setPassword(db.rootPassword());
+    config.setMaximumPoolSize(2);
+    try (HikariDataSource hikari = new HikariDataSource(config);
+        MariaDbPoolDataSource driverPool = new MariaDbPoolDataSource(
+            db.jdbcUrl() + "?user=root&password=" + db.rootPassword() + "&maxPoolSize=2")) {
+      for (javax.sql.DataSource pool : List.of(hikari, driverPool)) {
+        String message = refused(db, "pool", b -> b.jdbcUrl(null, null, null).dataSource(pool));
+        assertTrue(message.contains("dataSource is a connection pool"), message);
+        logged.list.clear();
+      }
+    }
+  }
+
+  /** refused starts one elector configured by {@code tweak} and returns the reason it logged. */
+  private String refused(MariaDbServer db, String test, Consumer<JdbcLeaderElector.Builder> tweak) {
+    try (JdbcGroup g = new JdbcGroup(db, test)) {
+      LeaderElector e = g.add("x", tweak);
+      e.start();
+      String message = awaitRefusal(g, e);
+      // It keeps retrying with backoff and never leads; the reason is logged once, not per retry.
+      await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(3)).until(
+          () -> e.state() == ElectorState.FOLLOWER && !e.isLeader());
+      assertEquals(1, g.log(e).count(Cause.STORE_UNAVAILABLE), "reported once per outage");
+      assertEquals(1, logged.list.stream().filter(l -> l.getFormattedMessage().contains(firstLine(message))).count(),
+          "logged once: " + logged.list);
+      boolean table = !db.sql("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'leasehold'"
+          + " AND TABLE_NAME = 'leasehold_lease'").isEmpty();
+      if (table) {
+        assertEquals(List.of(List.of("0")), rowsFor(db, g.election), "no row was written");
+      }
+      return message;
+    }
+  }
+
+  private static List<List<String>> rowsFor(MariaDbServer db, String election) {
+    return db.sql("SELECT COUNT(*) FROM leasehold_lease WHERE name = '" + election + "'");
+  }
+
+  private String awaitRefusal(JdbcGroup g, LeaderElector e) {
+    await().atMost(SOON).until(() -> g.log(e).has(Cause.STORE_UNAVAILABLE));
+    assertEquals(ElectorState.FOLLOWER, e.state());
+    assertFalse(e.isLeader());
+    return await().atMost(SOON).until(
+        () -> logged.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains(e.config().candidateId()
+            + "@" + e.config().electionKey())).findFirst(), java.util.Optional::isPresent).get();
+  }
+
+  private static String firstLine(String s) {
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}
