@@ -469,7 +469,8 @@ public final class ElectionMachine {
    * renewInterval is how long after a confirmed renewal's send time the next one goes out:
    * TTL/6 for the MASTER, so that TTL × (1 − ρ) − margin − TTL/6 is left to ride out an etcd
    * leader election; TTL/3 for a standby lease, since followers may be many. It also sets the
-   * MASTER's retry delay (see retryRenewal). PROTOCOL.md §4.4 gives the measurements behind it.
+   * MASTER's retry delay (see retryRenewal). PROTOCOL.md §4.4 states the rule, VERIFICATION.md §3
+   * the measurements behind it.
    */
   private long renewInterval() {
     long ttl = grantedTtlSeconds * NANOS_PER_SECOND;
