@@ -38,4 +38,17 @@ class TlcModelCheckTest {
         assertEquals("SanityNoDeepRenewal", r.violatedInvariant().orElse(null),
                 () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
     }
+
+    /**
+     * Non-vacuity of the default path: a follower must be able to renew its standby lease, have the renewal
+     * confirmed, and win a campaign with that lease. Otherwise the standby path would satisfy the invariants
+     * trivially.
+     */
+    @Test
+    void modelReachesATakeoverWithARenewedStandbyLease() throws Exception {
+        Tlc.Result r = Tlc.run("Sanity_StandbyTakeover", TIMEOUT);
+        System.out.println(r.summary());
+        assertEquals("SanityNoStandbyTakeover", r.violatedInvariant().orElse(null),
+                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+    }
 }

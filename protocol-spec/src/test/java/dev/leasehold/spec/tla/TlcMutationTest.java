@@ -20,14 +20,15 @@ class TlcMutationTest {
 
     @ParameterizedTest(name = "{0} breaks {1}")
     @CsvSource({
-        "MC_ReceiveTime,    NoOverlapInv",        // (a) deadline from the ack's receive time
-        "MC_NoMargin,       NoOverlapInv",        // (b) margin 0 while step-down lags
-        "MC_AckOnly,        NoOverlapInv",        // (c) renewal confirmed by the ack alone, isolated leader acks
-        "MC_NoTermCheck,    NoOverlapInv",        // (c') read done but raft term not compared
-        "MC_OwnerByValue,   NoOverlapInv",        // (d) same candidate id, ownership by value
-        "MC_NoDriftFactor,  NoOverlapInv",        // (e) no (1 - rho) factor
-        "MC_FenceByValue,   FencingMonotonicInv", // (f) guarded write compares the value, not the create revision
-        "MC_NoLateWinCheck, NoOverlapInv",        // (g) late Txn success still makes a MASTER
+        "MC_ReceiveTime,        NoOverlapInv",        // (a) deadline from the ack's receive time
+        "MC_NoMargin,           OneMasterRoleInv",    // (b) margin 0 while step-down lags (clock form holds)
+        "MC_AckOnly,            NoOverlapInv",        // (c) renewal confirmed by the ack alone, isolated leader acks
+        "MC_NoTermCheck,        NoOverlapInv",        // (c') read done but raft term not compared
+        "MC_OwnerByValue,       NoOverlapInv",        // (d) same candidate id, ownership by value
+        "MC_NoDriftFactor,      OneMasterRoleInv",    // (e) no (1 - rho) factor (clock form holds)
+        "MC_FenceByValue,       FencingMonotonicInv", // (f) guarded write compares the value, not the create revision
+        "MC_NoLateWinCheck,     OneMasterRoleInv",    // (g) a campaign won after its deadline still makes a MASTER
+        "MC_StandbyUnconfirmed, NoOverlapInv",        // (h) standby lease's deadline from a keep-alive ack alone
     })
     void mutationIsCaught(String config, String invariant) throws Exception {
         Tlc.Result r = Tlc.run(config, TIMEOUT);
