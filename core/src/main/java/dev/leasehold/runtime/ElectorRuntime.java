@@ -360,7 +360,7 @@ public final class ElectorRuntime implements LeaderElector {
         new LeadershipEvent(
             p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
             leadership);
-    logTransition(event);
+    failures.logEvent(event);
     if (event.isLost() && term != null) {
       TermHandle ended = term;
       ended.end();
@@ -374,28 +374,6 @@ public final class ElectorRuntime implements LeaderElector {
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {
       waiters.elected(term);
-    }
-  }
-
-  private void logTransition(LeadershipEvent e) {
-    String leader =
-        e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
-    if (e.cause() == Cause.STORE_RECOVERED) {
-      failures.recovered();
-    }
-    if (e.cause() == Cause.STORE_UNAVAILABLE && e.from() != e.to()) {
-      // On SQL a MASTER whose term session failed loses its term with this cause.
-      log.warn(
-          "{}: {} -> {} (STORE_UNAVAILABLE: {}), leader {}",
-          name, e.from(), e.to(), failures.outageBegan(), leader);
-    } else if (e.cause() == Cause.STORE_UNAVAILABLE) {
-      log.warn(
-          "{}: store unavailable, retrying with backoff (role {}): {}",
-          name, e.to(), failures.outageBegan());
-    } else if (e.from() == e.to()) {
-      log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
-    } else {
-      log.info("{}: {} -> {} ({}), leader {}", name, e.from(), e.to(), e.cause(), leader);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.leasehold.runtime;
 
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
 import java.util.HashSet;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -9,6 +11,8 @@ import org.slf4j.Logger;
  * failure that began the outage, and each different reason seen while it lasts gets one line
  * more (a first call that timed out, then etcd refusing the password), at most
  * {@value #MAX_REASONS} per outage, never one per retry.
+ *
+ * It also writes the one log line every event gets.
  *
  * <p>Not thread-safe: confined to the runtime's event loop.
  */
@@ -44,6 +48,29 @@ final class FailureLog {
     String reason = last == null ? "unknown" : last;
     logged.add(reason);
     return reason;
+  }
+
+  /** logEvent writes the one line each event gets; store outages carry their reason. */
+  void logEvent(LeadershipEvent e) {
+    String leader =
+        e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
+    if (e.cause() == Cause.STORE_RECOVERED) {
+      recovered();
+    }
+    if (e.cause() == Cause.STORE_UNAVAILABLE && e.from() != e.to()) {
+      // On SQL a MASTER whose term session failed loses its term with this cause.
+      log.warn(
+          "{}: {} -> {} (STORE_UNAVAILABLE: {}), leader {}",
+          name, e.from(), e.to(), outageBegan(), leader);
+    } else if (e.cause() == Cause.STORE_UNAVAILABLE) {
+      log.warn(
+          "{}: store unavailable, retrying with backoff (role {}): {}",
+          name, e.to(), outageBegan());
+    } else if (e.from() == e.to()) {
+      log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
+    } else {
+      log.info("{}: {} -> {} ({}), leader {}", name, e.from(), e.to(), e.cause(), leader);
+    }
   }
 
   /** recovered ends the outage. */
