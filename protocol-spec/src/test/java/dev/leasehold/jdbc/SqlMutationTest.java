@@ -17,10 +17,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ({@link RuntimeMutant}), with no hook in production code; the simulation must catch it with
  * a named invariant within the budget, on a seed the faithful machine passes.
  *
- * <p>System property {@code sim.sqlMutationBudget} (default 2000) bounds the seeds searched.
+ * <p>System property {@code sim.sqlMutationBudget} (default 4000) bounds the seeds searched.
  */
 class SqlMutationTest {
-  private static final int BUDGET = Integer.getInteger("sim.sqlMutationBudget", 2_000);
+  private static final int BUDGET = Integer.getInteger("sim.sqlMutationBudget", 4_000);
 
   /** SqlFault is one mutation of the SQL machine and the invariants expected to catch it. */
   enum SqlFault {

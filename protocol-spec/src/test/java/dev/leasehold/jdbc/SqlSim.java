@@ -119,6 +119,7 @@ final class SqlSim {
         check(token == takenBy(this), Inv.FENCING_MONOTONIC, id + ": ELECTED token " + token
             + " is not the epoch it took (" + takenBy(this) + ")");
         lastToken = token;
+        elected++;
         maxElected = Math.max(maxElected, token);
         handles.add(e.leadership().get());
       }
@@ -156,6 +157,7 @@ final class SqlSim {
   private final double lossRate;
   private final long slow;
   long events;
+  long elected;
 
   SqlSim(long seed) {
     rnd = new SplittableRandom(seed);

@@ -24,6 +24,7 @@ class SqlSimulationTest {
     long count = only != null ? 1 : SCHEDULES;
     long started = System.nanoTime();
     long events = 0;
+    long elected = 0;
     for (long s = first; s < first + count; s++) {
       SqlSim sim = new SqlSim(s);
       try {
@@ -32,11 +33,12 @@ class SqlSimulationTest {
         fail("seed " + s + ": " + v.getMessage() + "\nreplay: -Dsim.seed=" + s + sim.traceTail());
       }
       events += sim.events;
+      elected += sim.elected;
       if (only != null) {
         System.out.println(sim.traceTail());
       }
     }
-    System.out.printf("SqlSimulationTest: %d schedules, %d events, %.1f s%n", count, events,
+    System.out.printf("SqlSimulationTest: %d schedules, %d events, %d terms, %.1f s%n", count, events, elected,
         (System.nanoTime() - started) / 1e9);
   }
 }
