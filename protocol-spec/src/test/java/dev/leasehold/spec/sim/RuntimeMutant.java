@@ -28,7 +28,7 @@ import javax.tools.ToolProvider;
  *
  * <p>Not thread-safe.
  */
-final class RuntimeMutant implements AutoCloseable {
+public final class RuntimeMutant implements AutoCloseable {
   private static final Path CORE_SOURCES = Path.of("..", "core", "src", "main", "java");
 
   private final String name;
@@ -41,7 +41,7 @@ final class RuntimeMutant implements AutoCloseable {
    * classpath; it fails when {@code from} is not there exactly once, so a change to the
    * runtime that moves the code makes the test say so.
    */
-  RuntimeMutant(String name, String source, String from, String to) throws IOException {
+  public RuntimeMutant(String name, String source, String from, String to) throws IOException {
     this.name = name;
     Path file = CORE_SOURCES.resolve(source);
     String text = Files.readString(file, StandardCharsets.UTF_8);
@@ -75,7 +75,7 @@ final class RuntimeMutant implements AutoCloseable {
   }
 
   /** load returns the mutant's class loader (child-first by construction: its parent is the platform loader). */
-  ClassLoader load() throws MalformedURLException {
+  public ClassLoader load() throws MalformedURLException {
     if (loader == null) {
       List<URL> urls = new ArrayList<>();
       urls.add(out.toUri().toURL());
@@ -88,12 +88,12 @@ final class RuntimeMutant implements AutoCloseable {
   }
 
   /** codeSourceOf tells where the mutant's loader found {@code className} (to show the mutant is the one in use). */
-  String codeSourceOf(String className) throws ReflectiveOperationException, MalformedURLException {
+  public String codeSourceOf(String className) throws ReflectiveOperationException, MalformedURLException {
     return load().loadClass(className).getProtectionDomain().getCodeSource().getLocation().toString();
   }
 
   /** classesUri is where the mutated classes are. */
-  String classesUri() throws MalformedURLException {
+  public String classesUri() throws MalformedURLException {
     return out.toUri().toURL().toString();
   }
 

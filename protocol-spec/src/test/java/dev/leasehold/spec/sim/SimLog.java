@@ -23,7 +23,7 @@ import org.slf4j.spi.SLF4JServiceProvider;
  */
 public final class SimLog implements SLF4JServiceProvider {
   /** Sink receives WARN and ERROR lines logged on the thread it was installed on. */
-  interface Sink {
+  public interface Sink {
     void log(Level level, String logger, String message, Throwable t);
   }
 
@@ -36,7 +36,7 @@ public final class SimLog implements SLF4JServiceProvider {
   public SimLog() {}
 
   /** install routes this thread's WARN and ERROR lines to {@code sink} (null: nowhere). */
-  static void install(Sink sink) {
+  public static void install(Sink sink) {
     if (sink == null) {
       SINK.remove();
     } else {
