@@ -325,26 +325,7 @@ public final class EtcdMember {
 
     // ProcessHandle can only send SIGTERM/SIGKILL, so STOP and CONT go through the kill(1) utility.
     private static void signal(Process target, String signal) {
-        String kill = Files.isExecutable(Path.of("/bin/kill")) ? "/bin/kill" : "kill";
-        try {
-            Process killer = new ProcessBuilder(kill, "-" + signal, Long.toString(target.pid()))
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            if (!killer.waitFor(5, TimeUnit.SECONDS)) {
-                killer.destroyForcibly();
-                throw new IllegalStateException("kill -" + signal + " " + target.pid() + " timed out");
-            }
-            if (killer.exitValue() != 0) {
-                throw new IllegalStateException(
-                        "kill -" + signal + " " + target.pid() + " exited with " + killer.exitValue());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + kill, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
-        }
+        Signals.send(target, signal);
     }
 
     // kill(1) returns once the signal is queued; waiting for the scheduler state makes isPaused() a fact, not a hope.

@@ -1,5 +1,6 @@
 package dev.leasehold.it.mariadb;
 
+import dev.leasehold.it.Signals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -26,26 +27,7 @@ final class ProcessControl {
 
     /** Sends SIGSTOP or SIGCONT: ProcessHandle can only send SIGTERM/SIGKILL, so these go through kill(1). */
     static void signal(Process target, String signal) {
-        String kill = Files.isExecutable(Path.of("/bin/kill")) ? "/bin/kill" : "kill";
-        try {
-            Process killer = new ProcessBuilder(kill, "-" + signal, Long.toString(target.pid()))
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            if (!killer.waitFor(5, TimeUnit.SECONDS)) {
-                killer.destroyForcibly();
-                throw new IllegalStateException("kill -" + signal + " " + target.pid() + " timed out");
-            }
-            if (killer.exitValue() != 0) {
-                throw new IllegalStateException(
-                        "kill -" + signal + " " + target.pid() + " exited with " + killer.exitValue());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + kill, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
-        }
+        Signals.send(target, signal);
     }
 
     /** Waits up to 2 s until /proc says the process is (or is no longer) stopped: kill(1) only queues the signal. */
