@@ -1,5 +1,6 @@
 package dev.leasehold;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletionStage;
 
@@ -31,6 +32,21 @@ public interface Leadership {
 
   /** electedAt is the wall-clock time the term began, for reporting only. */
   Instant electedAt();
+
+  /**
+   * guarantee is how far this term's mutual exclusion reaches: {@link Guarantee#DISTRIBUTED}
+   * on etcd, {@link Guarantee#SINGLE_DATABASE} on MariaDB/MySQL, {@link Guarantee#IN_PROCESS}
+   * on the local backend.
+   */
+  Guarantee guarantee();
+
+  /**
+   * timeLeft is the time until the local deadline, read at call time on the monotonic clock:
+   * what leader-only work may still take before it must have stopped. It is {@link
+   * Duration#ZERO} once the term is no longer valid. A renewal moves the deadline, so the
+   * value grows again after each confirmed renewal.
+   */
+  Duration timeLeft();
 
   /**
    * isValid is true while the elector is MASTER for this term and the local deadline, read

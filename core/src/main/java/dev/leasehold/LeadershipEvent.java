@@ -24,6 +24,9 @@ import java.util.OptionalLong;
  * @param nanoTime the elector's monotonic clock ({@link System#nanoTime()} unless injected)
  *     at the change; comparable between processes on one host
  * @param leadership the term this process just won; present only when {@code to == MASTER}
+ * @param reason why the store failed, for {@link Cause#STORE_UNAVAILABLE} (for example
+ *     "etcd: authentication failed: invalid user ID or password", "timeout after 750 ms");
+ *     empty for every other cause
  */
 public record LeadershipEvent(
     ElectorState from,
@@ -32,7 +35,8 @@ public record LeadershipEvent(
     Optional<LeaderInfo> leader,
     Instant time,
     long nanoTime,
-    Optional<Leadership> leadership) {
+    Optional<Leadership> leadership,
+    Optional<String> reason) {
 
   /** Cause says why an event happened. */
   public enum Cause {
@@ -88,12 +92,28 @@ public record LeadershipEvent(
     Objects.requireNonNull(leader, "leader");
     Objects.requireNonNull(time, "time");
     Objects.requireNonNull(leadership, "leadership");
+    Objects.requireNonNull(reason, "reason");
     if (from == ElectorState.MASTER && to != ElectorState.MASTER && !cause.isLoss()) {
       throw new IllegalArgumentException("an event leaving MASTER needs a loss cause, but was " + cause);
     }
     if (leadership.isPresent() && to != ElectorState.MASTER) {
       throw new IllegalArgumentException("leadership present on an event to " + to);
     }
+  }
+
+  /**
+   * LeadershipEvent without a reason: every cause but {@link Cause#STORE_UNAVAILABLE} carries
+   * none.
+   */
+  public LeadershipEvent(
+      ElectorState from,
+      ElectorState to,
+      Cause cause,
+      Optional<LeaderInfo> leader,
+      Instant time,
+      long nanoTime,
+      Optional<Leadership> leadership) {
+    this(from, to, cause, leader, time, nanoTime, leadership, Optional.empty());
   }
 
   /** leaderId is the known leader's candidate id, if a leader is known. */

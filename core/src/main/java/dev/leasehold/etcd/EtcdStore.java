@@ -1,5 +1,6 @@
 package dev.leasehold.etcd;
 
+import dev.leasehold.Guarantee;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
@@ -64,6 +65,11 @@ final class EtcdStore implements StorePort {
     this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
     this.reasons = reasons;
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return Guarantee.DISTRIBUTED;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.leasehold.jdbc;
 
+import dev.leasehold.Guarantee;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
@@ -62,6 +63,11 @@ final class SqlLeaseStore implements StorePort {
     this.settings = settings;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.logName = logName;
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return Guarantee.SINGLE_DATABASE;
   }
 
   @Override

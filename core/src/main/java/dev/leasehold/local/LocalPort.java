@@ -1,5 +1,6 @@
 package dev.leasehold.local;
 
+import dev.leasehold.Guarantee;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
@@ -31,6 +32,11 @@ final class LocalPort implements StorePort {
     this.store = store;
     this.key = key;
     this.value = value;
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return Guarantee.IN_PROCESS;
   }
 
   @Override

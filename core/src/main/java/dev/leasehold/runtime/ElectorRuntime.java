@@ -352,14 +352,17 @@ public final class ElectorRuntime implements LeaderElector {
               now,
               scheduler::nanoTime,
               machine.deadline(),
-              machine.termDetail());
+              machine.termDetail(),
+              store.guarantee());
       refreshSnapshot();
       leadership = Optional.of(term);
     }
+    Optional<String> reason =
+        p.cause() == Cause.STORE_UNAVAILABLE ? Optional.of(failures.outageBegan()) : Optional.empty();
     LeadershipEvent event =
         new LeadershipEvent(
             p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
-            leadership);
+            leadership, reason);
     failures.logEvent(event);
     if (event.isLost() && term != null) {
       TermHandle ended = term;

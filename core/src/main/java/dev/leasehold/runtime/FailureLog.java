@@ -50,7 +50,10 @@ final class FailureLog {
     return reason;
   }
 
-  /** logEvent writes the one line each event gets; store outages carry their reason. */
+  /**
+   * logEvent writes the one line each event gets; store outages carry their reason, which the
+   * runtime took from {@link #outageBegan()} when it built the event.
+   */
   void logEvent(LeadershipEvent e) {
     String leader =
         e.leader().map(l -> l.candidateId() + " token=" + l.fencingToken()).orElse("none");
@@ -61,11 +64,11 @@ final class FailureLog {
       // On SQL a MASTER whose term session failed loses its term with this cause.
       log.warn(
           "{}: {} -> {} (STORE_UNAVAILABLE: {}), leader {}",
-          name, e.from(), e.to(), outageBegan(), leader);
+          name, e.from(), e.to(), e.reason().orElse("unknown"), leader);
     } else if (e.cause() == Cause.STORE_UNAVAILABLE) {
       log.warn(
           "{}: store unavailable, retrying with backoff (role {}): {}",
-          name, e.to(), outageBegan());
+          name, e.to(), e.reason().orElse("unknown"));
     } else if (e.from() == e.to()) {
       log.info("{}: {} (role {}, leader {})", name, e.cause(), e.to(), leader);
     } else {

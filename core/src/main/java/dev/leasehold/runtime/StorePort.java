@@ -1,5 +1,6 @@
 package dev.leasehold.runtime;
 
+import dev.leasehold.Guarantee;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
@@ -15,6 +16,9 @@ import java.util.function.Consumer;
  * thread and must never block it.
  */
 public interface StorePort {
+  /** guarantee is how far the mutual exclusion of this store's terms reaches. */
+  Guarantee guarantee();
+
   /** open gets the port ready (connects lazily, creates clients); called once, at start. */
   void open();
 

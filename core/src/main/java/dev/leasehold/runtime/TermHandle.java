@@ -1,7 +1,9 @@
 package dev.leasehold.runtime;
 
+import dev.leasehold.Guarantee;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -21,6 +23,7 @@ final class TermHandle implements Leadership {
   private final Instant electedAt;
   private final LongSupplier clock;
   private final Object detail;
+  private final Guarantee guarantee;
   private final CompletableFuture<LeadershipEvent> lost = new CompletableFuture<>();
   private volatile long deadline;
   private volatile boolean ended;
@@ -33,7 +36,8 @@ final class TermHandle implements Leadership {
       Instant electedAt,
       LongSupplier clock,
       long deadline,
-      Object detail) {
+      Object detail,
+      Guarantee guarantee) {
     this.electionKey = electionKey;
     this.candidateId = candidateId;
     this.fencingToken = fencingToken;
@@ -42,6 +46,7 @@ final class TermHandle implements Leadership {
     this.clock = clock;
     this.deadline = deadline;
     this.detail = detail;
+    this.guarantee = guarantee;
   }
 
   /** detail is the machine's {@link Machine#termDetail()} at election, or null. */
@@ -101,6 +106,20 @@ final class TermHandle implements Leadership {
   }
 
   @Override
+  public Guarantee guarantee() {
+    return guarantee;
+  }
+
+  @Override
+  public Duration timeLeft() {
+    if (ended) {
+      return Duration.ZERO;
+    }
+    long left = deadline - clock.getAsLong();
+    return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+  }
+
+  @Override
   public CompletionStage<LeadershipEvent> whenLost() {
     return lost.minimalCompletionStage();
   }
@@ -108,6 +127,6 @@ final class TermHandle implements Leadership {
   @Override
   public String toString() {
     return "Leadership{key=" + electionKey + ", candidateId=" + candidateId + ", token="
-        + fencingToken + ", lease=" + Long.toHexString(leaseId) + ", valid=" + isValid() + "}";
+        + fencingToken + ", lease=" + Long.toHexString(leaseId) + ", guarantee=" + guarantee + ", valid=" + isValid() + "}";
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.ElectorState;
+import dev.leasehold.Guarantee;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
@@ -29,6 +30,10 @@ class LocalElectionTest {
       Leadership term = leader.leadership().orElseThrow();
       assertEquals(store.leaderOf(Electors.KEY).orElseThrow().fencingToken(), term.fencingToken());
       assertTrue(store.isCurrentTerm(term));
+      assertEquals(Guarantee.IN_PROCESS, term.guarantee());
+      Duration left = term.timeLeft();
+      assertTrue(left.compareTo(Duration.ZERO) > 0 && left.compareTo(leader.config().leaseTtl()) <= 0,
+          "time left to the deadline lies within the TTL: " + left);
       List<Long> tokens = new ArrayList<>(List.of(term.fencingToken()));
       for (int handover = 0; handover < 3; handover++) {
         int seen = group.events(leader).size();
@@ -36,6 +41,7 @@ class LocalElectionTest {
         LeadershipEvent resigned = group.awaitEvent(leader, Cause.RESIGNED, seen, SOON);
         assertEquals(ElectorState.MASTER, resigned.from());
         assertFalse(term.isValid());
+        assertEquals(Duration.ZERO, term.timeLeft(), "an ended term has no time left");
         LeadershipEvent ended = term.whenLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals(Cause.RESIGNED, ended.cause());
         LeaderElector next = group.awaitLeader(tokens.get(tokens.size() - 1), SOON);

@@ -13,6 +13,7 @@ import dev.leasehold.LeadershipEvent.Cause;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -96,6 +97,7 @@ class LocalFaultsTest {
     LeadershipEvent down = group.awaitEvent(leader, Cause.STORE_UNAVAILABLE, seen, SOON);
     assertEquals(ElectorState.MASTER, down.from());
     assertEquals(ElectorState.MASTER, down.to());
+    assertEquals(Optional.of(LocalFaults.UNAVAILABLE), down.reason(), "the event names the failure");
     LeadershipEvent expired = group.awaitEvent(leader, Cause.LEASE_EXPIRED_LOCALLY, seen, SOON);
     assertEquals(ElectorState.FOLLOWER, expired.to());
     assertTrue(down.nanoTime() - expired.nanoTime() < 0, "unavailable is reported first");
@@ -125,6 +127,7 @@ class LocalFaultsTest {
     LeadershipEvent back = group.awaitEvent(leader, Cause.STORE_RECOVERED, seen, SOON);
     assertEquals(ElectorState.MASTER, back.to());
     assertTrue(term.isValid());
+    assertEquals(Optional.empty(), back.reason(), "only STORE_UNAVAILABLE carries a reason");
     assertEquals(List.of(Cause.STORE_UNAVAILABLE, Cause.STORE_RECOVERED),
         group.causes(leader).subList(seen, group.causes(leader).size()));
   }

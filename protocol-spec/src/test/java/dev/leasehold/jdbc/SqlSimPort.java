@@ -1,5 +1,6 @@
 package dev.leasehold.jdbc;
 
+import dev.leasehold.Guarantee;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
@@ -42,6 +43,11 @@ final class SqlSimPort implements StorePort {
     this.sim = sim;
     this.p = p;
     this.rpc = rpc;
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return Guarantee.SINGLE_DATABASE;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.leasehold.spec.sim;
 
+import dev.leasehold.Guarantee;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
@@ -42,6 +43,11 @@ final class SimPort implements StorePort {
     this.net = net;
     this.etcd = etcd;
     this.checker = checker;
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return Guarantee.DISTRIBUTED;
   }
 
   @Override
