@@ -37,6 +37,13 @@ public interface LeaderElector extends AutoCloseable {
   /** currentLeader is the leader this instance last saw (itself when MASTER), if any. */
   Optional<LeaderInfo> currentLeader();
 
+  /**
+   * health is a snapshot of this elector's health (role, backend, leader, the age of its last
+   * confirmed renewal, the store's reachability, the fallback in force) with a verdict,
+   * {@link ElectorHealth#healthy()}, for a health endpoint. It never blocks and takes no lock.
+   */
+  ElectorHealth health();
+
   /** leadership is the current term's handle while this instance is MASTER. */
   Optional<Leadership> leadership();
 

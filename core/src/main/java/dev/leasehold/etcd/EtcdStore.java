@@ -68,6 +68,11 @@ final class EtcdStore implements StorePort {
   }
 
   @Override
+  public String backend() {
+    return "etcd";
+  }
+
+  @Override
   public Guarantee guarantee() {
     return Guarantee.DISTRIBUTED;
   }

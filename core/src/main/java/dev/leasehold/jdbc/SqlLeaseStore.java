@@ -66,6 +66,11 @@ final class SqlLeaseStore implements StorePort {
   }
 
   @Override
+  public String backend() {
+    return "jdbc";
+  }
+
+  @Override
   public Guarantee guarantee() {
     return Guarantee.SINGLE_DATABASE;
   }

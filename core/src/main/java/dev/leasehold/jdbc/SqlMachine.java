@@ -101,6 +101,11 @@ final class SqlMachine implements Machine {
   }
 
   @Override
+  public long renewalSentAt() {
+    return role == ElectorState.MASTER ? master.confirmedSentAt() : Long.MIN_VALUE;
+  }
+
+  @Override
   public long fencingToken() {
     return role == ElectorState.MASTER ? master.token() : 0;
   }

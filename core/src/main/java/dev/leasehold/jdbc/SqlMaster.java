@@ -33,6 +33,8 @@ final class SqlMaster extends SqlRole {
   private long deadline;
   private long renewOp;
   private long renewSentAt;
+  // The send time of the take or renewal the deadline counts from.
+  private long confirmedSentAt;
   private long namingOp;
 
   SqlMaster(SqlMachine m) {
@@ -55,12 +57,17 @@ final class SqlMaster extends SqlRole {
     return deadline;
   }
 
+  long confirmedSentAt() {
+    return confirmedSentAt;
+  }
+
   /** begin makes the CANDIDATE whose take, sent at {@code sentAt}, won on {@code session} MASTER. */
   void begin(HolderToken h, long epoch, long session, long sentAt, long now) {
     holder = h;
     token = epoch;
     this.session = session;
     deadline = m.config.deadline(sentAt);
+    confirmedSentAt = sentAt;
     renewOp = 0;
     m.leader = new LeaderInfo(m.config.candidateId(), token, h.leaseId());
     m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
@@ -86,6 +93,7 @@ final class SqlMaster extends SqlRole {
       renewOp = 0;
       if (r.changed()) {
         deadline = Math.max(deadline, m.config.deadline(renewSentAt));
+        confirmedSentAt = renewSentAt;
         m.fx.setTimer(SqlTimer.DEADLINE, deadline);
         m.fx.setTimer(SqlTimer.RENEW, renewSentAt + m.config.renewIntervalNanos());
       } else {

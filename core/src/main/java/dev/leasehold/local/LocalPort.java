@@ -35,6 +35,11 @@ final class LocalPort implements StorePort {
   }
 
   @Override
+  public String backend() {
+    return "local";
+  }
+
+  @Override
   public Guarantee guarantee() {
     return Guarantee.IN_PROCESS;
   }

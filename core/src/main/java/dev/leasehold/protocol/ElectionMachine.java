@@ -122,6 +122,12 @@ public final class ElectionMachine implements Machine {
     return lease.id();
   }
 
+  /** renewalSentAt is the send time of the held lease's last confirmed renewal (or grant). */
+  @Override
+  public long renewalSentAt() {
+    return lease.renewalSentAt();
+  }
+
   /** grantedTtlSeconds is the TTL etcd granted the current lease, or 0. */
   public long grantedTtlSeconds() {
     return lease.ttlSeconds();

@@ -107,6 +107,14 @@ final class Lease {
     return deadline;
   }
 
+  /**
+   * renewalSentAt is the send time of what the deadline counts from (the grant, or the last
+   * confirmed renewal); Long.MIN_VALUE when no lease is held.
+   */
+  long renewalSentAt() {
+    return deadline == Long.MIN_VALUE ? Long.MIN_VALUE : baseSentAt;
+  }
+
   // ---- grant ----
 
   /** mayGrantStandby tells whether a standby grant may go out now: no lease, no grant, no retry wait. */

@@ -1,6 +1,7 @@
 package dev.leasehold.runtime;
 
 import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorHealth;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -55,6 +55,7 @@ public final class ElectorRuntime implements LeaderElector {
   private volatile Thread shutdownHook;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final LeadershipWaiters waiters;
+  private final HealthTracker tracker;
 
   // Written on the loop only, read anywhere.
   private volatile Snapshot snapshot = new Snapshot(ElectorState.FOLLOWER, null, null);
@@ -82,7 +83,8 @@ public final class ElectorRuntime implements LeaderElector {
     this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
     this.bus = new ListenerBus(scheduler.dispatcher());
     this.releases = new Releases(config, store, scheduler, name);
-    this.waiters = new LeadershipWaiters(scheduler.dispatcher());
+    this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), closing::get);
+    this.tracker = new HealthTracker(store.backend(), scheduler::nanoTime);
     this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
     this.failures = new FailureLog(log, name);
   }
@@ -130,43 +132,17 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public CompletionStage<Leadership> whenLeading() {
-    return leading().minimalCompletionStage();
+    return waiters.leading().minimalCompletionStage();
   }
 
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
-    Objects.requireNonNull(timeout, "timeout");
-    CompletableFuture<Leadership> f = leading();
-    try {
-      return Optional.of(f.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS));
-    } catch (TimeoutException | CancellationException e) {
-      return Optional.empty();
-    } catch (ExecutionException e) {
-      return Optional.empty();
-    } finally {
-      waiters.remove(f);
-    }
+    return waiters.await(timeout);
   }
 
-  private CompletableFuture<Leadership> leading() {
-    CompletableFuture<Leadership> f = new CompletableFuture<>();
-    try {
-      // On the loop, so no election can slip between the check and the registration.
-      scheduler.execute(
-          () -> {
-            TermHandle t = snapshot.term();
-            if (t != null && t.isValid()) {
-              waiters.completeNow(f, t);
-            } else if (closing.get()) {
-              f.completeExceptionally(new CancellationException("elector closed"));
-            } else {
-              waiters.add(f);
-            }
-          });
-    } catch (RejectedExecutionException closedAlready) {
-      f.completeExceptionally(new CancellationException("elector closed"));
-    }
-    return f;
+  @Override
+  public ElectorHealth health() {
+    return tracker.health(started.get() && !closing.get());
   }
 
   @Override
@@ -308,6 +284,7 @@ public final class ElectorRuntime implements LeaderElector {
     }
     TermHandle current = role == ElectorState.MASTER && term != null && !term.ended() ? term : null;
     snapshot = new Snapshot(role, machine.leader(), current);
+    tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), scheduler.nanoTime());
   }
 
   private void execute(Command c) {
@@ -364,6 +341,7 @@ public final class ElectorRuntime implements LeaderElector {
             p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
             leadership, reason);
     failures.logEvent(event);
+    tracker.onEvent(event);
     if (event.isLost() && term != null) {
       TermHandle ended = term;
       ended.end();

@@ -1,12 +1,20 @@
 package dev.leasehold.runtime;
 
 import dev.leasehold.Leadership;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * LeadershipWaiters holds the futures of callers waiting to lead, and completes them on the
@@ -17,10 +25,61 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class LeadershipWaiters {
   private final Set<CompletableFuture<Leadership>> waiting = ConcurrentHashMap.newKeySet();
+  private final Scheduler scheduler;
   private final Executor dispatcher;
+  private final Supplier<TermHandle> current;
+  private final BooleanSupplier closing;
 
-  LeadershipWaiters(Executor dispatcher) {
-    this.dispatcher = dispatcher;
+  /**
+   * LeadershipWaiters serves {@code scheduler}'s elector: {@code current} is its term (read on
+   * the loop), {@code closing} whether it began to close.
+   */
+  LeadershipWaiters(Scheduler scheduler, Supplier<TermHandle> current, BooleanSupplier closing) {
+    this.scheduler = scheduler;
+    this.dispatcher = scheduler.dispatcher();
+    this.current = current;
+    this.closing = closing;
+  }
+
+  /**
+   * leading is a future of this elector's term: the current one if valid, else the next; it
+   * fails with a {@link CancellationException} once the elector closes.
+   */
+  CompletableFuture<Leadership> leading() {
+    CompletableFuture<Leadership> f = new CompletableFuture<>();
+    try {
+      // On the loop, so no election can slip between the check and the registration.
+      scheduler.execute(
+          () -> {
+            TermHandle t = current.get();
+            if (t != null && t.isValid()) {
+              completeNow(f, t);
+            } else if (closing.getAsBoolean()) {
+              f.completeExceptionally(new CancellationException("elector closed"));
+            } else {
+              add(f);
+            }
+          });
+    } catch (RejectedExecutionException closedAlready) {
+      f.completeExceptionally(new CancellationException("elector closed"));
+    }
+    return f;
+  }
+
+  /**
+   * await blocks until the elector leads, up to {@code timeout}; empty on timeout or close.
+   * Interrupting the waiting thread ends the wait with {@link InterruptedException}.
+   */
+  Optional<Leadership> await(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    CompletableFuture<Leadership> f = leading();
+    try {
+      return Optional.of(f.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException | CancellationException | ExecutionException e) {
+      return Optional.empty();
+    } finally {
+      remove(f);
+    }
   }
 
   void add(CompletableFuture<Leadership> f) {

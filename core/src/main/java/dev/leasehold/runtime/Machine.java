@@ -31,6 +31,16 @@ public interface Machine {
   long leaseId();
 
   /**
+   * renewalSentAt is the send time (monotonic nanoseconds) of the last confirmed renewal of the
+   * lease this instance holds, the one its deadline counts from (a grant, or a SQL take, counts
+   * as the lease's first renewal), or {@link Long#MIN_VALUE} when it holds none. It changes
+   * only when a renewal is confirmed; the runtime reports the round trip then.
+   */
+  default long renewalSentAt() {
+    return Long.MIN_VALUE;
+  }
+
+  /**
    * termDetail is the store's own identity of the MASTER's term, which its {@code Leadership}
    * keeps for the store's guard (SQL: the row and its holder token; see {@link Terms}); null
    * when the store needs nothing beyond the fencing token.

@@ -19,6 +19,18 @@ public interface StorePort {
   /** guarantee is how far the mutual exclusion of this store's terms reaches. */
   Guarantee guarantee();
 
+  /**
+   * backend names the store for health and metrics: {@code "etcd"}, {@code "jdbc"} or
+   * {@code "local"}; a port of another store names its own (by default, from the guarantee).
+   */
+  default String backend() {
+    return switch (guarantee()) {
+      case DISTRIBUTED -> "etcd";
+      case SINGLE_DATABASE -> "jdbc";
+      case IN_PROCESS -> "local";
+    };
+  }
+
   /** open gets the port ready (connects lazily, creates clients); called once, at start. */
   void open();
 

@@ -1,0 +1,79 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorHealth;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * HealthTracker keeps what {@link ElectorHealth} reports: after every step the machine's role,
+ * leader and the send time of its lease's last confirmed renewal; from the events, whether the
+ * store is reachable and why not. It also spots each confirmed renewal, so the runtime can
+ * report its round trip.
+ *
+ * <p>Thread safety: {@link #afterStep} and {@link #onEvent} are called on the event loop only;
+ * they publish one immutable record through a volatile field, which {@link #health} reads on
+ * any thread without a lock.
+ */
+final class HealthTracker {
+  /** NONE is the round trip {@link #afterStep} returns when no renewal was confirmed. */
+  static final long NONE = -1;
+
+  private record Base(ElectorState role, LeaderInfo leader, long renewalSentAt, String failure) {}
+
+  private final String backend;
+  private final LongSupplier clock;
+  private volatile Base base = new Base(ElectorState.FOLLOWER, null, Long.MIN_VALUE, null);
+
+  // Loop-confined.
+  private long lastSentAt = Long.MIN_VALUE;
+
+  HealthTracker(String backend, LongSupplier clock) {
+    this.backend = backend;
+    this.clock = clock;
+  }
+
+  /**
+   * afterStep records the machine's state after a step at {@code now}, and returns the round
+   * trip (send to confirmation) of the renewal the step confirmed, or {@link #NONE}.
+   */
+  long afterStep(ElectorState role, LeaderInfo leader, long renewalSentAt, long now) {
+    long roundTrip = NONE;
+    if (renewalSentAt != Long.MIN_VALUE && renewalSentAt != lastSentAt) {
+      roundTrip = Math.max(0, now - renewalSentAt);
+    }
+    lastSentAt = renewalSentAt;
+    long sent = role == ElectorState.STOPPED ? Long.MIN_VALUE : renewalSentAt;
+    Base b = base;
+    if (b.role() != role || b.leader() != leader || b.renewalSentAt() != sent) {
+      base = new Base(role, leader, sent, b.failure());
+    }
+    return roundTrip;
+  }
+
+  /** onEvent notes the store's reachability from STORE_UNAVAILABLE and STORE_RECOVERED. */
+  void onEvent(LeadershipEvent e) {
+    Base b = base;
+    if (e.cause() == Cause.STORE_UNAVAILABLE) {
+      base = new Base(b.role(), b.leader(), b.renewalSentAt(), e.reason().orElse("unknown"));
+    } else if (e.cause() == Cause.STORE_RECOVERED) {
+      base = new Base(b.role(), b.leader(), b.renewalSentAt(), null);
+    }
+  }
+
+  /** health is the snapshot at call time; the renewal's age is read on the clock now. */
+  ElectorHealth health(boolean running) {
+    Base b = base;
+    Optional<Duration> since =
+        b.renewalSentAt() == Long.MIN_VALUE
+            ? Optional.empty()
+            : Optional.of(Duration.ofNanos(Math.max(0, clock.getAsLong() - b.renewalSentAt())));
+    return new ElectorHealth(
+        b.role(), running, backend, Optional.ofNullable(b.leader()), since, b.failure() == null,
+        Optional.ofNullable(b.failure()), Optional.empty());
+  }
+}
