@@ -1,7 +1,9 @@
 /**
  * Leasehold's core: the public API ({@code dev.leasehold}) and the backends users build
  * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.jdbc}, {@code dev.leasehold.local});
- * the JDBC backend needs only {@code java.sql}, the user brings the driver. The backend-neutral runtime
+ * the JDBC backend needs only {@code java.sql}, the user brings the driver; {@code
+ * dev.leasehold.micrometer} binds meters when the application has Micrometer (an optional
+ * dependency). The backend-neutral runtime
  * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.protocol})
  * are internal and not exported.
  */
@@ -14,9 +16,13 @@ module dev.leasehold.core {
   requires io.netty.handler;
   requires org.slf4j;
   requires transitive java.sql;
+  // Optional: only dev.leasehold.micrometer uses it; micrometer-core 1.17.2 has no module-info,
+  // but its manifest names the automatic module micrometer.core.
+  requires static micrometer.core;
 
   exports dev.leasehold;
   exports dev.leasehold.etcd;
   exports dev.leasehold.jdbc;
   exports dev.leasehold.local;
+  exports dev.leasehold.micrometer;
 }

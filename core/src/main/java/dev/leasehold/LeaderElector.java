@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * LeaderElector elects one leader among the instances of a service and tells each instance
@@ -85,6 +86,13 @@ public interface LeaderElector extends AutoCloseable {
    * listener on the dispatcher, never on the elector's event loop.
    */
   Subscription onLeadershipChanged(LeadershipListener listener, Executor executor);
+
+  /**
+   * onRenewal subscribes to the confirmed renewals of the lease this instance holds (for a
+   * latency metric); each is reported once, in order, on the dispatcher thread, never on the
+   * event loop. A listener that throws is logged and stays subscribed.
+   */
+  Subscription onRenewal(Consumer<Renewal> listener);
 
   /**
    * close steps down if leading, releases this instance's lease (on etcd its key goes with

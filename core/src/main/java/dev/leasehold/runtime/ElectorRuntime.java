@@ -9,6 +9,7 @@ import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.LeadershipListener;
+import dev.leasehold.Renewal;
 import dev.leasehold.Subscription;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +26,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +58,7 @@ public final class ElectorRuntime implements LeaderElector {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final LeadershipWaiters waiters;
   private final HealthTracker tracker;
+  private final RenewalListeners renewals;
 
   // Written on the loop only, read anywhere.
   private volatile Snapshot snapshot = new Snapshot(ElectorState.FOLLOWER, null, null);
@@ -85,6 +88,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.releases = new Releases(config, store, scheduler, name);
     this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), closing::get);
     this.tracker = new HealthTracker(store.backend(), scheduler::nanoTime);
+    this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
     this.failures = new FailureLog(log, name);
   }
@@ -143,6 +147,11 @@ public final class ElectorRuntime implements LeaderElector {
   @Override
   public ElectorHealth health() {
     return tracker.health(started.get() && !closing.get());
+  }
+
+  @Override
+  public Subscription onRenewal(Consumer<Renewal> listener) {
+    return renewals.add(listener);
   }
 
   @Override
@@ -284,7 +293,11 @@ public final class ElectorRuntime implements LeaderElector {
     }
     TermHandle current = role == ElectorState.MASTER && term != null && !term.ended() ? term : null;
     snapshot = new Snapshot(role, machine.leader(), current);
-    tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), scheduler.nanoTime());
+    long now = scheduler.nanoTime();
+    long roundTrip = tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), now);
+    if (roundTrip != HealthTracker.NONE) {
+      renewals.report(role, roundTrip, now);
+    }
   }
 
   private void execute(Command c) {
