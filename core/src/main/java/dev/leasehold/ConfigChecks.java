@@ -91,6 +91,14 @@ static void validate(ElectorConfig.Settings<?> s) {
     if (s.resignHoldoff != null) {
       requireNanos("resignHoldoff", s.resignHoldoff);
     }
+    if (s.workStallTimeout != null) {
+      requirePositive("workStallTimeout", s.workStallTimeout);
+      requireNanos("workStallTimeout", s.workStallTimeout);
+      if (s.workStallTimeout.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new IllegalArgumentException(
+            "workStallTimeout must be >= 10ms, but was " + human(s.workStallTimeout));
+      }
+    }
   }
 
   private static void requirePositive(String field, Duration d) {

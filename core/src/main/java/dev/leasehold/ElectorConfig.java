@@ -3,6 +3,7 @@ package dev.leasehold;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -24,6 +25,7 @@ public final class ElectorConfig {
   private final Duration resignHoldoff;
   private final boolean standbyLease;
   private final boolean closeOnShutdown;
+  private final Duration workStallTimeout;
 
   /** etcd's largest lease TTL (MaxLeaseTTL, 9,000,000,000 s). */
   static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
@@ -42,6 +44,7 @@ public final class ElectorConfig {
     this.resignHoldoff = b.resignHoldoff != null ? b.resignHoldoff : b.leaseTtl;
     this.standbyLease = b.standbyLease;
     this.closeOnShutdown = b.closeOnShutdown;
+    this.workStallTimeout = b.workStallTimeout;
   }
 
   /** builder starts a config with every default set except the election key. */
@@ -109,6 +112,15 @@ public final class ElectorConfig {
     return closeOnShutdown;
   }
 
+  /**
+   * workStallTimeout is how long a MASTER waits for a {@link Leadership#heartbeat()} from its
+   * leader-only work before it resigns with {@code WORK_STALLED}; empty (the default) when the
+   * watchdog is off.
+   */
+  public Optional<Duration> workStallTimeout() {
+    return Optional.ofNullable(workStallTimeout);
+  }
+
   @Override
   public String toString() {
     return "ElectorConfig{electionKey=" + electionKey + ", candidateId=" + candidateId
@@ -116,7 +128,8 @@ public final class ElectorConfig {
         + ", maxDriftRate=" + maxDriftRate + ", pollInterval=" + human(pollInterval)
         + ", rpcTimeout=" + human(rpcTimeout) + ", retryBackoff=" + human(retryBackoffInitial)
         + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff)
-        + ", standbyLease=" + standbyLease + ", closeOnShutdown=" + closeOnShutdown + "}";
+        + ", standbyLease=" + standbyLease + ", closeOnShutdown=" + closeOnShutdown
+        + (workStallTimeout != null ? ", workStallTimeout=" + human(workStallTimeout) : "") + "}";
   }
 
   static Duration defaultRpcTimeout(Duration ttl) {
@@ -191,6 +204,7 @@ public final class ElectorConfig {
     Duration resignHoldoff;
     boolean standbyLease = true;
     boolean closeOnShutdown;
+    Duration workStallTimeout;
 
     /** Settings starts with every default set except the election key. */
     protected Settings() {}
@@ -214,6 +228,7 @@ public final class ElectorConfig {
       resignHoldoff = c.resignHoldoff;
       standbyLease = c.standbyLease;
       closeOnShutdown = c.closeOnShutdown;
+      workStallTimeout = c.workStallTimeout;
       return self();
     }
 
@@ -306,6 +321,19 @@ public final class ElectorConfig {
      */
     public B closeOnShutdown(boolean closeOnShutdown) {
       this.closeOnShutdown = closeOnShutdown;
+      return self();
+    }
+
+    /**
+     * workStallTimeout turns on the leader-work watchdog: while MASTER, if the leader's work
+     * calls {@link Leadership#heartbeat()} less often than this (the first time counting from
+     * election), the elector resigns with {@code WORK_STALLED} and sits out the resign
+     * hold-off, so a healthy instance takes over from one whose work hung. At least 10 ms;
+     * default off (null). Pick it well above the work's longest honest pause between
+     * heartbeats: a false alarm costs a handover.
+     */
+    public B workStallTimeout(Duration workStallTimeout) {
+      this.workStallTimeout = workStallTimeout;
       return self();
     }
 

@@ -55,6 +55,22 @@ public interface Leadership {
   boolean isValid();
 
   /**
+   * heartbeat tells the elector that this term's leader-only work is alive. With {@code
+   * workStallTimeout} configured, a MASTER whose work goes that long without one (the first
+   * time counting from election) resigns with {@link LeadershipEvent.Cause#WORK_STALLED};
+   * without it a heartbeat does nothing. One volatile write: it never blocks, and a heartbeat
+   * on a term that ended does nothing (it cannot keep a later term alive).
+   */
+  void heartbeat();
+
+  /**
+   * resign gives this term up, like {@link LeaderElector#resign()}, but only while it is still
+   * the current term: a late call from an ended term's work never ends a newer one. It returns
+   * at once; the loss (RESIGNED) reaches listeners and {@link #whenLost()} afterwards.
+   */
+  void resign();
+
+  /**
    * whenLost completes with the event that ended this term (LOST causes or CLOSED); it is
    * completed on the dispatcher thread, after {@link #isValid()} has already turned false.
    */

@@ -11,8 +11,8 @@ import java.util.OptionalLong;
  *
  * <p>Per listener, every {@link Cause#ELECTED} event (and a {@link Cause#SUBSCRIBED} event
  * with {@code to == MASTER}) is followed by exactly one event that leaves MASTER
- * ({@code from == MASTER} and {@code to != MASTER}: a loss cause, {@link Cause#RESIGNED} or
- * {@link Cause#CLOSED}) before the next ELECTED; while MASTER, only
+ * ({@code from == MASTER} and {@code to != MASTER}: a loss cause, such as {@link Cause#RESIGNED},
+ * {@link Cause#WORK_STALLED} or {@link Cause#CLOSED}) before the next ELECTED; while MASTER, only
  * {@link Cause#STORE_UNAVAILABLE} and {@link Cause#STORE_RECOVERED} come in between, from and to
  * MASTER. Immutable and thread-safe.
  *
@@ -54,8 +54,14 @@ public record LeadershipEvent(
     KEY_DELETED,
     /** KEY_TAKEN: the key was found bound to another lease or another create revision. */
     KEY_TAKEN,
-    /** RESIGNED: {@code resign()} gave leadership up. */
+    /** RESIGNED: {@code resign()} (the elector's or the term's) gave leadership up. */
     RESIGNED,
+    /**
+     * WORK_STALLED: the leader's work went {@code workStallTimeout} without a {@link
+     * Leadership#heartbeat()}, so the elector resigned (and sits out the resign hold-off, so
+     * another instance takes over). A loss, like RESIGNED; off unless configured.
+     */
+    WORK_STALLED,
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
     /**
@@ -69,7 +75,7 @@ public record LeadershipEvent(
 
     /**
      * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
-     * KEY_DELETED, KEY_TAKEN, RESIGNED, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
+     * KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
      * term, whatever ended it; an event is one exactly when {@link LeadershipEvent#isLost()}
      * ({@code from == MASTER && to != MASTER}). CLOSED and STORE_UNAVAILABLE end a term only
      * when they leave MASTER: a follower's CLOSED, and the usual STORE_UNAVAILABLE that keeps
@@ -77,8 +83,8 @@ public record LeadershipEvent(
      */
     public boolean isLoss() {
       return switch (this) {
-        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, CLOSED,
-            STORE_UNAVAILABLE -> true;
+        case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED,
+            CLOSED, STORE_UNAVAILABLE -> true;
         default -> false;
       };
     }
@@ -134,8 +140,8 @@ public record LeadershipEvent(
 
   /**
    * isLost is true when this event ends this process's term of leadership (a loss): it
-   * leaves MASTER, for one of the {@link Cause#isLoss()} causes. RESIGNED and CLOSED are
-   * losses too; a follower's CLOSED is not, as it ends no term.
+   * leaves MASTER, for one of the {@link Cause#isLoss()} causes. RESIGNED, WORK_STALLED and
+   * CLOSED are losses too; a follower's CLOSED is not, as it ends no term.
    */
   public boolean isLost() {
     return from == ElectorState.MASTER && to != ElectorState.MASTER;

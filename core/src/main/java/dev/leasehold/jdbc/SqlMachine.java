@@ -139,8 +139,8 @@ final class SqlMachine implements Machine {
       close(now);
     } else if (input instanceof Input.Start) {
       follower.start(now);
-    } else if (input instanceof Input.Resign) {
-      current().resign(now);
+    } else if (input instanceof Input.Resign r) {
+      current().resign(r.cause(), now);
     } else if (input instanceof Input.TimerFired t) {
       SqlTimer kind = fx.fired(t);
       if (kind != null) {

@@ -18,7 +18,8 @@ import dev.leasehold.LeadershipEvent.Cause;
  *       false), then it reads the row only to name the cause for the listeners, who still see a
  *       MASTER meanwhile: {@code KEY_DELETED} (no row, or released by someone else) or
  *       {@code KEY_TAKEN} (another holder or epoch);
- *   <li>on resign() ({@code RESIGNED}), then sitting out the hold-off.
+ *   <li>on resign() ({@code RESIGNED}; {@code WORK_STALLED} from the runtime's watchdog), then
+ *       sitting out the hold-off.
  * </ul>
  *
  * <p>Every way out but KEY_* sends S5 and keeps the term as an orphan until S5 succeeds, then
@@ -119,12 +120,12 @@ final class SqlMaster extends SqlRole {
   }
 
   @Override
-  void resign(long now) {
+  void resign(Cause cause, long now) {
     if (m.naming) {
       return;
     }
     m.follower.holdOff(now + m.config.resignHoldoffNanos());
-    stepDown(Cause.RESIGNED, now);
+    stepDown(cause, now);
   }
 
   /** sessionFailed ends the term: a statement on its session failed, or the session changed. */

@@ -1,5 +1,7 @@
 package dev.leasehold.jdbc;
 
+import dev.leasehold.LeadershipEvent.Cause;
+
 /**
  * SqlRole handles one role's inputs ({@link SqlFollower}, {@link SqlCandidate},
  * {@link SqlMaster}); {@link SqlMachine#step} picks the current one, after it has done the
@@ -20,6 +22,6 @@ abstract class SqlRole {
   /** onTimer handles a timer that went off for its latest arming. */
   abstract void onTimer(SqlTimer kind, long now);
 
-  /** resign gives leadership up; nothing to do unless MASTER. */
-  void resign(long now) {}
+  /** resign gives leadership up, the loss labelled {@code cause}; nothing to do unless MASTER. */
+  void resign(Cause cause, long now) {}
 }

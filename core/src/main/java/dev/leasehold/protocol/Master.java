@@ -10,7 +10,8 @@ import dev.leasehold.runtime.Input;
  * Master handles the MASTER's inputs. Its lease renews every TTL/6 and earns the deadline
  * ({@link Lease}); the MASTER judges what reads and watch events show of its key, and steps
  * down at the deadline, when its key is taken (bound to another lease or create revision),
- * when etcd reports its lease gone, or on resign(). When its key is deleted it steps down at
+ * when etcd reports its lease gone, or on resign() (RESIGNED, or WORK_STALLED from the
+ * runtime's watchdog). When its key is deleted it steps down at
  * once and asks whether its lease went too ({@link Probing}).
  *
  * <p>Every way out changes the role before the event goes out, so {@code isLeader()} is false
@@ -42,9 +43,9 @@ final class Master extends Role {
 
   @Override
   void on(Input in, long now) {
-    if (in instanceof Input.Resign) {
+    if (in instanceof Input.Resign r) {
       m.follower.holdOff(now + m.config.resignHoldoffNanos());
-      lose(Cause.RESIGNED, null, now);
+      lose(r.cause(), null, now);
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
     } else if (in instanceof EtcdInput.WatchPut p) {

@@ -13,9 +13,7 @@ import dev.leasehold.Renewal;
 import dev.leasehold.Subscription;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -64,7 +62,8 @@ public final class ElectorRuntime implements LeaderElector {
   private volatile Snapshot snapshot = new Snapshot(ElectorState.FOLLOWER, null, null);
 
   // Loop-confined.
-  private final Map<Enum<?>, Scheduler.Cancellable> timers = new HashMap<>();
+  private final Timers timers;
+  private final Watchdog watchdog;
   private final Releases releases;
   private final FailureLog failures;
   private TermHandle term;
@@ -91,6 +90,9 @@ public final class ElectorRuntime implements LeaderElector {
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
     this.failures = new FailureLog(log, name);
+    this.timers = new Timers(scheduler, this::handle);
+    long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);
+    this.watchdog = new Watchdog(scheduler, stall, name, t -> resignOnLoop(t, Cause.WORK_STALLED));
   }
 
   @Override
@@ -157,6 +159,21 @@ public final class ElectorRuntime implements LeaderElector {
   @Override
   public void resign() {
     submit(new Input.Resign());
+  }
+
+  /** resignTerm resigns {@code t} from any thread, if it is still the current term then. */
+  private void resignTerm(TermHandle t) {
+    try {
+      scheduler.execute(() -> resignOnLoop(t, Cause.RESIGNED));
+    } catch (RejectedExecutionException closedAlready) {
+      // Closing released the term already.
+    }
+  }
+
+  private void resignOnLoop(TermHandle t, Cause cause) {
+    if (t == term && !t.ended()) {
+      handle(new Input.Resign(cause));
+    }
   }
 
   @Override
@@ -238,10 +255,8 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void finishClose() {
-    for (Scheduler.Cancellable t : timers.values()) {
-      t.cancel();
-    }
-    timers.clear();
+    timers.cancelAll();
+    watchdog.stop();
     waiters.closed();
     store.close();
     scheduler.shutdown();
@@ -302,13 +317,9 @@ public final class ElectorRuntime implements LeaderElector {
 
   private void execute(Command c) {
     if (c instanceof Command.SetTimer t) {
-      cancelTimer(t.timer());
-      long delay = t.atNanos() - scheduler.nanoTime();
-      timers.put(
-          t.timer(),
-          scheduler.schedule(() -> handle(new Input.TimerFired(t.timer(), t.seq())), delay));
+      timers.set(t);
     } else if (c instanceof Command.CancelTimer t) {
-      cancelTimer(t.timer());
+      timers.cancel(t.timer());
     } else if (c instanceof Command.Publish p) {
       publish(p);
     } else if (c instanceof Command.Release r) {
@@ -317,13 +328,6 @@ public final class ElectorRuntime implements LeaderElector {
       calls.send(call);
     } else {
       store.send(c, this::submit);
-    }
-  }
-
-  private void cancelTimer(Enum<?> timer) {
-    Scheduler.Cancellable old = timers.remove(timer);
-    if (old != null) {
-      old.cancel();
     }
   }
 
@@ -343,7 +347,8 @@ public final class ElectorRuntime implements LeaderElector {
               scheduler::nanoTime,
               machine.deadline(),
               machine.termDetail(),
-              store.guarantee());
+              store.guarantee(),
+              this::resignTerm);
       refreshSnapshot();
       leadership = Optional.of(term);
     }
@@ -359,6 +364,7 @@ public final class ElectorRuntime implements LeaderElector {
       TermHandle ended = term;
       ended.end();
       term = null;
+      watchdog.stop();
       try {
         scheduler.dispatcher().execute(() -> ended.completeLost(event));
       } catch (RejectedExecutionException closedAlready) {
@@ -367,6 +373,7 @@ public final class ElectorRuntime implements LeaderElector {
     }
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {
+      watchdog.watch(term);
       waiters.elected(term);
     }
   }

@@ -1,5 +1,7 @@
 package dev.leasehold.runtime;
 
+import dev.leasehold.LeadershipEvent.Cause;
+
 /**
  * Input is anything that happens to an elector's {@link Machine}: a user request, a timer
  * going off, or (from each backend's own inputs) a store reply or notification.
@@ -12,8 +14,24 @@ public interface Input {
   /** Start begins the election. */
   record Start() implements Input {}
 
-  /** Resign gives up leadership if held. */
-  record Resign() implements Input {}
+  /**
+   * Resign gives up leadership if held; {@code cause} labels the loss: {@link Cause#RESIGNED}
+   * for {@code resign()}, {@link Cause#WORK_STALLED} for the leader-work watchdog. The two are
+   * one step of the protocol; only the label differs.
+   */
+  record Resign(Cause cause) implements Input {
+    /** Resign rejects a cause other than RESIGNED or WORK_STALLED. */
+    public Resign {
+      if (cause != Cause.RESIGNED && cause != Cause.WORK_STALLED) {
+        throw new IllegalArgumentException("a resign's cause must be RESIGNED or WORK_STALLED, but was " + cause);
+      }
+    }
+
+    /** Resign is the user's {@code resign()}: cause RESIGNED. */
+    public Resign() {
+      this(Cause.RESIGNED);
+    }
+  }
 
   /** Close stops the machine for good. */
   record Close() implements Input {}

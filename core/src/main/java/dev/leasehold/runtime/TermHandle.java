@@ -7,13 +7,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * TermHandle is the {@link Leadership} of one term.
  *
  * <p>Thread-safe: the event loop writes the deadline and the ended flag (volatile), any
- * thread reads them; {@code whenLost} is completed on the dispatcher thread.
+ * thread reads them; {@link #heartbeat()} writes its time (volatile) from any thread;
+ * {@code whenLost} is completed on the dispatcher thread.
  */
 final class TermHandle implements Leadership {
   private final String electionKey;
@@ -27,6 +29,8 @@ final class TermHandle implements Leadership {
   private final CompletableFuture<LeadershipEvent> lost = new CompletableFuture<>();
   private volatile long deadline;
   private volatile boolean ended;
+  private volatile long lastHeartbeat;
+  private final Consumer<TermHandle> resigner;
 
   TermHandle(
       String electionKey,
@@ -37,7 +41,8 @@ final class TermHandle implements Leadership {
       LongSupplier clock,
       long deadline,
       Object detail,
-      Guarantee guarantee) {
+      Guarantee guarantee,
+      Consumer<TermHandle> resigner) {
     this.electionKey = electionKey;
     this.candidateId = candidateId;
     this.fencingToken = fencingToken;
@@ -47,6 +52,13 @@ final class TermHandle implements Leadership {
     this.deadline = deadline;
     this.detail = detail;
     this.guarantee = guarantee;
+    this.resigner = resigner;
+    this.lastHeartbeat = clock.getAsLong();
+  }
+
+  /** lastHeartbeat is the monotonic time of the last {@link #heartbeat()}, or of the election. */
+  long lastHeartbeat() {
+    return lastHeartbeat;
   }
 
   /** detail is the machine's {@link Machine#termDetail()} at election, or null. */
@@ -117,6 +129,20 @@ final class TermHandle implements Leadership {
     }
     long left = deadline - clock.getAsLong();
     return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+  }
+
+  @Override
+  public void heartbeat() {
+    if (!ended) {
+      lastHeartbeat = clock.getAsLong();
+    }
+  }
+
+  @Override
+  public void resign() {
+    if (!ended) {
+      resigner.accept(this);
+    }
   }
 
   @Override

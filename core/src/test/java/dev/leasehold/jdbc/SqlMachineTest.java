@@ -78,6 +78,16 @@ class SqlMachineTest {
   }
 
   @Test
+  void aStalledWorkResignReleasesLikeResignAndIsLabelledWorkStalled() {
+    h.elect();
+    HolderToken me = h.m.master.holder();
+    h.step(new Input.Resign(Cause.WORK_STALLED));
+    assertEquals(ElectorState.FOLLOWER, h.m.role());
+    assertEquals(List.of(Cause.WORK_STALLED), h.published());
+    assertEquals(me, h.only(SqlCommand.Release.class).holder());
+  }
+
+  @Test
   void resignReleasesTheRowThenTheLockThenHoldsOff() {
     h.elect();
     HolderToken me = h.m.master.holder();

@@ -271,6 +271,15 @@ class ElectionMachineTest {
   }
 
   @Test
+  void aStalledWorkResignIsTheSameStepLabelledWorkStalled() {
+    elect(11);
+    step(new Input.Resign(Cause.WORK_STALLED));
+    assertEquals(List.of(Cause.WORK_STALLED), published());
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    assertEquals(LEASE, only(Command.Release.class).leaseId());
+  }
+
+  @Test
   void holdOffEndsOnceAnotherCandidateHasTakenOver() {
     elect(11);
     long watchId = watchIdAfterElection();
