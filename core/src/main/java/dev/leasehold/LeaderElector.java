@@ -66,6 +66,45 @@ public interface LeaderElector extends AutoCloseable {
   Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException;
 
   /**
+   * runWhileLeader waits until this instance leads, then runs {@code task} with the term on a
+   * worker thread of its own (never the event loop or the dispatcher), and returns how it
+   * ended; it is {@link #runWhileLeader(LeaderTask, Duration)} with a grace of the RPC timeout.
+   */
+  default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) throws InterruptedException {
+    return WhileLeader.run(this, task, config().rpcTimeout());
+  }
+
+  /**
+   * runWhileLeader waits until this instance leads (as long as it takes), then runs {@code
+   * task} with the term on a new daemon worker thread that it owns, never the event loop or the
+   * dispatcher, while the calling thread watches the term. It interrupts the worker when the
+   * term ends, and in any case once only {@code grace} is left before the local deadline (no
+   * renewal confirmed for that long), so the task has {@code grace} to stop before the term
+   * can end. A task still running {@code grace} after its interrupt is reported: one WARN line
+   * and {@link LeaderTaskOutcome#ignoredInterrupt()}; the runner then waits for it to return.
+   *
+   * <p>When the task returns or throws while the term is still valid, the term is resigned
+   * ({@link Leadership#resign()}), as with Curator's LeaderSelector: a term nobody works in only
+   * keeps the other instances out. The elector stays a candidate; call runWhileLeader again to
+   * run the next term's work. Nothing the task throws escapes: it is in {@link
+   * LeaderTaskOutcome#failure()}.
+   *
+   * @param grace how long before the local deadline the task is interrupted, and how long it
+   *     then has to stop before it is reported; at least 0 and less than leaseTtl/3, so that
+   *     renewals in good health never trigger it
+   * @throws InterruptedException if the calling thread is interrupted: while waiting to lead
+   *     (no task ran), or while the task ran (it was interrupted, given {@code grace} to stop,
+   *     and its term resigned)
+   * @throws java.util.concurrent.CancellationException if the elector is or becomes closed
+   *     before this instance leads
+   * @throws IllegalArgumentException if {@code grace} is out of range
+   */
+  default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace)
+      throws InterruptedException {
+    return WhileLeader.run(this, task, grace);
+  }
+
+  /**
    * resign gives leadership up now if held (the lease is revoked so others take over at
    * once) and keeps this instance a candidate for later terms; it does nothing otherwise.
    */
