@@ -17,8 +17,9 @@ module dev.leasehold.core {
   requires org.slf4j;
   requires transitive java.sql;
   // Optional: only dev.leasehold.micrometer uses it; micrometer-core 1.17.2 has no module-info,
-  // but its manifest names the automatic module micrometer.core.
-  requires static micrometer.core;
+  // but its manifest names the automatic module micrometer.core. Transitive, because the
+  // binder's signatures name its types (MeterBinder, MeterRegistry, Tag).
+  requires static transitive micrometer.core;
 
   exports dev.leasehold;
   exports dev.leasehold.etcd;

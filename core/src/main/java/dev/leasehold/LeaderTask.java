@@ -4,6 +4,9 @@ package dev.leasehold;
  * LeaderTask is leader-only work for {@link LeaderElector#runWhileLeader}: it runs on a worker
  * thread with the term it may act in, and must stop when interrupted.
  *
+ * <p>Thread safety: each run calls {@link #run} once, on that run's own worker thread; an
+ * instance given to several runs at once must be thread-safe itself.
+ *
  * @param <T> what the work returns
  */
 @FunctionalInterface

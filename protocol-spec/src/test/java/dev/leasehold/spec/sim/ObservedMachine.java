@@ -168,4 +168,9 @@ final class ObservedMachine implements Machine {
   public long leaseId() {
     return m.leaseId();
   }
+
+  @Override
+  public long renewalSentAt() {
+    return m.renewalSentAt();
+  }
 }
