@@ -336,8 +336,8 @@ public final class FallbackRuntime implements FallbackElector {
     activeView = s.target;
     Tier next = tiers.get(s.target);
     publish(told, s.cause, null, null, s.reason);
-    log.warn("{}: {}: {}; elections now run on {} (guarantee {})", name, s.cause, s.reason,
-        next.backend().propertyName(), next.backend().guarantee());
+    log.warn("{}: {} {}; terms now carry guarantee {}", name, s.cause, s.reason,
+        next.backend().guarantee());
     startInner();
   }
 
@@ -405,8 +405,8 @@ public final class FallbackRuntime implements FallbackElector {
       // The active tier's elector could not even be built: nothing to close.
       activeView = target;
       publish(told, cause, null, null, reason);
-      log.warn("{}: {}: {}; elections now run on {} (guarantee {})", name, cause, reason,
-          tiers.get(target).backend().propertyName(), tiers.get(target).backend().guarantee());
+      log.warn("{}: {} {}; terms now carry guarantee {}", name, cause, reason,
+          tiers.get(target).backend().guarantee());
       startInner();
       return;
     }

@@ -86,8 +86,8 @@ final class Reach {
     }
     String from = rt.tiers.get(next - 1).backend().propertyName();
     String to = rt.tiers.get(next).backend().propertyName();
-    rt.beginSwitch(next, Cause.FALLBACK, from + " unreachable for " + seconds(waited)
-        + " (" + outageReason + "); falling back from " + from + " to " + to);
+    rt.beginSwitch(next, Cause.FALLBACK, "from " + from + " to " + to + ": " + from
+        + " unreachable for " + seconds(waited) + " (" + outageReason + ")");
   }
 
   private void startProbe() {
@@ -141,8 +141,8 @@ final class Reach {
     String preferred = rt.tiers.get(0).backend().propertyName();
     String from = rt.tiers.get(rt.activeIndex()).backend().propertyName();
     stopProbe();
-    rt.beginSwitch(0, Cause.FALLBACK_ENDED, preferred + " answered again for " + seconds(waited)
-        + "; returning from " + from + " to " + preferred);
+    rt.beginSwitch(0, Cause.FALLBACK_ENDED, "from " + from + " to " + preferred + ": " + preferred
+        + " answered again for " + seconds(waited));
   }
 
   private void stopProbe() {

@@ -111,15 +111,15 @@ final class BackendProperties {
     String m = String.valueOf(e.getMessage());
     String best = null;
     for (String field : origins.keySet()) {
-      if (m.startsWith(field + " ") && (best == null || field.length() > best.length())) {
+      boolean names = m.startsWith(field + " ") || m.startsWith(field + "[");
+      if (names && (best == null || field.length() > best.length())) {
         best = field;
       }
     }
     if (best == null) {
       return e;
     }
-    IllegalArgumentException named = new IllegalArgumentException(origins.get(best) + ": " + m, e);
-    return named;
+    return new IllegalArgumentException(origins.get(best) + ": " + m, e);
   }
 
   /** human prints a duration as the errors do: 200ms, 5s, 1.5s. */
@@ -142,7 +142,11 @@ final class BackendProperties {
               + (value == null ? "" : value) + "\"");
         }
         String field = FIELDS.get(property);
-        b.origins.put(field, shown.get(property) + "=" + (secret ? "(hidden)" : "\"" + value + "\""));
+        String origin = shown.get(property) + "=" + (secret ? "(hidden)" : "\"" + value + "\"");
+        b.origins.put(field, origin);
+        if (field.startsWith("credentials ")) {
+          b.origins.putIfAbsent("credentials", origin); // etcd's errors name "credentials ..." as one
+        }
       }
       text("leasehold.backends", v -> b.backends(backends(v)));
       text("leasehold.fallback", v -> b.fallback(policy(v)));

@@ -262,13 +262,14 @@ public final class Backends {
     }
 
     private void checkSettings(Backend b, Object settings, String how) {
+      String n = b.propertyName();
       if (backends.contains(b) && settings == null) {
-        throw new IllegalArgumentException(b.propertyName() + " settings must be given with " + how
-            + " when backends names " + b.propertyName() + ", but were not");
+        throw new IllegalArgumentException("backends names " + n + ", so " + n
+            + " settings must be given with " + how + ", but were not");
       }
       if (!backends.contains(b) && settings != null) {
-        throw new IllegalArgumentException(b.propertyName() + " settings must not be given when "
-            + "backends does not name " + b.propertyName() + ", but backends was " + names(backends));
+        throw new IllegalArgumentException("backends does not name " + n + ", so " + n
+            + " settings must not be given, but were (backends " + names(backends) + ")");
       }
     }
 
