@@ -56,6 +56,7 @@ final class BackendProperties {
     FIELDS.put("leasehold.jdbc.password", "jdbc password");
     FIELDS.put("leasehold.jdbc.table", "table");
     FIELDS.put("leasehold.jdbc.create-table", "createTable");
+    FIELDS.put("leasehold.jdbc.allow-relaxed-durability", "allowRelaxedDurability");
   }
 
   private BackendProperties() {}
@@ -206,6 +207,7 @@ final class BackendProperties {
       jdbc.jdbcUrl(url, p.get("leasehold.jdbc.user"), p.get("leasehold.jdbc.password"));
       text("leasehold.jdbc.table", jdbc::table);
       flag("leasehold.jdbc.create-table", jdbc::createTable);
+      flag("leasehold.jdbc.allow-relaxed-durability", jdbc::allowRelaxedDurability);
     }
 
     private void text(String property, java.util.function.Consumer<String> to) {
