@@ -26,12 +26,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * FallbackRuntime runs one elector at a time over an ordered list of backends ({@link Tier}s),
+ * FallbackRuntime runs one elector at a time over an ordered list of backends ({@link BackendTier}s),
  * forwards its events to its own listener bus, and switches backend by its {@link
  * FallbackPolicy}: {@link Switch} carries a switch out.
  *
@@ -49,24 +48,8 @@ public final class FallbackRuntime implements FallbackElector {
   private static final Logger log = LoggerFactory.getLogger(FallbackRuntime.class);
   private static final long CLOSED_EVENT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
-  /**
-   * Tier is one backend of the chain: a factory of fresh, unstarted electors on it, and (for
-   * the preferred backend under FALL_BACK_AND_RETURN) of probe electors on its probe key.
-   *
-   * @param backend the backend
-   * @param elector builds a new elector on it, each time it becomes active
-   * @param probe builds a probe elector on it, or null when it is never probed
-   */
-  public record Tier(Backend backend, Supplier<LeaderElector> elector, Supplier<LeaderElector> probe) {
-    /** Tier rejects a null backend or elector factory. */
-    public Tier {
-      Objects.requireNonNull(backend, "backend");
-      Objects.requireNonNull(elector, "elector");
-    }
-  }
-
   final ElectorConfig config;
-  final List<Tier> tiers;
+  final List<BackendTier> tiers;
   final FallbackPolicy policy;
   final long fallbackAfterNanos;
   final long returnAfterNanos;
@@ -94,7 +77,7 @@ public final class FallbackRuntime implements FallbackElector {
   /** FallbackRuntime wires the tiers; nothing is built or started until {@link #start()}. */
   public FallbackRuntime(
       ElectorConfig config,
-      List<Tier> tiers,
+      List<BackendTier> tiers,
       FallbackPolicy policy,
       Duration fallbackAfter,
       Duration returnAfter,
@@ -119,7 +102,7 @@ public final class FallbackRuntime implements FallbackElector {
 
   @Override
   public List<Backend> backends() {
-    return tiers.stream().map(Tier::backend).toList();
+    return tiers.stream().map(BackendTier::backend).toList();
   }
 
   @Override
@@ -333,11 +316,15 @@ public final class FallbackRuntime implements FallbackElector {
       finishClose();
       return;
     }
-    activeView = s.target;
-    Tier next = tiers.get(s.target);
-    publish(told, s.cause, null, null, s.reason);
-    log.warn("{}: {} {}; terms now carry guarantee {}", name, s.cause, s.reason,
-        next.backend().guarantee());
+    enter(s.target, s.cause, s.reason);
+  }
+
+  /** enter makes tier {@code target} active: the switch's one event and WARN line, then its elector. */
+  private void enter(int target, Cause cause, String reason) {
+    activeView = target;
+    publish(told, cause, null, null, reason);
+    log.warn("{}: {} {}; terms now carry guarantee {}", name, cause, reason,
+        tiers.get(target).backend().guarantee());
     startInner();
   }
 
@@ -356,7 +343,7 @@ public final class FallbackRuntime implements FallbackElector {
     if (closeRequested) {
       return;
     }
-    Tier tier = tiers.get(activeView);
+    BackendTier tier = tiers.get(activeView);
     reach.activated(activeView);
     LeaderElector inner;
     try {
@@ -402,12 +389,7 @@ public final class FallbackRuntime implements FallbackElector {
     }
     LeaderElector inner = innerView;
     if (inner == null) {
-      // The active tier's elector could not even be built: nothing to close.
-      activeView = target;
-      publish(told, cause, null, null, reason);
-      log.warn("{}: {} {}; terms now carry guarantee {}", name, cause, reason,
-          tiers.get(target).backend().guarantee());
-      startInner();
+      enter(target, cause, reason); // the active tier's elector could not be built: nothing to close
       return;
     }
     pending = new Switch(this, inner, target, cause, reason);

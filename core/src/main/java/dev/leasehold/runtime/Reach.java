@@ -91,7 +91,7 @@ final class Reach {
   }
 
   private void startProbe() {
-    FallbackRuntime.Tier preferred = rt.tiers.get(0);
+    BackendTier preferred = rt.tiers.get(0);
     if (probe != null || preferred.probe() == null) {
       return;
     }

@@ -6,6 +6,7 @@ import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import dev.leasehold.local.LocalLeaderElector;
 import dev.leasehold.local.LocalStore;
+import dev.leasehold.runtime.BackendTier;
 import dev.leasehold.runtime.FallbackRuntime;
 import dev.leasehold.runtime.ThreadScheduler;
 import java.time.Duration;
@@ -45,8 +46,6 @@ import java.util.function.Supplier;
 public final class Backends {
   /** The key suffix of the probe election FALL_BACK_AND_RETURN runs on the preferred backend. */
   public static final String PROBE_SUFFIX = ".fallback-probe";
-
-  private static final LocalStore SHARED_LOCAL = LocalStore.create();
 
   private Backends() {}
 
@@ -93,7 +92,12 @@ public final class Backends {
    * is given, so that every such elector of this JVM elects among the others.
    */
   public static LocalStore sharedLocalStore() {
-    return SHARED_LOCAL;
+    return SharedLocal.STORE;
+  }
+
+  // Made on first use only: a store owns a (lazily started) daemon thread.
+  private static final class SharedLocal {
+    static final LocalStore STORE = LocalStore.create();
   }
 
   /**
@@ -209,7 +213,7 @@ public final class Backends {
       }
       // The composite registers the shutdown hook; its inner electors must not race it.
       ElectorConfig inner = ElectorConfig.builder().config(neutral).closeOnShutdown(false).build();
-      List<FallbackRuntime.Tier> tiers = new ArrayList<>();
+      List<BackendTier> tiers = new ArrayList<>();
       for (int i = 0; i < order.size(); i++) {
         Backend b = order.get(i);
         Supplier<LeaderElector> electors = factory(b, inner);
@@ -225,7 +229,7 @@ public final class Backends {
           probes = factory(b, probe);
           probes.get();
         }
-        tiers.add(new FallbackRuntime.Tier(b, electors, probes));
+        tiers.add(new BackendTier(b, electors, probes));
       }
       String name = neutral.candidateId() + "@" + neutral.electionKey();
       return new FallbackRuntime(
@@ -278,7 +282,7 @@ public final class Backends {
         case ETCD -> () -> etcd.config(c).build();
         case JDBC -> () -> jdbc.config(c).build();
         case LOCAL -> {
-          LocalStore store = local != null ? local : SHARED_LOCAL;
+          LocalStore store = local != null ? local : sharedLocalStore();
           yield () -> LocalLeaderElector.builder().store(store).config(c).build();
         }
       };

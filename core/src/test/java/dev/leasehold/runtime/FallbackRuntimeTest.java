@@ -56,10 +56,10 @@ class FallbackRuntimeTest {
 
   private FallbackRuntime start(FallbackPolicy policy, boolean twoTiers) {
     ElectorConfig c = ElectorConfig.builder().electionKey(KEY).candidateId("me").leaseTtl(TTL).build();
-    List<FallbackRuntime.Tier> tiers = new ArrayList<>();
-    tiers.add(new FallbackRuntime.Tier(Backend.ETCD, on(preferred, KEY), on(preferred, KEY + ".fallback-probe")));
+    List<BackendTier> tiers = new ArrayList<>();
+    tiers.add(new BackendTier(Backend.ETCD, on(preferred, KEY), on(preferred, KEY + ".fallback-probe")));
     if (twoTiers) {
-      tiers.add(new FallbackRuntime.Tier(Backend.LOCAL, on(fallback, KEY), null));
+      tiers.add(new BackendTier(Backend.LOCAL, on(fallback, KEY), null));
     }
     elector = new FallbackRuntime(c, tiers, policy, TTL, Duration.ofMillis(300), new ThreadScheduler(), "me@" + KEY);
     elector.onLeadershipChanged(events::add);
