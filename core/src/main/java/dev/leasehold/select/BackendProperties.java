@@ -88,6 +88,9 @@ final class BackendProperties {
           continue;
         }
         property = byEnv.get(key);
+        if (property == null) {
+          continue; // not ours: the CLI hands its child LEASEHOLD_FENCING_TOKEN and others
+        }
       } else {
         if (!key.startsWith("leasehold.")) {
           continue;
@@ -95,10 +98,8 @@ final class BackendProperties {
         property = FIELDS.containsKey(key) ? key : null;
       }
       if (property == null) {
-        List<String> known = environment ? new ArrayList<>(byEnv.keySet()) : names();
-        throw new IllegalArgumentException(
-            key + " is not a Leasehold " + (environment ? "variable" : "property") + " (known: "
-                + String.join(", ", known) + "), but was set to \"" + e.getValue() + "\"");
+        throw new IllegalArgumentException(key + " is not a Leasehold property (known: "
+            + String.join(", ", names()) + "), but was set to \"" + e.getValue() + "\"");
       }
       props.put(property, e.getValue());
       shown.put(property, key);

@@ -72,7 +72,9 @@ public final class Backends {
    * fromEnvironment starts a builder from {@code LEASEHOLD_*} variables: each property's name in
    * upper case with '.' and '-' as '_' ({@code LEASEHOLD_BACKENDS}, {@code
    * LEASEHOLD_ETCD_ENDPOINTS}, {@code LEASEHOLD_FALLBACK_RETURN_AFTER}); other variables are
-   * ignored, an unknown {@code LEASEHOLD_*} one is an error.
+   * ignored, unknown {@code LEASEHOLD_*} ones too (the {@code leasehold} command hands its child
+   * {@code LEASEHOLD_FENCING_TOKEN} and others), so a misspelt name is not caught here as it is by
+   * {@link #fromProperties}.
    *
    * @throws IllegalArgumentException naming the variable and the value of the first problem
    */
@@ -279,8 +281,18 @@ public final class Backends {
 
     private Supplier<LeaderElector> factory(Backend b, ElectorConfig c) {
       return switch (b) {
-        case ETCD -> () -> etcd.config(c).build();
-        case JDBC -> () -> jdbc.config(c).build();
+        // One builder serves every build of every elector built from this one, on their loops:
+        // setting the config and building must not interleave.
+        case ETCD -> () -> {
+          synchronized (etcd) {
+            return etcd.config(c).build();
+          }
+        };
+        case JDBC -> () -> {
+          synchronized (jdbc) {
+            return jdbc.config(c).build();
+          }
+        };
         case LOCAL -> {
           LocalStore store = local != null ? local : sharedLocalStore();
           yield () -> LocalLeaderElector.builder().store(store).config(c).build();

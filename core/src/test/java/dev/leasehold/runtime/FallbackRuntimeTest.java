@@ -165,4 +165,34 @@ class FallbackRuntimeTest {
     await().atMost(SOON).until(() -> fallback.leaseCount() == 0);
     assertPaired();
   }
+
+  @Test
+  void anOutageShorterThanFallbackAfterCausesNoFallback() {
+    start(FallbackPolicy.FALL_BACK, true);
+    awaitEvent(Cause.ELECTED);
+    preferred.faults().makeUnavailable();
+    awaitEvent(Cause.STORE_UNAVAILABLE);
+    preferred.faults().makeAvailable();
+    awaitEvent(Cause.STORE_RECOVERED);
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+        .until(() -> !causes().contains(Cause.FALLBACK) && elector.fallbackInForce().isEmpty());
+    assertPaired();
+  }
+
+  @Test
+  void closingWhileFallenBackEndsTheFallbackTermWithClosedAndStops() throws Exception {
+    preferred.faults().makeUnavailable();
+    start(FallbackPolicy.FALL_BACK_AND_RETURN, true);
+    Leadership onFallback = await().atMost(SOON).until(
+        () -> elector.leadership().filter(t -> fallback.isCurrentTerm(t)), Optional::isPresent).orElseThrow();
+    elector.close();
+    assertEquals(ElectorState.STOPPED, elector.state());
+    LeadershipEvent last = events.get(events.size() - 1);
+    assertEquals(Cause.CLOSED, last.cause());
+    assertEquals(ElectorState.MASTER, last.from());
+    assertEquals(ElectorState.STOPPED, last.to());
+    assertFalse(onFallback.isValid());
+    assertEquals(Cause.CLOSED, onFallback.whenLost().toCompletableFuture().get().cause());
+    assertPaired();
+  }
 }

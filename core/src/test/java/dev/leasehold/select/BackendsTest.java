@@ -72,7 +72,8 @@ class BackendsTest {
     Map<String, String> env = props(
         "LEASEHOLD_BACKENDS", "etcd,local", "LEASEHOLD_FALLBACK", "FALL_BACK",
         "LEASEHOLD_ETCD_ENDPOINTS", "http://127.0.0.1:2379", "LEASEHOLD_KEY", "/k",
-        "LEASEHOLD_FALLBACK_AFTER", "1m", "LEASEHOLD_FALLBACK_RETURN_AFTER", "0s", "PATH", "/usr/bin");
+        "LEASEHOLD_FALLBACK_AFTER", "1m", "LEASEHOLD_FALLBACK_RETURN_AFTER", "0s", "PATH", "/usr/bin",
+        "LEASEHOLD_FENCING_TOKEN", "7");
     FallbackElector e = Backends.fromEnvironment(env).build();
     assertEquals(List.of(Backend.ETCD, Backend.LOCAL), e.backends());
     assertEquals(FallbackPolicy.FALL_BACK, e.policy());
