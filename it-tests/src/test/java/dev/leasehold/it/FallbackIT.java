@@ -210,6 +210,8 @@ class FallbackIT {
             .allMatch(ev -> ev.leadership().orElseThrow().guarantee() == Guarantee.IN_PROCESS),
             "no etcd term began before the return");
         assertEquals(Optional.empty(), x.fallbackInForce());
+        String name = x.config().candidateId() + "@" + key;
+        assertTrue(capture.has(name, "FALLBACK_ENDED from local to etcd"), capture.lines(name).toString());
       }
       log.info("returned to etcd: {} leads {} ms after etcd restarted", etcdLeader.config().candidateId(),
           (System.nanoTime() - restarted) / 1_000_000);
@@ -218,6 +220,7 @@ class FallbackIT {
     } finally {
       etcdTerms.close();
     }
+    log.info("etcd terms sampled: {}, overlapping samples: {}", etcdTerms.count(), etcdTerms.overlaps());
     assertEquals(0, etcdTerms.overlaps(), "at most one valid etcd leadership at any sampled instant");
     logs.forEach(EventLog::assertOrderedAndPaired);
   }
