@@ -1,6 +1,7 @@
 /**
  * Leasehold's core: the public API ({@code dev.leasehold}) and the backends users build
- * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.jdbc}, {@code dev.leasehold.local});
+ * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.jdbc}, {@code dev.leasehold.local}),
+ * and the factory that picks among them with an explicit fallback policy ({@code dev.leasehold.select});
  * the JDBC backend needs only {@code java.sql}, the user brings the driver; {@code
  * dev.leasehold.micrometer} binds meters when the application has Micrometer (an optional
  * dependency). The backend-neutral runtime
@@ -26,4 +27,5 @@ module dev.leasehold.core {
   exports dev.leasehold.jdbc;
   exports dev.leasehold.local;
   exports dev.leasehold.micrometer;
+  exports dev.leasehold.select;
 }

@@ -35,7 +35,7 @@ class ModuleBoundaryTest {
     assertEquals("dev.leasehold.core", d.name());
     assertEquals(
         Set.of("dev.leasehold", "dev.leasehold.etcd", "dev.leasehold.jdbc", "dev.leasehold.local",
-            "dev.leasehold.micrometer"),
+            "dev.leasehold.micrometer", "dev.leasehold.select"),
         exported);
     // Micrometer is optional: read only if present at run time.
     ModuleDescriptor.Requires micrometer =

@@ -58,6 +58,10 @@ import java.util.function.ToDoubleFunction;
  *       <td>times a fallback came into force, as seen at the elector's events</td></tr>
  * </table>
  *
+ * <p>Tags are fixed when a registry is bound: for a fallback elector ({@code
+ * dev.leasehold.select}), {@code backend} is the backend active then (the preferred one, when
+ * bound before {@code start()}), and {@code leader_fallback} shows the fallback in force.
+ *
  * <p>Two electors of one backend and key bound to one registry would share meter ids: give
  * them distinguishing {@code extraTags}. Micrometer is an optional dependency of leasehold-core: this package is the only one that
  * uses it, so an application without Micrometer never loads it. Gauges read the elector at

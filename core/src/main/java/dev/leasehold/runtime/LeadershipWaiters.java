@@ -27,14 +27,15 @@ final class LeadershipWaiters {
   private final Set<CompletableFuture<Leadership>> waiting = ConcurrentHashMap.newKeySet();
   private final Scheduler scheduler;
   private final Executor dispatcher;
-  private final Supplier<TermHandle> current;
+  private final Supplier<? extends Leadership> current;
   private final BooleanSupplier closing;
 
   /**
-   * LeadershipWaiters serves {@code scheduler}'s elector: {@code current} is its term (read on
-   * the loop), {@code closing} whether it began to close.
+   * LeadershipWaiters serves {@code scheduler}'s elector: {@code current} is its term, or null
+   * (read on the loop), {@code closing} whether it began to close (read on the loop too).
    */
-  LeadershipWaiters(Scheduler scheduler, Supplier<TermHandle> current, BooleanSupplier closing) {
+  LeadershipWaiters(
+      Scheduler scheduler, Supplier<? extends Leadership> current, BooleanSupplier closing) {
     this.scheduler = scheduler;
     this.dispatcher = scheduler.dispatcher();
     this.current = current;
@@ -51,7 +52,7 @@ final class LeadershipWaiters {
       // On the loop, so no election can slip between the check and the registration.
       scheduler.execute(
           () -> {
-            TermHandle t = current.get();
+            Leadership t = current.get();
             if (t != null && t.isValid()) {
               completeNow(f, t);
             } else if (closing.getAsBoolean()) {

@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * RenewalListeners hands each confirmed renewal to the {@code onRenewal} listeners on the
  * dispatcher, never on the event loop; one listener's exception does not stop the others.
  *
- * <p>Thread-safe: listeners are added and removed from any thread; {@link #report} is called
- * on the event loop, and delivery is one dispatcher task per renewal, so listeners see
- * renewals in order.
+ * <p>Thread-safe: listeners are added and removed from any thread; {@code report} is called
+ * from one thread at a time (the event loop, or an inner elector's dispatcher), and delivery is
+ * one dispatcher task per renewal, so listeners see renewals in order.
  */
 final class RenewalListeners {
   private static final Logger log = LoggerFactory.getLogger(RenewalListeners.class);
@@ -38,10 +38,16 @@ final class RenewalListeners {
 
   /** report tells the listeners of a renewal confirmed at {@code now} after {@code roundTrip} ns. */
   void report(ElectorState role, long roundTripNanos, long now) {
+    if (!listeners.isEmpty()) {
+      report(new Renewal(role, Duration.ofNanos(roundTripNanos), now));
+    }
+  }
+
+  /** report tells the listeners of {@code r} (an inner elector's renewal, for a fallback elector). */
+  void report(Renewal r) {
     if (listeners.isEmpty()) {
       return;
     }
-    Renewal r = new Renewal(role, Duration.ofNanos(roundTripNanos), now);
     try {
       dispatcher.execute(
           () -> {

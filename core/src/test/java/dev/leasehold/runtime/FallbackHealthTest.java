@@ -1,0 +1,95 @@
+package dev.leasehold.runtime;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorHealth;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.Renewal;
+import dev.leasehold.local.LocalLeaderElector;
+import dev.leasehold.local.LocalStore;
+import dev.leasehold.micrometer.LeaseholdMetrics;
+import dev.leasehold.select.Backend;
+import dev.leasehold.select.FallbackPolicy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fallback elector's health names the fallback in force and is not healthy while it lasts;
+ * its renewals and the fallback meters come through. Two in-process stores stand for etcd and
+ * the local backend, as in {@link FallbackRuntimeTest}.
+ */
+class FallbackHealthTest {
+  private static final Duration TTL = Duration.ofSeconds(1);
+  private static final Duration SOON = Duration.ofSeconds(10);
+  private static final String KEY = "/fallback-health";
+
+  private final LocalStore preferred = LocalStore.create();
+  private final LocalStore fallback = LocalStore.create();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private FallbackRuntime elector;
+
+  @AfterEach
+  void closeEverything() {
+    if (elector != null) {
+      elector.close();
+    }
+    preferred.close();
+    fallback.close();
+    registry.close();
+  }
+
+  private static Supplier<LeaderElector> on(LocalStore store, String key) {
+    ElectorConfig c = ElectorConfig.builder().electionKey(key).candidateId("me").leaseTtl(TTL).build();
+    return () -> LocalLeaderElector.builder().store(store).config(c).build();
+  }
+
+  @Test
+  void aFallbackIsInTheHealthAndTheMetersUntilTheReturn() {
+    ElectorConfig c = ElectorConfig.builder().electionKey(KEY).candidateId("me").leaseTtl(TTL).build();
+    List<BackendTier> tiers = List.of(
+        new BackendTier(Backend.ETCD, on(preferred, KEY), on(preferred, KEY + ".fallback-probe")),
+        new BackendTier(Backend.LOCAL, on(fallback, KEY), null));
+    elector = new FallbackRuntime(c, tiers, FallbackPolicy.FALL_BACK_AND_RETURN, TTL,
+        Duration.ofMillis(300), new ThreadScheduler(), "me@" + KEY);
+    LeaseholdMetrics metrics = new LeaseholdMetrics(elector);
+    metrics.bindTo(registry);
+    List<Renewal> renewals = new CopyOnWriteArrayList<>();
+    elector.onRenewal(renewals::add);
+    assertFalse(elector.health().running());
+
+    preferred.faults().makeUnavailable();
+    elector.start();
+    await().atMost(SOON).until(elector::isLeader);
+    assertEquals(Optional.of(Backend.LOCAL), elector.fallbackInForce());
+    ElectorHealth h = elector.health();
+    assertEquals(Optional.of("local"), h.fallback());
+    assertEquals("local", h.backend());
+    assertTrue(h.storeReachable(), "the fallback store answers: " + h);
+    assertTrue(h.running());
+    assertFalse(h.healthy(), "fallen back is not healthy");
+    assertEquals(1.0, registry.get("leader.fallback").gauge().value());
+    await().atMost(SOON).until(() -> registry.get("leader.fallbacks").counter().count() == 1);
+    await().atMost(SOON).until(() -> !renewals.isEmpty());
+
+    preferred.faults().makeAvailable();
+    await().atMost(SOON).until(() -> elector.fallbackInForce().isEmpty() && elector.isLeader());
+    await().atMost(SOON).until(() -> elector.health().healthy());
+    assertEquals("etcd", elector.health().backend());
+    assertEquals(0.0, registry.get("leader.fallback").gauge().value());
+    assertEquals(1.0, registry.get("leader.fallbacks").counter().count(), "one fallback, counted once");
+    assertTrue(registry.get("leader.transitions").tag("cause", Cause.ELECTED.name()).counter().count() >= 2,
+        "elected on the fallback store, then again on the preferred one");
+    metrics.close();
+  }
+}
