@@ -19,7 +19,8 @@ import java.util.OptionalLong;
  * @param state the role ({@link ElectorState#STOPPED} once closed)
  * @param running true from {@code start()} until {@code close()}: false before start and once
  *     closed
- * @param backend the store's name: {@code "etcd"}, {@code "jdbc"} or {@code "local"}
+ * @param backend the store's name: {@code "etcd"}, {@code "jdbc"} or {@code "local"} (for a
+ *     fallback elector, the active backend)
  * @param leader the leader this elector knows (itself when MASTER), if any
  * @param sinceRenewal the time since the send time of the last confirmed renewal of the lease
  *     this elector holds (a lease's grant, or the SQL take, counts as its first): the MASTER's
@@ -31,9 +32,10 @@ import java.util.OptionalLong;
  *     STORE_RECOVERED}
  * @param storeFailure why the store is unreachable (the {@code STORE_UNAVAILABLE} event's
  *     reason); empty while it is reachable
- * @param fallback the fallback in force: the name of the weaker backend an elector with a
- *     fallback policy fell back to; always empty for a plain elector (etcd, JDBC or local
- *     alone), which never falls back
+ * @param fallback the fallback in force: for an elector built by {@code
+ *     dev.leasehold.select.Backends}, the name of the backend it fell back to ({@code
+ *     FallbackElector.fallbackInForce()}), empty on its preferred backend; always empty for a
+ *     plain elector (etcd, JDBC or local alone), which never falls back
  */
 public record ElectorHealth(
     ElectorState state,
