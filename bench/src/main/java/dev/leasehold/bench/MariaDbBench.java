@@ -32,6 +32,8 @@ final class MariaDbBench {
   static final List<String> PHASES = List.of("mariadb-idle", "mariadb-handover", "mariadb-crash", "mariadb-partition");
 
   private static final Duration WAIT = Duration.ofSeconds(30);
+  /** HANDOVER_PAUSE_MILLIS separates handovers: Leasehold's poll interval (1 s) plus 150 ms. */
+  static final int HANDOVER_PAUSE_MILLIS = 1150;
 
   private final Bench.Options o;
   private final MariaDbResults.Options m;
@@ -154,7 +156,10 @@ final class MariaDbBench {
             samples.add((next.get().nanos() - resign.nanos()) / 1e6);
           }
           g.await(mark, e -> e.is("LOST") && e.child() == leader.child(), WAIT);
-          Thread.sleep(150 + ThreadLocalRandom.current().nextInt(100));
+          // Longer than etcd's 150-250 ms: a candidate that resigned sees the row released, has no
+          // lock to wait on, and learns of the next leader (which ends its hold-off) at its next
+          // poll, 1 s later. Without this pause every follower would still sit out its hold-off.
+          Thread.sleep(HANDOVER_PAUSE_MILLIS + ThreadLocalRandom.current().nextInt(100));
         }
       }
       Stats s = Stats.of(samples);

@@ -53,7 +53,8 @@ final class MariaDbReport {
 
     md.append("# Leasehold MariaDB benchmark, ").append(stem).append("\n\n");
     p("Leasehold's JDBC backend and the scheduler design's `GET_LOCK` elector, measured side by side on one "
-        + "private mariadbd in one run of `bench/run.sh " + run.command + "` (wall time "
+        + "private mariadbd in one run of the bench's main class with `" + run.command + "` (what `bench/run.sh "
+        + run.command + "` runs after its build) (wall time "
         + String.format(Locale.ROOT, "%.1f", run.wallSeconds / 60) + " min, started "
         + DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(run.startedAtMillis).atOffset(ZoneOffset.UTC))
         + "). Every figure below was measured in this run.");
@@ -120,7 +121,11 @@ final class MariaDbReport {
     p(run.options.candidates() + " candidate JVMs per contender, TTL " + Report.ms(r.options.handoverTtlMillis())
         + ". t0: just before the leader's JVM calls `resign()`; end: the next leader's elected callback "
         + "(System.nanoTime in both JVMs, one host). " + run.options.handoverWarmup() + " unrecorded warm-up "
-        + "handovers first.");
+        + "handovers first. Between handovers the bench waits " + MariaDbBench.HANDOVER_PAUSE_MILLIS
+        + "–" + (MariaDbBench.HANDOVER_PAUSE_MILLIS + 100) + " ms (the etcd bench: 150–250 ms): a Leasehold "
+        + "candidate that resigned finds the row released, has no holder's lock to wait on, and learns of "
+        + "the next leader, which ends its resign hold-off, only at its next poll (1 s). At the etcd pace "
+        + "every follower would still be sitting out its hold-off (up to the TTL) at the next resign.");
     List<List<String>> rows = new ArrayList<>();
     r.handover.forEach((k, v) -> rows.add(statsRow(k.label(), stats(v))));
     table(List.of("contender", "n", "p50", "p90", "p99", "max"), rows);
