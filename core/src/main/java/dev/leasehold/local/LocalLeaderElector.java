@@ -73,7 +73,8 @@ public final class LocalLeaderElector {
     /** build validates the settings and creates an elector that has not started. */
     public LeaderElector build() {
       ElectorConfig validated =
-          buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "the local store grants seconds, as etcd does");
+          buildConfig(
+              Duration.ofSeconds(1), Duration.ofSeconds(1), "the local store grants seconds, as etcd does");
       if (store == null) {
         throw new IllegalArgumentException(
             "store must be set (LocalStore.create()), but was null");
