@@ -1,6 +1,9 @@
 package dev.leasehold.bench.contender;
 
-/** JdbcKind names the MariaDB/MySQL election implementations the bench compares. */
+/**
+ * JdbcKind names the MariaDB/MySQL election implementations the bench compares. Immutable and
+ * thread-safe.
+ */
 public enum JdbcKind {
   /** LEASEHOLD_JDBC is this project's {@code JdbcLeaderElector} with its defaults. */
   LEASEHOLD_JDBC("Leasehold-JDBC"),
