@@ -37,18 +37,6 @@ final class MariaDbReport {
   /** write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}; returns the .md path. */
   Path write() throws IOException {
     Files.createDirectories(dir);
-    Map<String, List<Double>> h = new LinkedHashMap<>();
-    r.handover.forEach((k, v) -> h.put(k.label(), v));
-    Path handoverPng = Plots.cdf(dir.resolve(stem + "-handover-cdf"), "MariaDB: graceful handover (resign → next elected)",
-        "milliseconds (log scale)", h, true);
-    Map<String, List<Double>> c = new LinkedHashMap<>();
-    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + Report.ms(ttl), v)));
-    Path crashPng = Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), "MariaDB: crash failover (SIGKILL → next elected)",
-        "milliseconds", c, false);
-    Map<String, List<Double>> w = new LinkedHashMap<>();
-    r.partition.forEach((k, v) -> w.put(k.label(), windows(v)));
-    Path partitionPng = Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
-        "MariaDB: stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", w, false);
     writeCsv();
 
     md.append("# Leasehold MariaDB benchmark, ").append(stem).append("\n\n");
@@ -60,10 +48,28 @@ final class MariaDbReport {
         + "). Every figure below was measured in this run.");
     machine();
     targets();
-    handover(handoverPng);
-    crash(crashPng);
-    partition(partitionPng);
-    idle();
+    // A phase that did not run gets no section and no empty plot.
+    if (!r.handover.isEmpty()) {
+      Map<String, List<Double>> h = new LinkedHashMap<>();
+      r.handover.forEach((k, v) -> h.put(k.label(), v));
+      handover(Plots.cdf(dir.resolve(stem + "-handover-cdf"), "MariaDB: graceful handover (resign → next elected)",
+          "milliseconds (log scale)", h, true));
+    }
+    if (!r.crash.isEmpty()) {
+      Map<String, List<Double>> c = new LinkedHashMap<>();
+      r.crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + Report.ms(ttl), v)));
+      crash(Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), "MariaDB: crash failover (SIGKILL → next elected)",
+          "milliseconds", c, false));
+    }
+    if (!r.partition.isEmpty()) {
+      Map<String, List<Double>> w = new LinkedHashMap<>();
+      r.partition.forEach((k, v) -> w.put(k.label(), windows(v)));
+      partition(Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
+          "MariaDB: stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", w, false));
+    }
+    if (!r.idle.isEmpty()) {
+      idle();
+    }
     method();
     if (!r.problems.isEmpty()) {
       md.append("## Problems during the run\n\n");
