@@ -185,7 +185,7 @@ class SpringTwoJvmFailoverIT {
 
   private String get(int port, String path) throws Exception {
     HttpResponse<String> r = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     return r.body();
   }
