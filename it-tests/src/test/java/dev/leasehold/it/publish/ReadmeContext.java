@@ -7,7 +7,7 @@ import javax.sql.DataSource;
 
 /**
  * ReadmeContext holds the stand-ins for the application's own objects that README.md's Java
- * snippets use without defining (the user's scheduler, job, pool and secret). Every snippet
+ * snippets use without defining (the user's scheduler, logger, job, pool and secret). Every snippet
  * compiles as the body of a method of a subclass; nothing else is in scope but the imports
  * {@link ReadmeSnippetsTest} lists. Not thread-safe; never instantiated.
  */
@@ -23,6 +23,7 @@ public abstract class ReadmeContext {
   protected interface Job {}
 
   protected YourScheduler scheduler;
+  protected org.slf4j.Logger log;
   protected Job job;
   protected ByteSequence jobKey;
   protected ByteSequence jobValue;

@@ -31,7 +31,8 @@ class ReadmeSnippetsTest {
   private static final String SKIP = "<!-- snippet: not compiled:";
   private static final List<String> IMPORTS =
       List.of(
-          "dev.leasehold.*", "dev.leasehold.etcd.*", "dev.leasehold.jdbc.*",
+          "dev.leasehold.*", "dev.leasehold.LeadershipEvent.Cause", "dev.leasehold.etcd.*",
+          "dev.leasehold.jdbc.*", "dev.leasehold.select.*",
           "dev.leasehold.local.*", "io.etcd.jetcd.Client", "io.etcd.jetcd.ByteSequence",
           "io.etcd.jetcd.op.Op", "io.etcd.jetcd.options.PutOption", "java.time.Duration",
           "java.nio.file.Path", "java.sql.Connection", "java.sql.SQLException",
