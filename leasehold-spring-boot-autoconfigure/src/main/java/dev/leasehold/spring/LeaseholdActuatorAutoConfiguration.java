@@ -44,8 +44,8 @@ public class LeaseholdActuatorAutoConfiguration {
     /** leaseholdInfoContributor describes the elector under {@code leasehold}. */
     @Bean
     @ConditionalOnMissingBean(name = "leaseholdInfoContributor")
-    LeaseholdInfoContributor leaseholdInfoContributor(LeaderElector elector, LeaseholdProperties properties) {
-      return new LeaseholdInfoContributor(elector, properties.getBackend());
+    LeaseholdInfoContributor leaseholdInfoContributor(LeaderElector elector) {
+      return new LeaseholdInfoContributor(elector);
     }
   }
 }

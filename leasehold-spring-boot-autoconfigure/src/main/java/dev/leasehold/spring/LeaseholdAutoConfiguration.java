@@ -3,6 +3,7 @@ package dev.leasehold.spring;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.local.LocalStore;
+import dev.leasehold.select.FallbackElector;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,7 +12,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,7 +21,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * LeaseholdAutoConfiguration creates the context's {@link LeaderElector} from {@code
- * leasehold.*} (unless the application defines its own), starts it with the context and
+ * leasehold.*} with core's {@code Backends} (so fallback policies too; unless the application
+ * defines its own elector), starts it with the context and
  * closes it on shutdown ({@link ElectorLifecycle}), publishes its events as {@link
  * LeadershipChangedEvent}s (and Spring Integration's leader events when that is on the class
  * path), and applies {@link LeaderOnly} to bean methods.
@@ -32,7 +33,6 @@ import org.springframework.core.env.Environment;
  */
 @AutoConfiguration
 @ConditionalOnClass(LeaderElector.class)
-@EnableConfigurationProperties(LeaseholdProperties.class)
 @Import(LeaderOnlyProxyRegistrar.class)
 public class LeaseholdAutoConfiguration {
   /** LeaseholdAutoConfiguration is created by Spring. */
@@ -67,20 +67,15 @@ public class LeaseholdAutoConfiguration {
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnProperty(prefix = "leasehold", name = "enabled", havingValue = "true", matchIfMissing = true)
   static class ElectorConfiguration {
-    /** leaseholdLocalStore is the in-process store of {@code leasehold.backend=local}, unless one is defined. */
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    @ConditionalOnProperty(prefix = "leasehold", name = "backend", havingValue = "local")
-    LocalStore leaseholdLocalStore() {
-      return LocalStore.create();
-    }
-
-    /** leaseholdElector builds the elector from {@code leasehold.*}; validated here, started by the lifecycle. */
+    /**
+     * leaseholdElector builds the elector from {@code leasehold.*}; validated here, started by the
+     * lifecycle. A {@link LocalStore} bean, if any, serves the local backend (else core's
+     * process-wide one).
+     */
     @Bean
-    @ConditionalOnMissingBean
-    LeaderElector leaseholdElector(
-        LeaseholdProperties properties, Environment environment, ObjectProvider<LocalStore> store) {
-      return ElectorFactory.build(properties, environment, store::getObject);
+    @ConditionalOnMissingBean(LeaderElector.class)
+    FallbackElector leaseholdElector(Environment environment, ObjectProvider<LocalStore> store) {
+      return ElectorFactory.build(environment, store.getIfAvailable());
     }
 
     /** leaseholdLifecycle starts the elector with the context and closes it (resigning) on shutdown. */

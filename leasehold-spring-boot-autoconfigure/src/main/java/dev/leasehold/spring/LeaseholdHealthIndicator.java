@@ -4,6 +4,8 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.Leadership;
+import dev.leasehold.select.Backend;
+import dev.leasehold.select.FallbackElector;
 import java.util.Optional;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -17,6 +19,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  *       healthy: following is its job).
  *   <li>DOWN: the store is unreachable (STORE_UNAVAILABLE until STORE_RECOVERED). The elector
  *       fails closed, leading nothing, and with every instance DOWN no leader-only work runs.
+ *   <li>DOWN too: a fallback is in force ({@code leasehold.fallback}): elections run on a weaker
+ *       backend than the preferred one (details {@code fallback} and {@code guarantee}), where
+ *       instances may disagree on the leader; this is not a healthy state even when it works.
  *   <li>OUT_OF_SERVICE: the elector is not running (before the context started it, after it
  *       closed it).
  * </ul>
@@ -39,9 +44,17 @@ public final class LeaseholdHealthIndicator implements HealthIndicator {
   public Health health() {
     ElectorState state = elector.state();
     Optional<StoreReach.Outage> outage = reach.outage();
+    Optional<Backend> fallback =
+        elector instanceof FallbackElector f ? f.fallbackInForce() : Optional.empty();
     Health.Builder b;
     if (!lifecycle.isRunning() || state == ElectorState.STOPPED) {
       b = Health.outOfService();
+    } else if (fallback.isPresent()) {
+      FallbackElector f = (FallbackElector) elector;
+      b = Health.down()
+          .withDetail("fallback", fallback.get().propertyName())
+          .withDetail("preferredBackend", f.backends().get(0).propertyName());
+      outage.ifPresent(o -> b.withDetail("reason", o.reason()).withDetail("unavailableSince", o.since().toString()));
     } else if (outage.isPresent()) {
       b = Health.down()
           .withDetail("store", "unavailable")
@@ -49,6 +62,9 @@ public final class LeaseholdHealthIndicator implements HealthIndicator {
           .withDetail("unavailableSince", outage.get().since().toString());
     } else {
       b = Health.up().withDetail("store", "available");
+    }
+    if (elector instanceof FallbackElector f) {
+      b.withDetail("backend", f.activeBackend().propertyName());
     }
     b.withDetail("state", state.name())
         .withDetail("key", elector.config().electionKey())

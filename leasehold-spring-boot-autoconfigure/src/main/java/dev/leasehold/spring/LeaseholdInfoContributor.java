@@ -1,31 +1,35 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.LeaderElector;
+import dev.leasehold.select.Backend;
+import dev.leasehold.select.FallbackElector;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 
 /**
- * LeaseholdInfoContributor adds a {@code leasehold} section to the info endpoint: the backend,
- * election key, candidate id and TTL, and the current role and leader.
+ * LeaseholdInfoContributor adds a {@code leasehold} section to the info endpoint: the backends
+ * and fallback policy, the election key, candidate id and TTL, and the current role and leader.
  *
  * <p>Thread-safe: it reads the thread-safe elector at each call.
  */
 public final class LeaseholdInfoContributor implements InfoContributor {
   private final LeaderElector elector;
-  private final LeaseholdProperties.Backend backend;
 
-  /** LeaseholdInfoContributor describes {@code elector}, running on {@code backend}. */
-  public LeaseholdInfoContributor(LeaderElector elector, LeaseholdProperties.Backend backend) {
+  /** LeaseholdInfoContributor describes {@code elector}. */
+  public LeaseholdInfoContributor(LeaderElector elector) {
     this.elector = elector;
-    this.backend = backend;
   }
 
   @Override
   public void contribute(Info.Builder builder) {
     Map<String, Object> info = new LinkedHashMap<>();
-    info.put("backend", backend == null ? "custom" : backend.name().toLowerCase(java.util.Locale.ROOT));
+    if (elector instanceof FallbackElector f) {
+      info.put("backends", f.backends().stream().map(Backend::propertyName).toList());
+      info.put("fallback", f.policy().propertyName());
+      info.put("activeBackend", f.activeBackend().propertyName());
+    }
     info.put("key", elector.config().electionKey());
     info.put("candidateId", elector.config().candidateId());
     info.put("ttl", elector.config().leaseTtl().toString());

@@ -34,7 +34,8 @@ public final class StoreReach implements LeadershipListener {
     switch (event.cause()) {
       case STORE_UNAVAILABLE -> outage = new Outage(event.reason().orElse("unavailable"), event.time());
       // Winning or seeing a leader needs the store's answer, so those end an outage too.
-      case STORE_RECOVERED, ELECTED, LEADER_CHANGED -> outage = null;
+      // A switch of backend starts afresh on the next one (health reports the fallback itself).
+      case STORE_RECOVERED, ELECTED, LEADER_CHANGED, FALLBACK, FALLBACK_ENDED -> outage = null;
       default -> { }
     }
   }

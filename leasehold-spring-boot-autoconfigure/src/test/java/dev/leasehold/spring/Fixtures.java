@@ -23,7 +23,7 @@ final class Fixtures {
         .withConfiguration(
             AutoConfigurations.of(LeaseholdAutoConfiguration.class, LeaseholdActuatorAutoConfiguration.class))
         .withPropertyValues(
-            "leasehold.backend=local", "leasehold.key=" + KEY, "leasehold.candidate-id=context",
+            "leasehold.backends=local", "leasehold.key=" + KEY, "leasehold.candidate-id=context",
             "leasehold.ttl=2s")
         // The test's store outlives each context: no inferred close().
         .withBean(LocalStore.class, () -> store, bd -> bd.setDestroyMethodName(""));

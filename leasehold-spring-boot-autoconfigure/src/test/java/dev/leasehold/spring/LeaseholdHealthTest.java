@@ -62,12 +62,31 @@ class LeaseholdHealthTest {
         context.getBean(LeaseholdInfoContributor.class).contribute(info);
         @SuppressWarnings("unchecked")
         Map<String, Object> leasehold = (Map<String, Object>) info.build().getDetails().get("leasehold");
-        assertThat(leasehold).containsEntry("backend", "local").containsEntry("key", Fixtures.KEY)
+        assertThat(leasehold).containsEntry("activeBackend", "local").containsEntry("fallback", "fail-closed").containsEntry("key", Fixtures.KEY)
             .containsEntry("candidateId", "context").containsEntry("leaderId", "outsider");
       });
     } finally {
       outsider.close();
     }
+  }
+
+  @Test
+  void aFallbackInForceIsDownAndSaysWhereElectionsRun() {
+    // etcd at a port nothing listens on: after leasehold.fallback.after the elector falls back.
+    Fixtures.runner(store)
+        .withPropertyValues("leasehold.backends=etcd,local", "leasehold.fallback=fall-back",
+            "leasehold.fallback.after=2s", "leasehold.etcd.endpoints=http://127.0.0.1:1")
+        .run(context -> {
+          LeaseholdHealthIndicator health = context.getBean(LeaseholdHealthIndicator.class);
+          LeaderElector elector = context.getBean(LeaderElector.class);
+          assertThat(elector.awaitLeadership(Duration.ofSeconds(20)).orElseThrow().guarantee())
+              .isEqualTo(dev.leasehold.Guarantee.IN_PROCESS);
+          Health h = health.health();
+          assertThat(h.getStatus()).isEqualTo(Status.DOWN);
+          assertThat(h.getDetails()).containsEntry("fallback", "local").containsEntry("preferredBackend", "etcd")
+              .containsEntry("backend", "local").containsEntry("state", "MASTER")
+              .containsEntry("guarantee", "IN_PROCESS");
+        });
   }
 
   @Test

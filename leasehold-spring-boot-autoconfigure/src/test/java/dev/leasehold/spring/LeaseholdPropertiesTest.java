@@ -2,11 +2,15 @@ package dev.leasehold.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
+import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /** Bad leasehold.* values fail the start with the property's name, in Boot's failure report. */
 class LeaseholdPropertiesTest {
@@ -17,15 +21,15 @@ class LeaseholdPropertiesTest {
   @Test
   void aTtlUnderOneSecondFailsTheStartNamingLeaseholdTtl() {
     runner
-        .withPropertyValues("leasehold.backend=local", "leasehold.key=/jobs", "leasehold.ttl=200ms")
+        .withPropertyValues("leasehold.backends=local", "leasehold.key=/jobs", "leasehold.ttl=200ms")
         .run(context -> assertRefused(context.getStartupFailure(), "leasehold.ttl",
-            "leasehold.ttl must be >= 1s, but was 200ms"));
+            "leasehold.ttl=\"200ms\": leaseTtl must be >= 1s, but was 200ms"));
   }
 
   @Test
   void aMissingKeyFailsTheStartNamingLeaseholdKey() {
     runner
-        .withPropertyValues("leasehold.backend=local")
+        .withPropertyValues("leasehold.backends=local")
         .run(context -> assertRefused(context.getStartupFailure(), "leasehold.key",
             "leasehold.key must be a non-blank string, but was null"));
   }
@@ -35,7 +39,7 @@ class LeaseholdPropertiesTest {
     runner
         .withPropertyValues("leasehold.key=/jobs")
         .run(context -> assertRefused(context.getStartupFailure(), "leasehold.etcd.endpoints",
-            "leasehold.etcd.endpoints must name at least one etcd URL"));
+            "leasehold.etcd.endpoints must be set, since leasehold.backends names etcd, but was not"));
   }
 
   @Test
@@ -43,36 +47,77 @@ class LeaseholdPropertiesTest {
     runner
         .withPropertyValues("leasehold.key=/jobs",
             "leasehold.etcd.endpoints=http://127.0.0.1:2379,127.0.0.1:2380")
-        .run(context -> assertRefused(context.getStartupFailure(), "leasehold.etcd.endpoints[1]",
-            "leasehold.etcd.endpoints[1] must be a URL like http://127.0.0.1:2379"));
+        .run(context -> assertRefused(context.getStartupFailure(), "leasehold.etcd.endpoints",
+            "endpoints[1] must be a URL like http://127.0.0.1:2379"));
   }
 
   @Test
   void aRelationBetweenFieldsNamesTheOneThatBreaksIt() {
     runner
-        .withPropertyValues("leasehold.backend=local", "leasehold.key=/jobs", "leasehold.ttl=3s",
+        .withPropertyValues("leasehold.backends=local", "leasehold.key=/jobs", "leasehold.ttl=3s",
             "leasehold.rpc-timeout=1s")
         .run(context -> assertRefused(context.getStartupFailure(), "leasehold.rpc-timeout",
-            "leasehold.rpc-timeout must be < leaseTtl/3 (1s), but was 1s"));
+            "leasehold.rpc-timeout=\"1s\": rpcTimeout must be < leaseTtl/3 (1s), but was 1s"));
   }
 
   @Test
   void jdbcWithoutAUrlFailsNamingLeaseholdJdbcUrl() {
     runner
-        .withPropertyValues("leasehold.backend=jdbc", "leasehold.key=jobs")
+        .withPropertyValues("leasehold.backends=jdbc", "leasehold.key=jobs")
         .run(context -> assertRefused(context.getStartupFailure(), "leasehold.jdbc.url",
-            "leasehold.jdbc.url must be a JDBC URL"));
+            "leasehold.jdbc.url must be set, since leasehold.backends names jdbc, but was not"));
   }
 
   @Test
   void jdbcFallsBackToSpringDatasourceUrlForItsOwnSession() {
     // Nothing listens on port 1: the elector starts, stays a follower and reports the outage.
     runner
-        .withPropertyValues("leasehold.backend=jdbc", "leasehold.key=jobs",
+        .withPropertyValues("leasehold.backends=jdbc", "leasehold.key=jobs",
             "spring.datasource.url=jdbc:mariadb://127.0.0.1:1/none")
         .run(context -> {
           assertThat(context).hasNotFailed();
           assertThat(context.getBean(LeaderElector.class).config().electionKey()).isEqualTo("jobs");
+        });
+  }
+
+  @Test
+  void aTypoInALeaseholdPropertyIsRefusedNotIgnored() {
+    runner
+        .withPropertyValues("leasehold.backends=local", "leasehold.key=/jobs", "leasehold.tll=5s")
+        .run(context -> assertRefused(context.getStartupFailure(), "leasehold.tll",
+            "leasehold.tll is not a Leasehold property"));
+  }
+
+  @Test
+  void aListOfEndpointsInYamlFormIsJoinedForCore() {
+    runner
+        .withPropertyValues("leasehold.key=/jobs", "leasehold.etcd.endpoints[0]=http://127.0.0.1:1",
+            "leasehold.etcd.endpoints[1]=http://127.0.0.1:2")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LeaderElector.class));
+  }
+
+  @Test
+  void severalBackendsUnderFailClosedAreRefusedNamingLeaseholdBackends() {
+    runner
+        .withPropertyValues("leasehold.backends=etcd,local", "leasehold.key=/jobs",
+            "leasehold.etcd.endpoints=http://127.0.0.1:1")
+        .run(context -> assertRefused(context.getStartupFailure(), "leasehold.backends",
+            "backends must name one backend under fallback fail-closed"));
+  }
+
+  @Test
+  void environmentVariablesAreReadUnderCoresNames() {
+    runner
+        .withInitializer(c -> c.getEnvironment().getPropertySources().addFirst(
+            new SystemEnvironmentPropertySource("systemEnvironment", Map.of(
+                "LEASEHOLD_BACKENDS", "local", "LEASEHOLD_KEY", "/env-jobs",
+                "LEASEHOLD_CANDIDATE_ID", "from-env", "LEASEHOLD_RETRY_BACKOFF_INITIAL", "200ms"))))
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          ElectorConfig c = context.getBean(LeaderElector.class).config();
+          assertThat(c.electionKey()).isEqualTo("/env-jobs");
+          assertThat(c.candidateId()).isEqualTo("from-env");
+          assertThat(c.retryBackoffInitial()).isEqualTo(Duration.ofMillis(200));
         });
   }
 

@@ -4,7 +4,6 @@ import dev.leasehold.Leadership;
 import dev.leasehold.etcd.EtcdFencing;
 import dev.leasehold.spring.CurrentLeadership;
 import dev.leasehold.spring.LeaderOnly;
-import dev.leasehold.spring.LeaseholdProperties;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -36,14 +35,14 @@ public class FencedJobApplication {
 
   /** jobClient is the application's own etcd client, for the guarded writes. */
   @Bean(destroyMethod = "close")
-  Client jobClient(LeaseholdProperties properties) {
-    return Client.builder().endpoints(properties.getEtcd().getEndpoints().toArray(String[]::new)).build();
+  Client jobClient(@Value("${leasehold.etcd.endpoints}") String[] endpoints) {
+    return Client.builder().endpoints(endpoints).build();
   }
 
   /** job is the leader-only job. */
   @Bean
-  FencedJob job(Client jobClient, LeaseholdProperties properties, @Value("${job.prefix}") String prefix) {
-    return new FencedJob(jobClient, properties.getCandidateId(), prefix);
+  FencedJob job(Client jobClient, @Value("${leasehold.candidate-id}") String id, @Value("${job.prefix}") String prefix) {
+    return new FencedJob(jobClient, id, prefix);
   }
 
   /** onWebServer tells the test the random port. */

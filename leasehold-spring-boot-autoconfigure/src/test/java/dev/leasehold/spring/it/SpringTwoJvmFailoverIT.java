@@ -66,7 +66,7 @@ class SpringTwoJvmFailoverIT {
           "\"leaderId\":\"" + leader.id() + "\"", "\"guarantee\":\"DISTRIBUTED\"");
       assertThat(followerHealth).contains("\"status\":\"UP\"", "\"state\":\"FOLLOWER\"",
           "\"leaderId\":\"" + leader.id() + "\"");
-      assertThat(get(followerPort, "/actuator/info")).contains("\"leasehold\"", "\"backend\":\"etcd\"");
+      assertThat(get(followerPort, "/actuator/info")).contains("\"leasehold\"", "\"activeBackend\":\"etcd\"");
 
       long killedAt = System.nanoTime();
       leader.kill();

@@ -1,10 +1,10 @@
 package dev.leasehold.sample;
 
 import dev.leasehold.spring.LeadershipChangedEvent;
-import dev.leasehold.spring.LeaseholdProperties;
 import io.etcd.jetcd.Client;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
@@ -27,8 +27,8 @@ public class SampleApplication {
 
   /** etcd is the application's own client for its guarded writes (the elector has its own). */
   @Bean(destroyMethod = "close")
-  Client etcd(LeaseholdProperties leasehold) {
-    return Client.builder().endpoints(leasehold.getEtcd().getEndpoints().toArray(String[]::new)).build();
+  Client etcd(@Value("${leasehold.etcd.endpoints}") String[] endpoints) {
+    return Client.builder().endpoints(endpoints).build();
   }
 
   /** onLeadership logs each change of leadership. */
