@@ -31,6 +31,9 @@ import java.lang.annotation.Target;
  * blocking work stops early; the check alone cannot stop a call already past it, and a
  * paused process can still act after its term ended: guard every effect with the term's
  * fencing token ({@link #fenced()}).
+ *
+ * <p>Immutable and thread-safe (an annotation); the interceptor that applies it is thread-safe,
+ * and calls on several threads at once are each checked on their own.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
