@@ -50,10 +50,8 @@ public class LeaseholdAutoConfiguration {
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   static Advisor leaseholdLeaderOnlyAdvisor(
       ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyCalls> calls) {
-    DefaultPointcutAdvisor advisor =
-        new DefaultPointcutAdvisor(
-            new LeaderOnlyPointcut(), new LeaderOnlyInterceptor(elector, calls.getObject()));
-    return advisor;
+    return new DefaultPointcutAdvisor(
+        new LeaderOnlyPointcut(), new LeaderOnlyInterceptor(elector, calls.getObject()));
   }
 
   /** leaseholdLeaderOnlyChecker refuses {@code @LeaderOnly} methods no proxy can intercept. */
