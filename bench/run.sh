@@ -3,6 +3,8 @@
 # jetcd's Election and the seed's polling design, and writes bench/results/<date>.md with its
 # plots and a CSV of every sample. Flags go to the bench, e.g.
 #   bench/run.sh --handover-trials 100 --crash-trials 30 --name my-run
+#   bench/run.sh --phases mariadb --name my-mariadb-run   # the MariaDB phases: a private mariadbd,
+#                                                          # Leasehold-JDBC vs the GET_LOCK design
 #   bench/run.sh --help
 # A full run with the defaults takes about 25 minutes on 2 cores.
 set -euo pipefail

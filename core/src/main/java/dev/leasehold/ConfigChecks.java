@@ -3,6 +3,7 @@ package dev.leasehold;
 import static dev.leasehold.ElectorConfig.MAX_LEASE_TTL;
 import static dev.leasehold.ElectorConfig.human;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 
 /**
@@ -16,8 +17,13 @@ final class ConfigChecks {
 
   private ConfigChecks() {}
 
-/** validate checks every field of {@code s} and the relations between them. */
-static void validate(ElectorConfig.Settings<?> s) {
+  /**
+   * validate checks every field of {@code s} and the relations between them. The lease TTL is
+   * first checked against its store's rule: at least {@code minTtl} and a whole number of
+   * {@code ttlUnit}s ({@code unitReason}, when not null, says why in the error).
+   */
+  static void validate(
+      ElectorConfig.Settings<?> s, Duration minTtl, Duration ttlUnit, String unitReason) {
     if (s.electionKey == null || s.electionKey.isBlank()) {
       throw new IllegalArgumentException(
           "electionKey must be a non-blank string, but was " + quote(s.electionKey));
@@ -27,18 +33,20 @@ static void validate(ElectorConfig.Settings<?> s) {
           "candidateId must be non-blank when set, but was " + quote(s.candidateId));
     }
     requirePositive("leaseTtl", s.leaseTtl);
-    if (s.leaseTtl.compareTo(Duration.ofSeconds(1)) < 0) {
-      throw new IllegalArgumentException("leaseTtl must be >= 1s, but was " + human(s.leaseTtl));
+    if (s.leaseTtl.compareTo(minTtl) < 0) {
+      throw new IllegalArgumentException(
+          "leaseTtl must be >= " + human(minTtl) + ", but was " + human(s.leaseTtl));
     }
     if (s.leaseTtl.compareTo(MAX_LEASE_TTL) > 0) {
       throw new IllegalArgumentException(
           "leaseTtl must be <= " + MAX_LEASE_TTL.getSeconds() + "s (etcd's largest TTL), but was "
               + human(s.leaseTtl));
     }
-    if (s.leaseTtl.toNanos() % 1_000_000_000L != 0) {
+    if (s.leaseTtl.toNanos() % ttlUnit.toNanos() != 0) {
       throw new IllegalArgumentException(
-          "leaseTtl must be a whole number of seconds (etcd grants seconds), but was "
-              + human(s.leaseTtl));
+          "leaseTtl must be a whole number of " + unitName(ttlUnit)
+              + (unitReason == null ? "" : " (" + unitReason + ")") + ", but was "
+              + exact(s.leaseTtl));
     }
     if (!(s.maxDriftRate >= 0 && s.maxDriftRate < 0.1)) {
       throw new IllegalArgumentException(
@@ -108,6 +116,22 @@ static void validate(ElectorConfig.Settings<?> s) {
       throw new IllegalArgumentException(
           field + " must be <= " + MAX_NANOS.toDays() + " days, but was " + human(d));
     }
+  }
+
+  /** exact prints a duration of a second or more to the nanosecond ("1.5005s"); human rounds to ms. */
+  private static String exact(Duration d) {
+    if (d.compareTo(Duration.ofSeconds(1)) < 0) {
+      return human(d);
+    }
+    return BigDecimal.valueOf(d.getSeconds()).add(BigDecimal.valueOf(d.getNano(), 9))
+        .stripTrailingZeros().toPlainString() + "s";
+  }
+
+  private static String unitName(Duration unit) {
+    if (unit.equals(Duration.ofSeconds(1))) {
+      return "seconds";
+    }
+    return unit.equals(Duration.ofMillis(1)) ? "milliseconds" : human(unit) + " steps";
   }
 
   private static String quote(String s) {

@@ -230,7 +230,8 @@ public final class ElectorConfig {
     }
 
     /**
-     * leaseTtl sets the lease TTL, a whole number of seconds, at least 1 s; default 5 s.
+     * leaseTtl sets the lease TTL in its store's unit; default 5 s. etcd and the local store
+     * take whole seconds, at least 1 s; MariaDB/MySQL whole milliseconds, at least 500 ms.
      * Longer TTLs ride out longer store outages but make crash failover slower.
      */
     public B leaseTtl(Duration leaseTtl) {
@@ -309,9 +310,22 @@ public final class ElectorConfig {
       return self();
     }
 
-    /** buildConfig validates every field and the relations between them. */
+    /**
+     * buildConfig validates every field and the relations between them, with the neutral
+     * rule for the lease TTL (a whole number of milliseconds); a backend's builder calls
+     * {@link #buildConfig(Duration, Duration, String)} with its store's rule instead.
+     */
     protected final ElectorConfig buildConfig() {
-      ConfigChecks.validate(this);
+      return buildConfig(Duration.ofMillis(1), Duration.ofMillis(1), null);
+    }
+
+    /**
+     * buildConfig validates like {@link #buildConfig()}, the lease TTL by its store's rule:
+     * at least {@code minTtl} and a whole number of {@code ttlUnit}s; {@code unitReason}, when
+     * not null, tells in the error why the store needs that unit.
+     */
+    protected final ElectorConfig buildConfig(Duration minTtl, Duration ttlUnit, String unitReason) {
+      ConfigChecks.validate(this, minTtl, ttlUnit, unitReason);
       return new ElectorConfig(this);
     }
   }

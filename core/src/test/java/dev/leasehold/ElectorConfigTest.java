@@ -35,11 +35,13 @@ class ElectorConfigTest {
   }
 
   @Test
-  void ttlUnderOneSecondIsRejectedWithItsValue() {
-    assertEquals("leaseTtl must be >= 1s, but was 200ms", error(valid().leaseTtl(Duration.ofMillis(200))));
+  void theNeutralConfigTakesAnyWholeMillisecondTtlAndLeavesTheUnitToTheBackend() {
+    assertEquals(Duration.ofMillis(1500), valid().leaseTtl(Duration.ofMillis(1500)).build().leaseTtl());
+    assertEquals(Duration.ofMillis(200), valid().leaseTtl(Duration.ofMillis(200)).build().leaseTtl());
     assertEquals(
-        "leaseTtl must be a whole number of seconds (etcd grants seconds), but was 1.5s",
-        error(valid().leaseTtl(Duration.ofMillis(1500))));
+        "leaseTtl must be a whole number of milliseconds, but was 1.5005s",
+        error(valid().leaseTtl(Duration.ofNanos(1_500_500_000))));
+    assertEquals("leaseTtl must be > 0, but was 0ms", error(valid().leaseTtl(Duration.ZERO)));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.leasehold.bench;
 
+import dev.leasehold.bench.contender.JdbcKind;
 import dev.leasehold.bench.contender.Kind;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -12,7 +13,8 @@ import picocli.CommandLine.Option;
 /**
  * BenchMain is the bench's command line: it runs every scenario against a 3-member etcd
  * cluster it starts itself and writes {@code <out>/<name>.md}, its plots and a CSV of every
- * sample. Not thread-safe; run it as a program.
+ * sample; the {@code mariadb-*} phases run against a private mariadbd and write their own
+ * report ({@code <name>-mariadb.md} beside an etcd one). Not thread-safe; run it as a program.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Leasehold vs jetcd Election vs the seed's polling design: failover, safety and etcd cost.")
@@ -98,8 +100,28 @@ public final class BenchMain implements Callable<Path> {
   int pathSamples;
 
   @Option(names = "--phases", split = ",", defaultValue = "floor,idle,handover,crash,partition,scale",
-      description = "which scenarios to run (default: all)")
+      description = "which scenarios to run (default: the etcd ones); the MariaDB ones are mariadb-idle, "
+          + "mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four")
   List<String> phases;
+
+  @Option(names = "--mariadb-contenders", split = ",", defaultValue = "LEASEHOLD_JDBC,GET_LOCK",
+      description = "which MariaDB contenders (default: ${DEFAULT-VALUE})")
+  List<JdbcKind> mariadbContenders;
+
+  @Option(names = "--mariadb-ttl-ms", defaultValue = "2000",
+      description = "TTL (ms) for the MariaDB handover, partition and idle phases")
+  int mariadbTtlMillis;
+
+  @Option(names = "--mariadb-crash-ttls-ms", split = ",", defaultValue = "1500,5000",
+      description = "TTLs (ms) for MariaDB crash failover")
+  List<Integer> mariadbCrashTtls;
+
+  @Option(names = "--mariadb-partition-trials", defaultValue = "30", description = "MariaDB partitions per contender")
+  int mariadbPartitionTrials;
+
+  @Option(names = "--mariadb-idle-counts", split = ",", defaultValue = "1,10,100",
+      description = "candidate counts for the MariaDB idle load")
+  List<Integer> mariadbIdleCounts;
 
   @Option(names = "--out", defaultValue = "bench/results", description = "directory for the report and plots")
   Path out;
@@ -142,11 +164,29 @@ public final class BenchMain implements Callable<Path> {
         idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
         scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir);
     r.loadBefore = MachineInfo.loadAverage();
-    new Bench(r.options, r).run();
+    boolean etcdPhases = phases.stream().anyMatch(p -> !p.startsWith("mariadb"));
+    if (etcdPhases) {
+      new Bench(r.options, r).run();
+    }
+    MariaDbResults maria = null;
+    if (MariaDbBench.wanted(phases)) {
+      maria = new MariaDbResults();
+      maria.options = new MariaDbResults.Options(mariadbContenders, mariadbTtlMillis, mariadbCrashTtls,
+          mariadbTtlMillis, mariadbPartitionTrials, mariadbTtlMillis, mariadbIdleCounts);
+      new MariaDbBench(r.options, maria).run();
+    }
     r.loadAfter = MachineInfo.loadAverage();
     r.wallSeconds = (System.nanoTime() - t0) / 1e9;
     String stem = name != null ? name : LocalDate.now().toString();
-    Path report = new Report(r, out, stem).write();
+    Path report = null;
+    if (etcdPhases) {
+      report = new Report(r, out, stem).write();
+    }
+    if (maria != null) {
+      // Beside an etcd report the MariaDB one takes a suffix; alone, it takes the name.
+      Path m = new MariaDbReport(r, maria, out, etcdPhases ? stem + "-mariadb" : stem).write();
+      report = report == null ? m : report;
+    }
     Bench.say("report: " + report.toAbsolutePath() + String.format(" (%.1f min)", r.wallSeconds / 60));
     return report;
   }

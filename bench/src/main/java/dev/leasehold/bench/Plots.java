@@ -60,6 +60,8 @@ final class Plots {
     chart.getStyler().setXAxisLogarithmic(logX);
     chart.getStyler().setYAxisMin(0.0);
     chart.getStyler().setYAxisMax(1.0);
+    // Ticks fall on multiples of 1/n; "0.033333" for n=30 is noise.
+    chart.getStyler().setYAxisDecimalPattern("0.00");
     int i = 0;
     for (Map.Entry<String, List<Double>> e : series.entrySet()) {
       List<Double> s = new ArrayList<>(e.getValue());

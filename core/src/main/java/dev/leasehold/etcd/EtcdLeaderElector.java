@@ -9,6 +9,7 @@ import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -162,7 +163,8 @@ public final class EtcdLeaderElector {
      * started; it makes no connection and starts no thread until {@link LeaderElector#start()}.
      */
     public LeaderElector build() {
-      ElectorConfig validated = buildConfig();
+      ElectorConfig validated =
+          buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
       boolean tlsSet = tlsCa != null || tlsJvmDefaultTrust;
       if (client != null) {
         rejectWithClient();

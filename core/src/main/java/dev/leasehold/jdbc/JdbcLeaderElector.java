@@ -35,6 +35,15 @@ import javax.sql.DataSource;
 public final class JdbcLeaderElector {
   private static final Pattern ELECTION_NAME = Pattern.compile("[A-Za-z0-9._/-]{1,128}");
 
+  /**
+   * MIN_TTL is the shortest lease TTL. The row's expiry has microseconds, but below 500 ms the
+   * default margin (TTL/10) drops under 50 ms, about one young-GC pause or scheduling stall on a
+   * busy host; the window for a retried renewal after a slow commit drops under 100 ms; the
+   * MASTER commits a durable renewal every TTL/6 (over 12 per second); and the server's own
+   * timers (wait_timeout, and GET_LOCK's timeout on MySQL) count whole seconds anyway.
+   */
+  static final Duration MIN_TTL = Duration.ofMillis(500);
+
   private JdbcLeaderElector() {}
 
   /** builder starts configuring an elector. */
@@ -44,10 +53,11 @@ public final class JdbcLeaderElector {
 
   /**
    * Builder configures a MariaDB/MySQL {@link LeaderElector}: the backend-neutral settings
-   * (inherited from {@link ElectorConfig.Settings}; the election key is the row's name, and
-   * {@code standbyLease} does not apply) plus where the term session comes from, the table and
-   * the opt-ins. {@link #build()} validates everything and names the field and the value of the
-   * first problem.
+   * (inherited from {@link ElectorConfig.Settings}; the election key is the row's name, the
+   * lease TTL a whole number of milliseconds, at least 500 ms, and {@code pollInterval} under
+   * 2 × TTL, so the default 1 s needs a TTL over 500 ms; {@code standbyLease} does not apply)
+   * plus where the term session comes from, the table and the opt-ins. {@link #build()}
+   * validates everything and names the field and the value of the first problem.
    *
    * <p>Not thread-safe.
    */
@@ -135,7 +145,7 @@ public final class JdbcLeaderElector {
      * connection and starts no thread until {@link LeaderElector#start()}.
      */
     public LeaderElector build() {
-      ElectorConfig c = buildConfig();
+      ElectorConfig c = buildConfig(MIN_TTL, Duration.ofMillis(1), null);
       if (!ELECTION_NAME.matcher(c.electionKey()).matches()) {
         throw new IllegalArgumentException("electionKey must match " + ELECTION_NAME.pattern()
             + " (it is the lease row's name), but was \"" + c.electionKey() + "\"");

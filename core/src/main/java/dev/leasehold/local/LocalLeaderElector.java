@@ -7,6 +7,7 @@ import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
+import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
@@ -71,7 +72,9 @@ public final class LocalLeaderElector {
 
     /** build validates the settings and creates an elector that has not started. */
     public LeaderElector build() {
-      ElectorConfig validated = buildConfig();
+      ElectorConfig validated =
+          buildConfig(
+              Duration.ofSeconds(1), Duration.ofSeconds(1), "the local store grants seconds, as etcd does");
       if (store == null) {
         throw new IllegalArgumentException(
             "store must be set (LocalStore.create()), but was null");

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leasehold.ElectorConfig;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class EtcdLeaderElectorBuilderTest {
@@ -39,6 +41,20 @@ class EtcdLeaderElectorBuilderTest {
         "endpoints[0] must be a URL like http://127.0.0.1:2379 (scheme must be http or https),"
             + " but was \"127.0.0.1:2379\"",
         error(EtcdLeaderElector.builder().electionKey("/k").endpoints("127.0.0.1:2379")));
+  }
+
+  @Test
+  void ttlMustBeWholeSecondsOfAtLeastOneAsEtcdGrantsThem() {
+    EtcdLeaderElector.Builder b = EtcdLeaderElector.builder().electionKey("/k").endpoints("http://a:1");
+    assertEquals("leaseTtl must be >= 1s, but was 200ms", error(b.leaseTtl(Duration.ofMillis(200))));
+    assertEquals(
+        "leaseTtl must be a whole number of seconds (etcd grants seconds), but was 1.5s",
+        error(b.leaseTtl(Duration.ofMillis(1500))));
+    // A neutral config that a MariaDB elector would take is refused here, by the same rule.
+    ElectorConfig shared = ElectorConfig.builder().electionKey("/k").leaseTtl(Duration.ofMillis(2500)).build();
+    assertEquals(
+        "leaseTtl must be a whole number of seconds (etcd grants seconds), but was 2.5s",
+        error(EtcdLeaderElector.builder().config(shared).endpoints("http://a:1")));
   }
 
   @Test

@@ -65,6 +65,20 @@ class JdbcLeaderElectorBuilderTest {
   }
 
   @Test
+  void theTtlIsWholeMillisecondsOfAtLeastHalfASecond() {
+    LeaderElector e = valid().leaseTtl(Duration.ofMillis(1500)).build();
+    assertEquals(Duration.ofMillis(1500), e.config().leaseTtl());
+    e.close();
+    valid().leaseTtl(Duration.ofMillis(500)).pollInterval(Duration.ofMillis(500)).build().close();
+    assertEquals("leaseTtl must be >= 500ms, but was 499ms", rejected(valid().leaseTtl(Duration.ofMillis(499))));
+    assertEquals("leaseTtl must be a whole number of milliseconds, but was 1.5005s",
+        rejected(valid().leaseTtl(Duration.ofNanos(1_500_500_000))));
+    // At the minimum, the default pollInterval (1 s) reaches the session's wait_timeout (2 × TTL).
+    assertEquals("pollInterval must be < 2 × leaseTtl (1000ms, the term session's wait_timeout), but was 1000ms",
+        rejected(valid().leaseTtl(Duration.ofMillis(500))));
+  }
+
+  @Test
   void thePollIntervalMustStayUnderTheSessionsWaitTimeout() {
     assertEquals("pollInterval must be < 2 × leaseTtl (4000ms, the term session's wait_timeout), but was 4000ms",
         rejected(valid().pollInterval(Duration.ofSeconds(4))));

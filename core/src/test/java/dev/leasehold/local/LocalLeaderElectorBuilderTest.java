@@ -49,6 +49,10 @@ class LocalLeaderElectorBuilderTest {
         "leaseTtl must be >= 1s, but was 200ms",
         error(valid().leaseTtl(Duration.ofMillis(200))));
     assertEquals(
+        "leaseTtl must be a whole number of seconds (the local store grants seconds, as etcd does),"
+            + " but was 1.5s",
+        error(valid().leaseTtl(Duration.ofMillis(1500))));
+    assertEquals(
         "leaseTtl must be set, but was null",
         error(valid().leaseTtl(null)));
     assertEquals(

@@ -336,16 +336,24 @@ public final class TcpProxy implements AutoCloseable {
           OutputStream out = to.getOutputStream();
           out.write(buf, 0, n);
         }
-        // Orderly end of one direction: pass it on as a half close, unless blackholed.
-        if (!blackholed) {
-          Socket to = fromClient ? upstream : client;
-          if (to != null && !to.isClosed()) {
-            to.shutdownOutput();
-          }
+        if (blackholed) {
+          // The FIN is lost like every other byte: the other peer must not learn of the close
+          // (a server ending an idle session would otherwise tell a partitioned client). Heal or
+          // close resets the connection.
+          return;
+        }
+        // Orderly end of one direction: pass it on as a half close.
+        Socket to = fromClient ? upstream : client;
+        if (to != null && !to.isClosed()) {
+          to.shutdownOutput();
         }
         // Either side done ends the connection once the other direction had a moment to drain.
         finishLater();
       } catch (IOException e) {
+        if (blackholed) {
+          // Likewise a reset: it is lost, and heal or close resets the other side.
+          return;
+        }
         reset();
       }
     }

@@ -12,6 +12,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
 /** TcpProxyTest drives the proxy's three modes against a local echo server, and ProcNet's lookup. */
 class TcpProxyTest {
   private ServerSocket echo;
+  private final List<Socket> accepted = new CopyOnWriteArrayList<>();
   private TcpProxy proxy;
 
   @BeforeEach
@@ -28,6 +31,7 @@ class TcpProxyTest {
       while (!echo.isClosed()) {
         try {
           Socket s = echo.accept();
+          accepted.add(s);
           Thread c = new Thread(() -> {
             try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
               byte[] b = new byte[1024];
@@ -108,6 +112,21 @@ class TcpProxyTest {
       try (Socket after = connect()) {
         assertEquals("five", roundTrip(after, "five"));
       }
+    }
+  }
+
+  @Test
+  void aBlackholeHidesTheServersResetFromTheClient() throws Exception {
+    try (Socket s = connect()) {
+      assertEquals("one", roundTrip(s, "one"));
+      proxy.setMode(TcpProxy.Mode.BLACKHOLE);
+      // The server ends the session (as mariadbd does at wait_timeout): the FIN is lost too.
+      for (Socket server : accepted) {
+        server.setSoLinger(true, 0); // a reset, as mariadbd sends
+        server.close();
+      }
+      s.setSoTimeout(800);
+      assertThrows(SocketTimeoutException.class, () -> s.getInputStream().read());
     }
   }
 

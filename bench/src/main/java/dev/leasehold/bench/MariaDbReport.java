@@ -1,0 +1,305 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.bench.contender.JdbcKind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * MariaDbReport writes the Markdown report of the MariaDB phases, its CDF plots and a CSV of
+ * every sample. Every number in it comes from {@link MariaDbResults} and {@link Results} (the
+ * run's machine, command and load); the prose only names the mechanisms. Not thread-safe.
+ */
+final class MariaDbReport {
+  private final Results run;
+  private final MariaDbResults r;
+  private final Path dir;
+  private final String stem;
+  private final StringBuilder md = new StringBuilder();
+
+  MariaDbReport(Results run, MariaDbResults results, Path dir, String stem) {
+    this.run = run;
+    this.r = results;
+    this.dir = dir;
+    this.stem = stem;
+  }
+
+  /** write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}; returns the .md path. */
+  Path write() throws IOException {
+    Files.createDirectories(dir);
+    writeCsv();
+
+    md.append("# Leasehold MariaDB benchmark, ").append(stem).append("\n\n");
+    p("Leasehold's JDBC backend and the scheduler design's `GET_LOCK` elector, measured side by side on one "
+        + "private mariadbd in one run of the bench's main class with `" + run.command + "` (what `bench/run.sh "
+        + run.command + "` runs after its build) (wall time "
+        + String.format(Locale.ROOT, "%.1f", run.wallSeconds / 60) + " min, started "
+        + DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(run.startedAtMillis).atOffset(ZoneOffset.UTC))
+        + "). Every figure below was measured in this run.");
+    machine();
+    targets();
+    // A phase that did not run gets no section and no empty plot.
+    if (!r.handover.isEmpty()) {
+      Map<String, List<Double>> h = new LinkedHashMap<>();
+      r.handover.forEach((k, v) -> h.put(k.label(), v));
+      handover(Plots.cdf(dir.resolve(stem + "-handover-cdf"), "MariaDB: graceful handover (resign → next elected)",
+          "milliseconds (log scale)", h, true));
+    }
+    if (!r.crash.isEmpty()) {
+      Map<String, List<Double>> c = new LinkedHashMap<>();
+      r.crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + Report.ms(ttl), v)));
+      crash(Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), "MariaDB: crash failover (SIGKILL → next elected)",
+          "milliseconds", c, false));
+    }
+    if (!r.partition.isEmpty()) {
+      Map<String, List<Double>> w = new LinkedHashMap<>();
+      r.partition.forEach((k, v) -> w.put(k.label(), windows(v)));
+      partition(Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
+          "MariaDB: stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", w, false));
+    }
+    if (!r.idle.isEmpty()) {
+      idle();
+    }
+    method();
+    if (!r.problems.isEmpty()) {
+      md.append("## Problems during the run\n\n");
+      r.problems.forEach(s -> md.append("- ").append(s).append('\n'));
+      md.append('\n');
+    }
+    Path out = dir.resolve(stem + ".md");
+    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
+    return out;
+  }
+
+  private void machine() {
+    MachineInfo m = run.machine;
+    h2("Machine");
+    table(List.of("", ""), List.of(
+        List.of("CPU", m.cpu() + ", " + m.cores() + " cores (nproc)"),
+        List.of("memory", m.memory()),
+        List.of("OS", m.os()),
+        List.of("JDK", m.jdk()),
+        List.of("MariaDB", r.serverVersion + " on 127.0.0.1, launched by the it-tests launcher (" + r.serverFlags
+            + "); clients use MariaDB Connector/J"),
+        List.of("Leasehold", m.leasehold() + " (defaults: poll 1 s, margin TTL/10, drift 0.01, rpcTimeout min(1 s, TTL/4))"),
+        List.of("load average (1/5/15 min)", "at start " + run.loadBefore + ", at end " + run.loadAfter)));
+  }
+
+  private void targets() {
+    h2("Targets");
+    p("Targets of issue 11, judged for Leasehold-JDBC.");
+    List<List<String>> rows = new ArrayList<>();
+    Stats lh = stats(r.handover.get(JdbcKind.LEASEHOLD_JDBC));
+    if (lh != null) {
+      rows.add(List.of("graceful handover p99 < 50 ms", "p99 " + Report.ms(lh.p99()) + " (n=" + lh.n() + ")",
+          verdict(lh.p99() < 50)));
+    }
+    r.crash.forEach((ttl, m) -> {
+      Stats s = stats(m.get(JdbcKind.LEASEHOLD_JDBC));
+      if (s != null) {
+        double bound = ttl + 1000;
+        rows.add(List.of("crash failover p99 ≤ TTL + 1 s (TTL " + Report.ms(ttl) + ")",
+            "p99 " + Report.ms(s.p99()) + " ≤ " + Report.ms(bound) + "? (n=" + s.n() + ")", verdict(s.p99() <= bound)));
+      }
+    });
+    List<Results.PartitionTrial> pt = r.partition.get(JdbcKind.LEASEHOLD_JDBC);
+    if (pt != null && !pt.isEmpty()) {
+      boolean all = pt.stream().allMatch(Results.PartitionTrial::steppedDown);
+      double max = pt.stream().mapToDouble(Results.PartitionTrial::windowMs).max().orElse(Double.NaN);
+      rows.add(List.of("stale-leader window always negative", "max " + signed(max) + " over " + pt.size()
+          + " partitions" + (all ? "" : ", some never stepped down"), verdict(all && max < 0)));
+    }
+    table(List.of("target", "measured (Leasehold-JDBC)", "met?"), rows);
+  }
+
+  private void handover(Path png) {
+    h2("Graceful handover");
+    p(run.options.candidates() + " candidate JVMs per contender, TTL " + Report.ms(r.options.handoverTtlMillis())
+        + ". t0: just before the leader's JVM calls `resign()`; end: the next leader's elected callback "
+        + "(System.nanoTime in both JVMs, one host). " + run.options.handoverWarmup() + " unrecorded warm-up "
+        + "handovers first. Between handovers the bench waits " + MariaDbBench.HANDOVER_PAUSE_MILLIS
+        + "–" + (MariaDbBench.HANDOVER_PAUSE_MILLIS + 100) + " ms (the etcd bench: 150–250 ms): a Leasehold "
+        + "candidate that resigned finds the row released, has no holder's lock to wait on, and learns of "
+        + "the next leader, which ends its resign hold-off, only at its next poll (1 s). At the etcd pace "
+        + "every follower would still be sitting out its hold-off (up to the TTL) at the next resign.");
+    List<List<String>> rows = new ArrayList<>();
+    r.handover.forEach((k, v) -> rows.add(statsRow(k.label(), stats(v))));
+    table(List.of("contender", "n", "p50", "p90", "p99", "max"), rows);
+    img("MariaDB graceful handover CDF", png);
+  }
+
+  private void crash(Path png) {
+    h2("Crash failover");
+    p(run.options.candidates() + " candidate JVMs; the leader's JVM is SIGKILLed at a random point (t0 just "
+        + "before the kill) until the next leader's elected callback; a fresh candidate JVM starts right "
+        + "after each kill. The kernel closes the dead JVM's sockets, so mariadbd ends its sessions (and "
+        + "their named locks) at once. The `GET_LOCK` design does not use a TTL; it runs at each TTL only "
+        + "to sit beside Leasehold.");
+    List<List<String>> rows = new ArrayList<>();
+    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> {
+      List<String> row = new ArrayList<>(statsRow(k.label(), stats(v)));
+      row.add(1, Report.ms(ttl));
+      row.add(Report.ms(ttl + 1000));
+      rows.add(row);
+    }));
+    table(List.of("contender", "TTL", "n", "p50", "p90", "p99", "max", "TTL + 1 s"), rows);
+    img("MariaDB crash failover CDF", png);
+  }
+
+  private void partition(Path png) {
+    h2("Stale-leader window under a partition of the leader from mariadbd");
+    p("Each candidate JVM reaches mariadbd only through its own `TcpProxy` (it-tests chaos). At t0 the "
+        + "leader's proxy starts dropping every byte, both ways, including a FIN (connections stay open). "
+        + "Window = the old leader's step-down callback (the moment it knows it lost, after which it no "
+        + "longer acts) minus the new leader's elected callback: negative means the old one stopped "
+        + "before the new one started; positive means two leaders at once for that long. TTL "
+        + Report.ms(r.options.partitionTtlMillis()) + ". A leader that has not stepped down "
+        + Report.ms(3.0 * r.options.partitionTtlMillis() + 5000) + " after the new election counts as "
+        + "\"never\" (and as an overlap).");
+    List<List<String>> rows = new ArrayList<>();
+    r.partition.forEach((k, ts) -> {
+      List<Double> win = windows(ts);
+      long stepped = ts.stream().filter(Results.PartitionTrial::steppedDown).count();
+      long overlaps = ts.stream().filter(t -> !t.steppedDown() || t.windowMs() >= 0).count();
+      Stats ws = stats(win);
+      Stats el = stats(ts.stream().map(Results.PartitionTrial::newLeaderMs).toList());
+      Stats dn = stats(ts.stream().filter(Results.PartitionTrial::steppedDown)
+          .map(Results.PartitionTrial::stepDownMs).toList());
+      rows.add(List.of(k.label(), Integer.toString(ts.size()), stepped + "/" + ts.size(),
+          overlaps + "/" + ts.size(), ws == null ? "–" : signed(ws.min()), ws == null ? "–" : signed(ws.p50()),
+          ws == null ? "–" : signed(ws.p99()), ws == null ? "–" : signed(ws.max()),
+          dn == null ? "–" : Report.ms(dn.p50()), el == null ? "–" : Report.ms(el.p50())));
+    });
+    table(List.of("contender", "n", "stepped down", "overlaps (window ≥ 0 or never)", "window min", "p50",
+        "p99", "max", "t0 → step-down p50", "t0 → new leader p50"), rows);
+    img("MariaDB stale-leader window CDF", png);
+  }
+
+  private void idle() {
+    h2("Server load while idle");
+    p("N candidates of one contender in one JVM, each with its own sessions, TTL "
+        + Report.ms(r.options.idleTtlMillis()) + "; after a leader is elected and start-up settled, the bench "
+        + "reads `SHOW GLOBAL STATUS` before and after a " + run.options.idleWindowSeconds() + " s window. "
+        + "Questions: statements sent by clients; Queries also counts statements inside stored programs "
+        + "(none here). Each read of the counters opens a root session and counts too: the baseline "
+        + "row, with no candidate running, shows that share.");
+    List<List<String>> rows = new ArrayList<>();
+    if (r.idleBaseline != null) {
+      rows.add(idleRow("(no candidates)", "0", r.idleBaseline));
+    }
+    r.idle.forEach((k, m) -> m.forEach((n, x) -> rows.add(idleRow(k.label(), Integer.toString(n), x))));
+    table(List.of("contender", "candidates", "Questions/s", "Queries/s", "SELECT/s", "UPDATE/s",
+        "connections at the end"), rows);
+  }
+
+  private void method() {
+    h2("How it was measured");
+    md.append("- **Leasehold-JDBC** is `JdbcLeaderElector` with its defaults except the TTL (and "
+        + "`createTable(true)`): a lease row is the truth, renewed every TTL/6 by a conditional UPDATE; "
+        + "followers wait in `GET_LOCK` on the holder's lock only to be woken, and poll every second.\n");
+    md.append("- **GET_LOCK every 2 s (scheduler design)**, `bench/.../contender/GetLockContender.java`: every "
+        + "2 s each instance runs `SELECT GET_LOCK(name, 0)` on a connection it keeps; 1 means it leads, "
+        + "an error ends the connection and the leadership; no deadline, no fencing. Choices the design "
+        + "leaves open, made in its favour: a 5 s socket timeout (HikariCP's default validation timeout; the "
+        + "driver's default is none, so a partitioned leader would hang and lead forever); the session's "
+        + "`wait_timeout` set to Leasehold's (⌈2 × TTL⌉ s; the server default, 8 h, would leave the lock "
+        + "held and no one leading for 8 h); `resign()` releases the lock and sits out one round.\n");
+    md.append("- Why the `GET_LOCK` design overlaps under a partition: mariadbd ends the silent leader's session "
+        + "`wait_timeout` after its last statement and frees the lock for the next 2 s round of a follower, "
+        + "while the old leader learns nothing until its own next call times out (2 s + 5 s). The sign of "
+        + "the window is set by two timeouts, one on the server and one in the driver, that nothing in the "
+        + "design ties together. Leasehold's leader steps down at its local deadline, which no server "
+        + "timer can beat: followers take only after their own observed wait of TTL × (1 + ρ).\n");
+    md.append("- Times are `System.nanoTime()` (CLOCK_MONOTONIC, shared by every process on the host) taken in "
+        + "the callback a user gets; the bench reads them from the candidates' stdout. Percentiles are "
+        + "nearest-rank: every figure is a measured sample; with fewer than 100 samples p99 is the maximum.\n");
+    md.append("- Contenders run one at a time on the same server; each scenario uses a fresh election name. "
+        + "Raw samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
+  }
+
+  private void writeCsv() throws IOException {
+    StringBuilder c = new StringBuilder("scenario,contender,ttl_ms,trial,value_ms\n");
+    r.handover.forEach((k, v) -> rows(c, "handover", k, r.options.handoverTtlMillis(), v));
+    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> rows(c, "crash", k, ttl, v)));
+    r.partition.forEach((k, v) -> {
+      rows(c, "partition: new leader", k, r.options.partitionTtlMillis(),
+          v.stream().map(Results.PartitionTrial::newLeaderMs).toList());
+      rows(c, "partition: step-down", k, r.options.partitionTtlMillis(),
+          v.stream().map(t -> t.steppedDown() ? t.stepDownMs() : Double.NaN).toList());
+    });
+    Files.writeString(dir.resolve(stem + "-samples.csv"), c.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static void rows(StringBuilder c, String scenario, JdbcKind k, int ttl, List<Double> v) {
+    for (int i = 0; i < v.size(); i++) {
+      c.append('"').append(scenario).append("\",\"").append(k.label()).append("\",").append(ttl).append(',')
+          .append(i).append(',')
+          .append(Double.isNaN(v.get(i)) ? "" : String.format(Locale.ROOT, "%.3f", v.get(i))).append('\n');
+    }
+  }
+
+  private static List<Double> windows(List<Results.PartitionTrial> ts) {
+    return ts.stream().filter(Results.PartitionTrial::steppedDown).map(Results.PartitionTrial::windowMs).toList();
+  }
+
+  private static List<String> idleRow(String who, String n, MariaDbResults.Idle x) {
+    return List.of(who, n, f1(x.questionsPerSec()), f1(x.queriesPerSec()), f1(x.selectsPerSec()),
+        f1(x.updatesPerSec()), Integer.toString(x.connections()));
+  }
+
+  private static Stats stats(List<Double> v) {
+    return v == null || v.isEmpty() ? null : Stats.of(v);
+  }
+
+  private static List<String> statsRow(String name, Stats s) {
+    if (s == null) {
+      return List.of(name, "0", "–", "–", "–", "–");
+    }
+    return List.of(name, Integer.toString(s.n()), Report.ms(s.p50()), Report.ms(s.p90()), Report.ms(s.p99()),
+        Report.ms(s.max()));
+  }
+
+  private static String signed(double v) {
+    return Double.isNaN(v) ? "–" : (v >= 0 ? "+" : "−") + Report.ms(Math.abs(v));
+  }
+
+  private static String f1(double v) {
+    return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String verdict(boolean ok) {
+    return ok ? "met" : "**missed**";
+  }
+
+  private void h2(String s) {
+    md.append("## ").append(s).append("\n\n");
+  }
+
+  private void p(String s) {
+    md.append(s).append("\n\n");
+  }
+
+  private void img(String alt, Path png) {
+    md.append("![").append(alt).append("](").append(png.getFileName()).append(")\n\n");
+  }
+
+  private void table(List<String> header, List<List<String>> rows) {
+    md.append("| ").append(String.join(" | ", header)).append(" |\n");
+    md.append("|").append("---|".repeat(header.size())).append('\n');
+    for (List<String> row : rows) {
+      md.append("| ").append(row.stream().map(x -> x.replace("|", "\\|")).collect(Collectors.joining(" | ")))
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+}
