@@ -27,9 +27,10 @@ import java.util.OptionalLong;
  *     at the change; comparable between processes on one host
  * @param leadership the term this process just won; present only when {@code to == MASTER}
  * @param reason why the store failed, for {@link Cause#STORE_UNAVAILABLE} (for example
- *     "etcd: authentication failed: invalid user ID or password", "timeout after 750 ms"),
- *     and for {@link Cause#FALLBACK} and {@link Cause#FALLBACK_ENDED} (which backends, and why);
- *     empty for every other cause
+ *     "timed out after 750 ms"); a refusal only the operator can fix starts with
+ *     "configuration error: " (for example "configuration error: permission denied: user
+ *     'reader' may not write /k (etcd: permission denied)"); and for {@link Cause#FALLBACK} and
+ *     {@link Cause#FALLBACK_ENDED}, which backends and why; empty for every other cause
  */
 public record LeadershipEvent(
     ElectorState from,
@@ -68,12 +69,18 @@ public record LeadershipEvent(
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
     /**
-     * STORE_UNAVAILABLE: the store stopped answering; reported once per outage, not per retry.
+     * STORE_UNAVAILABLE: the store stopped giving the elector what it needs, for a while (a few
+     * failed calls) or at once when it refused for a configuration error; reported once per
+     * outage, not per retry.
      * On the SQL backend it also ends a MASTER's term whose session failed ({@code from ==
      * MASTER}): that event is a loss ({@link LeadershipEvent#isLost()}) and opens the outage.
      */
     STORE_UNAVAILABLE,
-    /** STORE_RECOVERED: the store answers again after a STORE_UNAVAILABLE. */
+    /**
+     * STORE_RECOVERED: the store gives the elector what it needs again after a STORE_UNAVAILABLE
+     * (etcd: a read showing the key held, an answered campaign, a confirmed renewal); an answer
+     * alone, such as a read-only user's successful read, is not enough.
+     */
     STORE_RECOVERED,
     /**
      * FALLBACK: an elector built by {@code dev.leasehold.select.Backends} with a fallback policy

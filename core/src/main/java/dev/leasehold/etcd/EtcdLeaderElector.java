@@ -79,7 +79,10 @@ public final class EtcdLeaderElector {
      * client uses an existing jetcd client instead of endpoints; the elector never closes it,
      * and its TLS and credentials are the client's own (the builder's TLS and credential
      * options must then stay unset). Build it with {@code waitForReady(false)} to see why
-     * calls fail (a refused handshake, say) instead of timeouts.
+     * calls fail (a refused handshake, say) instead of timeouts. The elector cannot replace a
+     * client it was given: after a long outage its channel reconnects on gRPC's own backoff,
+     * which grows to two minutes, where an elector's own client reconnects within
+     * {@code retryBackoffMax}.
      */
     public Builder client(Client client) {
       this.client = client;
@@ -192,16 +195,19 @@ public final class EtcdLeaderElector {
         Client given = client;
         clients = () -> given;
       }
+      // Made once everything is validated: a scheduler starts threads.
+      Scheduler threads = scheduler.get();
       EtcdStore store =
           new EtcdStore(
               clients, client == null, validated.electionKey(), validated.candidateId(),
-              new EtcdReasons(validated.electionKey(), factory));
+              new EtcdReasons(validated.electionKey(), factory),
+              new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()));
       ElectionMachine machine =
           new ElectionMachine(
               ProtocolConfig.from(validated),
               randomSeed != null ? new SplittableRandom(randomSeed) : new SplittableRandom());
       String name = validated.candidateId() + "@" + validated.electionKey();
-      return new ElectorRuntime(validated, machine, store, scheduler.get(), name);
+      return new ElectorRuntime(validated, machine, store, threads, name);
     }
 
     private void rejectWithClient() {

@@ -1,5 +1,6 @@
 package dev.leasehold.etcd;
 
+import dev.leasehold.runtime.ConfigurationErrors;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -20,7 +21,11 @@ import javax.net.ssl.SSLException;
  * EtcdReasons turns a failed jetcd call into the reason an operator reads in the log: what
  * etcd refused (authentication, a permission on the election key, the TLS handshake, the
  * connection) in words that name the user, the key and the setting to look at, followed by
- * etcd's or the JVM's own words in parentheses.
+ * etcd's or the JVM's own words in parentheses. Refusals only the operator can fix (wrong or
+ * missing credentials, no permission on the key, a certificate not trusted, not issued for the
+ * host, expired or refused) are named {@link ConfigurationErrors configuration errors}; a
+ * handshake the server merely closed, an expired auth token and every connection failure are
+ * not, since they pass by themselves.
  *
  * <p>Immutable and thread-safe.
  */
@@ -63,16 +68,17 @@ final class EtcdReasons {
           user != null ? "user '" + user + "'"
               : settings != null ? "this client (no credentials set)" : "this client";
       String what = action == null ? "use " + key : action + " " + key;
-      return "permission denied: " + who + " may not " + what + etcd(words);
+      return ConfigurationErrors.named("permission denied: " + who + " may not " + what + etcd(words));
     }
     if (all.contains("authentication failed")) {
-      return "authentication failed: etcd refused "
+      return ConfigurationErrors.named("authentication failed: etcd refused "
           + (user == null ? "the credentials" : "user '" + user + "'")
-          + " (wrong user name or password; check credentials(...))" + etcd(words);
+          + " (wrong user name or password; check credentials(...))" + etcd(words));
     }
     if (all.contains("user name is empty")) {
-      return "authentication required: etcd has auth enabled and no credentials are set"
-          + " (credentials(user, password))" + etcd(words);
+      return ConfigurationErrors.named(
+          "authentication required: etcd has auth enabled and no credentials are set"
+              + " (credentials(user, password))" + etcd(words));
     }
     if (all.contains("invalid auth token") || all.contains("auth store is old")) {
       return "authentication failed: etcd no longer accepts the auth token (it expired, or etcd"
@@ -127,24 +133,26 @@ final class EtcdReasons {
       String trusted =
           settings == null ? "the client's trust"
               : settings.trustsJvmDefaults() ? "the JVM's default trust" : "tls(...)";
-      return "TLS handshake failed: the server's certificate is not trusted, no CA in " + trusted
-          + " signed it" + detail;
+      return ConfigurationErrors.named(
+          "TLS handshake failed: the server's certificate is not trusted, no CA in " + trusted
+              + " signed it" + detail);
     }
     if (all.contains("No subject alternative") || all.contains("No name matching")) {
-      return "TLS handshake failed: the server's certificate is not issued for the endpoint's"
-          + " host; set tlsAuthority(...) to a name it carries" + detail;
+      return ConfigurationErrors.named(
+          "TLS handshake failed: the server's certificate is not issued for the endpoint's"
+              + " host; set tlsAuthority(...) to a name it carries" + detail);
     }
     if (all.contains("certificate_expired") || all.contains("NotAfter")
         || all.contains("validity check failed")) {
-      return "TLS handshake failed: a certificate has expired" + detail;
+      return ConfigurationErrors.named("TLS handshake failed: a certificate has expired" + detail);
     }
     if (all.contains("bad_certificate") || all.contains("certificate_required")
         || all.contains("unknown_ca") || all.contains("certificate_unknown")) {
-      return settings == null || settings.hasClientCertificate()
+      return ConfigurationErrors.named(settings == null || settings.hasClientCertificate()
           ? "TLS handshake failed: etcd refused this client's certificate (is it signed by a CA"
               + " in etcd's --trusted-ca-file?)" + detail
           : "TLS handshake failed: etcd requires a client certificate (mTLS) and none is set;"
-              + " use tlsClientCertificate(...)" + detail;
+              + " use tlsClientCertificate(...)" + detail);
     }
     if (closedInHandshake) {
       return "TLS handshake failed: the server closed the connection during the handshake; does"

@@ -38,10 +38,13 @@ import java.util.function.Supplier;
 /**
  * EtcdStore is the etcd adapter behind the runtime's {@link StorePort}: each
  * {@link EtcdCommand} becomes one jetcd call, each reply or watch notification one
- * {@link EtcdInput}. It holds no protocol state beyond the one open watch.
+ * {@link EtcdInput}. It holds no protocol state beyond the one open watch. A client it made
+ * itself is replaced by a fresh one while calls cannot connect ({@link Reconnect}), so that
+ * gRPC's own reconnect backoff does not outlast an outage by minutes.
  *
  * <p>Not thread-safe: the runtime's event loop calls it; jetcd completes its futures on its
- * own threads, where this class only maps data and never blocks.
+ * own threads, where this class only maps data (and tells {@link Reconnect}, which is
+ * thread-safe, how the call went) and never blocks.
  */
 final class EtcdStore implements StorePort {
   private final Supplier<Client> clientFactory;
@@ -49,22 +52,26 @@ final class EtcdStore implements StorePort {
   private final ByteSequence key;
   private final ByteSequence value;
   private final EtcdReasons reasons;
+  private final Reconnect reconnect;
   private Client client;
   private Watch.Watcher watcher;
   private long watcherId;
+  private Consumer<Input> watchInbox;
 
   /**
    * EtcdStore uses the client the factory makes at {@link #open()}, closes it if it owns it,
-   * and names failures with {@code reasons}.
+   * names failures with {@code reasons}, and replaces a client it owns with a fresh one when
+   * {@code reconnect} (null: never) says so.
    */
   EtcdStore(
       Supplier<Client> clientFactory, boolean ownsClient, String key, String value,
-      EtcdReasons reasons) {
+      EtcdReasons reasons, Reconnect reconnect) {
     this.clientFactory = clientFactory;
     this.ownsClient = ownsClient;
     this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
     this.reasons = reasons;
+    this.reconnect = ownsClient ? reconnect : null;
   }
 
   @Override
@@ -86,6 +93,7 @@ final class EtcdStore implements StorePort {
 
   @Override
   public CompletionStage<? extends Input> call(StoreCall call) {
+    reconnectIfDue();
     if (call instanceof EtcdCommand.Poll p) {
       return map(
           client.getKVClient().get(key),
@@ -144,11 +152,13 @@ final class EtcdStore implements StorePort {
 
   @Override
   public CompletionStage<?> release(long leaseId) {
+    reconnectIfDue();
     return client
         .getLeaseClient()
         .revoke(leaseId)
         .handle(
             (r, e) -> {
+              noteOutcome(e);
               if (e != null && !isLeaseNotFound(e)) {
                 throw new CompletionException(unwrap(e));
               }
@@ -172,10 +182,41 @@ final class EtcdStore implements StorePort {
     }
   }
 
+  /**
+   * reconnectIfDue replaces an owned client whose calls have not been able to connect for a
+   * while (see {@link Reconnect}); the open watch ends with it and is reported failed, so the
+   * machine re-reads and watches again on the new client.
+   */
+  private void reconnectIfDue() {
+    if (reconnect == null || client == null || !reconnect.due()) {
+      return;
+    }
+    Client old = client;
+    client = clientFactory.get();
+    if (watcher != null) {
+      // Closed with the old client; its own late notifications carry an id the machine dropped.
+      watcher = null;
+      watchInbox.accept(new EtcdInput.WatchFailed(watcherId, false, "reconnecting: new client"));
+    }
+    old.close();
+  }
+
+  private void noteOutcome(Throwable failure) {
+    if (reconnect == null) {
+      return;
+    }
+    if (failure == null) {
+      reconnect.answered();
+    } else {
+      reconnect.failed(failure);
+    }
+  }
+
   private void watch(EtcdCommand.Watch w, Consumer<Input> inbox) {
     if (watcher != null) {
       watcher.close();
     }
+    watchInbox = inbox;
     long id = w.watchId();
     WatchOption option =
         WatchOption.builder().withRevision(w.fromRevision()).withRequireLeader(true).build();
@@ -211,10 +252,11 @@ final class EtcdStore implements StorePort {
   }
 
   /** map turns a jetcd future into the input for its reply or its failure. */
-  private static <T> CompletionStage<Input> map(
+  private <T> CompletionStage<Input> map(
       CompletableFuture<T> future, Function<T, Input> ok, Function<Throwable, Input> failed) {
     return future.handle(
         (r, e) -> {
+          noteOutcome(e);
           try {
             return e == null ? ok.apply(r) : failed.apply(e);
           } catch (RuntimeException mapping) {

@@ -48,7 +48,6 @@ final class Candidate extends Role {
         m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
         return;
       }
-      m.succeeded(now);
       m.lease.hold(g, now);
       campaign();
     } else if (in instanceof EtcdInput.GrantFailed f) {
@@ -61,13 +60,13 @@ final class Candidate extends Role {
     } else if (in instanceof EtcdInput.CampaignWon w) {
       if (w.op() == campaignOp) {
         campaignOp = 0;
-        m.succeeded(now);
+        m.progressed(now);
         won(w.createRevision(), now);
       }
     } else if (in instanceof EtcdInput.CampaignLost l) {
       if (l.op() == campaignOp) {
         campaignOp = 0;
-        m.succeeded(now);
+        m.progressed(now);
         lost(l, now);
       }
     } else if (in instanceof EtcdInput.CampaignFailed f) {

@@ -4,6 +4,7 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.ConfigurationErrors;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Machine;
 import java.util.EnumSet;
@@ -35,6 +36,10 @@ import java.util.random.RandomGenerator;
  * <p>Not thread-safe: one thread (the driver's event loop) owns an instance.
  */
 public final class ElectionMachine implements Machine {
+  /** LASTING is how many failed calls without progress make an outage worth reporting. */
+  static final int LASTING = 3;
+  // Enough failures for the backoff to reach its maximum from any configured initial value.
+  private static final int CONFIGURATION_FAILURES = 64;
   private static final Set<Cause> SAME_ROLE =
       EnumSet.of(Cause.LEADER_CHANGED, Cause.STORE_UNAVAILABLE, Cause.STORE_RECOVERED);
 
@@ -74,9 +79,11 @@ public final class ElectionMachine implements Machine {
   private long watchId;
   private long watchFailures;
 
-  // Reachability: consecutive failed calls, and whether STORE_UNAVAILABLE was published.
+  // Reachability (PROTOCOL.md §9): failed calls since the elector last made progress, whether
+  // STORE_UNAVAILABLE was published, and the reason of the failed call this step handles.
   long failures;
   private boolean unavailable;
+  private String failure;
 
   /** ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter. */
   public ElectionMachine(ProtocolConfig config, RandomGenerator random) {
@@ -133,7 +140,7 @@ public final class ElectionMachine implements Machine {
     return lease.ttlSeconds();
   }
 
-  /** isUnavailable is true between an STORE_UNAVAILABLE report and the next success. */
+  /** isUnavailable is true between a STORE_UNAVAILABLE report and the next progress. */
   public boolean isUnavailable() {
     return unavailable;
   }
@@ -146,6 +153,7 @@ public final class ElectionMachine implements Machine {
   public List<Command> step(Input input, long now) {
     Objects.requireNonNull(input, "input");
     fx.begin();
+    failure = input instanceof Input.Failed f ? f.reason() : null;
     if (role == ElectorState.STOPPED) {
       stopped(input);
     } else if (input instanceof Input.Close) {
@@ -273,19 +281,30 @@ public final class ElectionMachine implements Machine {
     }
   }
 
-  /** succeeded records a call the store answered; the first after an outage reports recovery. */
-  void succeeded(long now) {
+  /**
+   * progressed records that the store gave the elector what it needs: a read showing the key
+   * held, an answered campaign, a confirmed renewal. It ends a reported outage. An answer alone
+   * is not progress: a read-only user's reads and lease grants succeed while every campaign is
+   * refused, and STORE_RECOVERED on each of them would flap (PROTOCOL.md §9).
+   */
+  void progressed(long now) {
     failures = 0;
-    // While PROBING the event is held back; the next success after the loss reports it.
+    // While PROBING the event is held back; the next progress after the loss reports it.
     if (unavailable && tell(Cause.STORE_RECOVERED, leader, now)) {
       unavailable = false;
     }
   }
 
-  /** failed records a failed call; the first of an outage reports it. */
+  /**
+   * failed records a failed call. An outage is reported once it lasts, {@value #LASTING} failed
+   * calls without progress (a cold client's first call may time out), or at once when the store
+   * refused for a configuration error, which is also retried at the maximum backoff.
+   */
   void failed(long now) {
-    failures++;
-    if (!unavailable && tell(Cause.STORE_UNAVAILABLE, leader, now)) {
+    boolean configuration = ConfigurationErrors.is(failure);
+    failures = configuration ? Math.max(failures + 1, CONFIGURATION_FAILURES) : failures + 1;
+    if (!unavailable && (configuration || failures >= LASTING)
+        && tell(Cause.STORE_UNAVAILABLE, leader, now)) {
       unavailable = true;
     }
   }

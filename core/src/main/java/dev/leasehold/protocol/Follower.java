@@ -42,7 +42,6 @@ final class Follower extends Role {
       pollAt(now + m.fx.backoff(m.failures));
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       if (m.lease.awaitsGrant(g.op(), false) && !m.lease.isHeld()) {
-        m.succeeded(now);
         m.lease.hold(g, now);
       } else {
         m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
@@ -106,7 +105,10 @@ final class Follower extends Role {
       return;
     }
     pollOp = 0;
-    m.succeeded(now);
+    if (r.key() != null) {
+      // The key is held: a follower needs nothing more. Absent, it still needs its campaign.
+      m.progressed(now);
+    }
     observe(r.key(), r.revision(), now);
     m.ensureWatch();
     if (m.phase == ElectionMachine.Phase.NONE) {
@@ -193,6 +195,9 @@ final class Follower extends Role {
   public void renewed(KeyRecord key, long revision, long now) {
     if (m.phase == ElectionMachine.Phase.NONE) {
       // A standby renewal's read is as good as a poll.
+      if (key != null) {
+        m.progressed(now);
+      }
       observe(key, revision, now);
       if (m.keyAbsent && pollOp == 0) {
         campaignOrWait(now);

@@ -122,6 +122,11 @@ final class Master extends Role {
   }
 
   @Override
+  public void renewed(KeyRecord key, long revision, long now) {
+    m.progressed(now);
+  }
+
+  @Override
   public void gone(long now) {
     lose(Cause.LEASE_REVOKED, null, now);
   }

@@ -25,7 +25,7 @@ abstract class Role implements Lease.Holder {
 
   @Override
   public void answered(long now) {
-    m.succeeded(now);
+    // An ack or a read alone is not progress; a confirmed renewal is (Master, Follower).
   }
 
   @Override

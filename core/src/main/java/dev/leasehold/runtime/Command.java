@@ -27,9 +27,10 @@ public interface Command {
 
   /**
    * Release gives a lease back to the store (etcd: revokes it, and its key goes with it). The
-   * runtime retries with backoff until the store confirms or says the lease is gone, and gives
-   * up once twice the granted TTL ({@code ttlSeconds}; the requested one when 0) has passed,
-   * when the lease has surely expired by itself.
+   * runtime retries with backoff until the store confirms or says the lease is gone, or close
+   * stops waiting; it warns once twice the granted TTL ({@code ttlSeconds}; the requested one
+   * when 0) has passed. A store that was down may still hold the lease then: etcd restores a
+   * stopped member's leases with a fresh TTL.
    */
   record Release(long leaseId, long ttlSeconds) implements Command {}
 }

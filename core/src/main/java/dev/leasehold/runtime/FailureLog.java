@@ -10,7 +10,9 @@ import org.slf4j.Logger;
  * FailureLog puts the reason of store failures in the log: the STORE_UNAVAILABLE line names the
  * failure that began the outage, and each different reason seen while it lasts gets one line
  * more (a first call that timed out, then etcd refusing the password), at most
- * {@value #MAX_REASONS} per outage, never one per retry.
+ * {@value #MAX_REASONS} per outage, never one per retry. A {@link ConfigurationErrors
+ * configuration error} is logged at ERROR, as such, once per outage: only the operator can end
+ * it. Other reasons are WARNs.
  *
  * It also writes the one log line every event gets.
  *
@@ -37,7 +39,11 @@ final class FailureLog {
     }
     last = reason;
     if (unavailable && logged.size() < MAX_REASONS && logged.add(reason)) {
-      log.warn("{}: store still unavailable: {}", name, reason);
+      if (ConfigurationErrors.is(reason)) {
+        log.error("{}: store still unavailable, now refusing this elector: {}", name, reason);
+      } else {
+        log.warn("{}: store still unavailable: {}", name, reason);
+      }
     }
   }
 
@@ -65,6 +71,12 @@ final class FailureLog {
       log.warn(
           "{}: {} -> {} (STORE_UNAVAILABLE: {}), leader {}",
           name, e.from(), e.to(), e.reason().orElse("unknown"), leader);
+    } else if (e.cause() == Cause.STORE_UNAVAILABLE
+        && ConfigurationErrors.is(e.reason().orElse(null))) {
+      log.error(
+          "{}: store unavailable, refusing this elector; retrying at the maximum backoff until the"
+              + " configuration is fixed (role {}): {}",
+          name, e.to(), e.reason().orElseThrow());
     } else if (e.cause() == Cause.STORE_UNAVAILABLE) {
       log.warn(
           "{}: store unavailable, retrying with backoff (role {}): {}",

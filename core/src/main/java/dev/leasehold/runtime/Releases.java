@@ -11,8 +11,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Releases gives leases back to the store for the runtime: each release is retried with
- * capped exponential backoff until the store confirms (or says the lease is gone), and given
- * up once twice the lease's granted TTL has passed, when the store has surely expired it.
+ * capped exponential backoff until the store confirms (or says the lease is gone), or until
+ * close gives up waiting. Time alone does not end it: a store that was down kept the lease
+ * (etcd restores a stopped member's leases with a fresh TTL), so a revoke still matters once
+ * it is back, and without it the key would stay for another TTL. Once twice the granted TTL has
+ * passed, one WARN says so.
  *
  * <p>Not thread-safe: confined to the runtime's event loop.
  */
@@ -80,13 +83,14 @@ final class Releases {
   /** Release is one lease being given back. */
   private final class Release {
     final long leaseId;
-    final long giveUpAt;
+    final long warnAt;
     int round;
     boolean over;
+    boolean warned;
 
-    Release(long leaseId, long giveUpAt) {
+    Release(long leaseId, long warnAt) {
       this.leaseId = leaseId;
-      this.giveUpAt = giveUpAt;
+      this.warnAt = warnAt;
     }
 
     void attempt(int attempt) {
@@ -127,9 +131,12 @@ final class Releases {
         finished(this);
         return;
       }
-      if (scheduler.nanoTime() - giveUpAt >= 0) {
-        giveUp(failure);
-        return;
+      if (!warned && scheduler.nanoTime() - warnAt >= 0) {
+        warned = true;
+        log.warn(
+            "{}: lease {} still not released after twice its TTL ({}); retrying until the store"
+                + " answers",
+            name, Long.toHexString(leaseId), failure);
       }
       long delay = backoffInitialNanos;
       for (int i = 0; i < attempt && delay < backoffMaxNanos; i++) {

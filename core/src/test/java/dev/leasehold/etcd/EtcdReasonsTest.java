@@ -51,7 +51,8 @@ class EtcdReasonsTest {
             + ".SunCertPathBuilderException: unable to find valid certification path to"
             + " requested target")));
     assertEquals(
-        "TLS handshake failed: the server's certificate is not trusted, no CA in tls(...) signed"
+        "configuration error: "
+            + "TLS handshake failed: the server's certificate is not trusted, no CA in tls(...) signed"
             + " it (PKIX path building failed: sun.security.provider.certpath"
             + ".SunCertPathBuilderException: unable to find valid certification path to requested"
             + " target)",
@@ -64,11 +65,13 @@ class EtcdReasonsTest {
         new RuntimeException("javax.net.ssl.SSLHandshakeException: Received fatal alert:"
             + " bad_certificate", new SSLHandshakeException("Received fatal alert: bad_certificate"))));
     assertEquals(
-        "TLS handshake failed: etcd requires a client certificate (mTLS) and none is set; use"
+        "configuration error: "
+            + "TLS handshake failed: etcd requires a client certificate (mTLS) and none is set; use"
             + " tlsClientCertificate(...) (Received fatal alert: bad_certificate)",
         TLS_AUTH.describe(e, "read"));
     assertEquals(
-        "TLS handshake failed: etcd refused this client's certificate (is it signed by a CA in"
+        "configuration error: "
+            + "TLS handshake failed: etcd refused this client's certificate (is it signed by a CA in"
             + " etcd's --trusted-ca-file?) (Received fatal alert: bad_certificate)",
         new EtcdReasons("/k", settings(true, true, null)).describe(e, "read"));
   }
@@ -93,7 +96,8 @@ class EtcdReasonsTest {
         Status.INVALID_ARGUMENT.withDescription(
             "etcdserver: authentication failed, invalid user ID or password"))));
     assertEquals(
-        "authentication failed: etcd refused user 'elector' (wrong user name or password; check"
+        "configuration error: "
+            + "authentication failed: etcd refused user 'elector' (wrong user name or password; check"
             + " credentials(...)) (etcd: authentication failed, invalid user ID or password)",
         TLS_AUTH.describe(e, "read"));
   }
@@ -107,7 +111,8 @@ class EtcdReasonsTest {
             failed(Status.UNAUTHENTICATED.withDescription("etcdserver: invalid auth token")),
             "read"));
     assertEquals(
-        "authentication required: etcd has auth enabled and no credentials are set"
+        "configuration error: "
+            + "authentication required: etcd has auth enabled and no credentials are set"
             + " (credentials(user, password)) (etcd: user name is empty)",
         new EtcdReasons("/k", settings(true, false, null)).describe(
             failed(Status.INVALID_ARGUMENT.withDescription("etcdserver: user name is empty")),
@@ -117,13 +122,15 @@ class EtcdReasonsTest {
   @Test
   void permissionDeniedNamesTheUserTheActionAndTheKey() {
     assertEquals(
-        "permission denied: user 'elector' may not write /leasehold/k (etcd: permission denied)",
+        "configuration error: "
+            + "permission denied: user 'elector' may not write /leasehold/k (etcd: permission denied)",
         TLS_AUTH.describe(
             failed(Status.PERMISSION_DENIED.withDescription("etcdserver: permission denied")),
             "write"));
     // A watch is cancelled with etcd's words in an EtcdException.
     assertEquals(
-        "permission denied: user 'elector' may not watch /leasehold/k (etcd: permission denied)",
+        "configuration error: "
+            + "permission denied: user 'elector' may not watch /leasehold/k (etcd: permission denied)",
         TLS_AUTH.describe(
             EtcdExceptionFactory.newEtcdException(
                 ErrorCode.CANCELLED,

@@ -2,7 +2,12 @@ package dev.leasehold.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Optional;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Marker;
@@ -15,6 +20,7 @@ class FailureLogTest {
   /** Lines records what is logged through it; the module path keeps logback's classes out of reach. */
   static final class Lines extends AbstractLogger {
     final List<String> list = new ArrayList<>();
+    final List<Level> levels = new ArrayList<>();
 
     @Override
     protected String getFullyQualifiedCallerName() {
@@ -25,6 +31,7 @@ class FailureLogTest {
     protected void handleNormalizedLoggingCall(
         Level level, Marker marker, String pattern, Object[] args, Throwable t) {
       list.add(MessageFormatter.basicArrayFormat(pattern, args));
+      levels.add(level);
     }
 
     @Override public boolean isTraceEnabled() { return true; }
@@ -64,5 +71,23 @@ class FailureLogTest {
     f.failed("no leader: etcd has no raft leader");
     assertEquals(3, lines.list.size(), "nothing between outages");
     assertEquals("no leader: etcd has no raft leader", f.outageBegan());
+  }
+
+  @Test
+  void aConfigurationErrorIsOneErrorLineNamingItAsSuch() {
+    Lines lines = new Lines();
+    FailureLog f = new FailureLog(lines, "e");
+    String refused = "configuration error: permission denied: user 'r' may not write /k";
+    f.failed(refused);
+    LeadershipEvent down = new LeadershipEvent(ElectorState.FOLLOWER, ElectorState.FOLLOWER,
+        Cause.STORE_UNAVAILABLE, Optional.empty(), Instant.now(), 0, Optional.empty(),
+        Optional.of(f.outageBegan()));
+    f.logEvent(down);
+    for (int retry = 0; retry < 10; retry++) {
+      f.failed(refused);
+    }
+    assertEquals(List.of("e: store unavailable, refusing this elector; retrying at the maximum"
+        + " backoff until the configuration is fixed (role FOLLOWER): " + refused), lines.list);
+    assertEquals(List.of(Level.ERROR), lines.levels);
   }
 }

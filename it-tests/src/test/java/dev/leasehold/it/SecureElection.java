@@ -37,6 +37,8 @@ final class SecureElection implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(20);
   /** How long a refused elector is watched never leading: several retries at the 1 s maximum backoff. */
   static final Duration STAYS_FOLLOWER = Duration.ofSeconds(3);
+  /** How long an elector refused for good is watched reporting one outage, not flapping: 5 retries at 1 s. */
+  static final Duration NO_FLAPPING = Duration.ofSeconds(5);
 
   private final EtcdCluster cluster;
   private final LogCapture capture = new LogCapture();
@@ -107,8 +109,24 @@ final class SecureElection implements AutoCloseable {
     lines.stream().filter(l -> l.startsWith("WARN")).forEach(l -> log.info("log line: {}", l));
     assertTrue(lines.stream().filter(l -> l.contains("store unavailable")).count() <= 1,
         "one STORE_UNAVAILABLE line, not one per retry: " + lines);
+    // A refusal is a configuration error, reported as such once: one event, one ERROR line.
+    assertEquals(1, s.events().count(Cause.STORE_UNAVAILABLE), "one outage: " + s.events().events());
+    assertFalse(s.events().has(Cause.STORE_RECOVERED), "no recovery: " + s.events().events());
+    String eventReason = s.events().last(Cause.STORE_UNAVAILABLE).orElseThrow().reason().orElseThrow();
+    assertTrue(eventReason.startsWith("configuration error: ") && eventReason.contains(reason),
+        "the event names the configuration error: " + eventReason);
+    assertOneConfigurationErrorLine(s);
     s.elector().close();
     assertNothingHeld(s);
+  }
+
+  /** assertOneConfigurationErrorLine checks that the outage was logged once, at ERROR, as a configuration error. */
+  void assertOneConfigurationErrorLine(Started s) {
+    List<String> lines = capture.lines(s.name());
+    List<String> errors = lines.stream().filter(l -> l.startsWith("ERROR")).toList();
+    assertEquals(1, errors.size(), "one ERROR line: " + lines);
+    assertTrue(errors.get(0).contains("store unavailable") && errors.get(0).contains("configuration error: "),
+        "it names the configuration error: " + errors.get(0));
   }
 
   /** assertNothingHeld checks that the key is absent and etcd holds no lease at all. */

@@ -1,0 +1,108 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeadershipListener;
+import dev.leasehold.local.LocalStore;
+import dev.leasehold.select.FallbackElector;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * LeaseholdAutoConfiguration creates the context's {@link LeaderElector} from {@code
+ * leasehold.*} with core's {@code Backends} (so fallback policies too; unless the application
+ * defines its own elector), starts it with the context and
+ * closes it on shutdown ({@link ElectorLifecycle}), publishes its events as {@link
+ * LeadershipChangedEvent}s (and Spring Integration's leader events when that is on the class
+ * path), and applies {@link LeaderOnly} to bean methods.
+ *
+ * <p>{@code @LeaderOnly} is applied even with {@code leasehold.enabled=false}: without an
+ * elector nobody leads, and leader-only methods are skipped (fail closed), never run on every
+ * instance. Thread-safe, like every Spring configuration once the context is refreshed.
+ */
+@AutoConfiguration
+@ConditionalOnClass(LeaderElector.class)
+@Import(LeaderOnlyProxyRegistrar.class)
+public class LeaseholdAutoConfiguration {
+  /** LeaseholdAutoConfiguration is created by Spring. */
+  public LeaseholdAutoConfiguration() {}
+
+  /** leaseholdLeaderOnlyCalls tracks running {@code @LeaderOnly} calls to interrupt them on loss. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static LeaderOnlyCalls leaseholdLeaderOnlyCalls() {
+    return new LeaderOnlyCalls();
+  }
+
+  /** leaseholdLeaderOnlyAdvisor applies {@link LeaderOnly}; the elector is looked up at the first call. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static Advisor leaseholdLeaderOnlyAdvisor(
+      ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyCalls> calls) {
+    return new DefaultPointcutAdvisor(
+        new LeaderOnlyPointcut(), new LeaderOnlyInterceptor(elector, calls.getObject()));
+  }
+
+  /** leaseholdLeaderOnlyChecker refuses {@code @LeaderOnly} methods no proxy can intercept. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static LeaderOnlyChecker leaseholdLeaderOnlyChecker() {
+    return new LeaderOnlyChecker();
+  }
+
+  /** ElectorConfiguration holds the elector and its companions, unless {@code leasehold.enabled=false}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnProperty(prefix = "leasehold", name = "enabled", havingValue = "true", matchIfMissing = true)
+  static class ElectorConfiguration {
+    /**
+     * leaseholdElector builds the elector from {@code leasehold.*}; validated here, started by the
+     * lifecycle. A {@link LocalStore} bean, if any, serves the local backend (else core's
+     * process-wide one).
+     */
+    @Bean
+    @ConditionalOnMissingBean(LeaderElector.class)
+    FallbackElector leaseholdElector(Environment environment, ObjectProvider<LocalStore> store) {
+      return ElectorFactory.build(environment, store.getIfAvailable());
+    }
+
+    /** leaseholdLifecycle starts the elector with the context and closes it (resigning) on shutdown. */
+    @Bean
+    ElectorLifecycle leaseholdLifecycle(LeaderElector elector, ObjectProvider<LeadershipListener> listeners) {
+      return new ElectorLifecycle(elector, listeners.orderedStream().toList());
+    }
+
+    /** leaseholdSpringEvents publishes every elector event as a {@link LeadershipChangedEvent}. */
+    @Bean
+    SpringEventBridge leaseholdSpringEvents(LeaderElector elector, ApplicationEventPublisher publisher) {
+      return new SpringEventBridge(elector, publisher);
+    }
+
+    /** leaseholdStoreReach follows store outages for the health indicator. */
+    @Bean
+    StoreReach leaseholdStoreReach() {
+      return new StoreReach();
+    }
+
+    /** IntegrationConfiguration publishes Spring Integration's leader events, when it is on the class path. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.integration.leader.event.OnGrantedEvent")
+    static class IntegrationConfiguration {
+      /** leaseholdIntegrationEvents publishes OnGrantedEvent and OnRevokedEvent with the key as role. */
+      @Bean
+      IntegrationEventBridge leaseholdIntegrationEvents(LeaderElector elector, ApplicationEventPublisher publisher) {
+        return new IntegrationEventBridge(elector, publisher);
+      }
+    }
+  }
+}
