@@ -107,6 +107,24 @@ final class Child {
     }
   }
 
+  /**
+   * warmUp spawns {@code setpriv --version} once, so that the first term does not pay for
+   * loading the JVM's process machinery (hundreds of milliseconds on a cold, loaded JVM).
+   */
+  static void warmUp(Tools tools) {
+    try {
+      new ProcessBuilder(tools.setpriv(), "--version")
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .redirectError(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor();
+    } catch (IOException e) {
+      // The real start reports it.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** pid is the child's process id, which is also its process group id. */
   long pid() {
     return pid;

@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
         "123:the store (etcd, database) could not be reached",
         "124:run: leadership not acquired within --timeout",
         "125:run: leadership lost; the child was stopped",
+        "126:run: the child could not be started",
         "N:run: the child's own exit code (128+S when it died of signal S)"})
 public final class Leasehold {
   /** USAGE is the exit code of bad arguments, with a message that names the option. */
@@ -54,6 +55,15 @@ public final class Leasehold {
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new Leasehold());
     cli.setStopAtPositional(true);
+    // The message names the option; the whole help would bury it.
+    cli.setParameterExceptionHandler(
+        (e, args) -> {
+          CommandLine c = e.getCommandLine();
+          c.getErr().println("leasehold: " + e.getMessage());
+          CommandLine.UnmatchedArgumentException.printSuggestions(e, c.getErr());
+          c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+          return USAGE;
+        });
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof StoreUnreachableException) {

@@ -1,5 +1,6 @@
 package dev.leasehold.cli;
 
+import dev.leasehold.ElectorConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
@@ -40,6 +41,10 @@ abstract class ReadCommand implements Callable<Integer> {
     }
     if (key.isBlank()) {
       throw new ParameterException(spec.commandLine(), "--key must be non-blank, but was \"" + key + "\"");
+    }
+    if (store.isEtcd()) {
+      // The elector's builder reads and checks the TLS files and credentials, naming the option.
+      store.elector(ElectorConfig.builder().electionKey(key).build()).close();
     }
     try {
       return store.isEtcd() ? EtcdLeaderReader.open(store, key) : SqlLeaderReader.open(store, key);

@@ -61,6 +61,7 @@ final class Supervisor {
     SignalRelay.install((name, number) -> events.add(new Signalled(name, number)));
     try {
       elector.start();
+      Child.warmUp(settings.tools());
       while (true) {
         Leadership term = awaitTerm();
         if (term == null) {
