@@ -79,6 +79,11 @@ final class StoreOptions {
       description = "create the lease table if it is missing (needs the CREATE privilege)")
   boolean createTable;
 
+  @Option(names = "--jdbc-allow-relaxed-durability",
+      description = "accept a server with innodb_flush_log_at_trx_commit <> 1, whose crash may lose the last"
+          + " takes and renewals (a repeated fencing token); refused by default")
+  boolean allowRelaxedDurability;
+
   /** isEtcd tells whether etcd was chosen; call after {@link #validate()}. */
   boolean isEtcd() {
     return endpoints != null;
@@ -105,7 +110,8 @@ final class StoreOptions {
   }
 
   private void validateEtcd() {
-    for (String o : List.of("--jdbc-user", "--jdbc-password-file", "--create-table")) {
+    for (String o : List.of("--jdbc-user", "--jdbc-password-file", "--create-table",
+        "--jdbc-allow-relaxed-durability")) {
       if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
         throw usage(o + " needs --jdbc-url; with --endpoints it does not apply");
       }
@@ -166,7 +172,7 @@ final class StoreOptions {
       }
       String pw = jdbcUser == null ? null : new String(jdbcPassword());
       return JdbcLeaderElector.builder().config(config).jdbcUrl(jdbcUrl, jdbcUser, pw)
-          .table(jdbcTable).createTable(createTable).build();
+          .table(jdbcTable).createTable(createTable).allowRelaxedDurability(allowRelaxedDurability).build();
     } catch (IllegalArgumentException e) {
       throw usage(OptionNames.translate(e.getMessage()));
     }

@@ -47,6 +47,8 @@ final class Supervisor {
   private final Settings settings;
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private volatile String storeProblem;
+  // Whether the store ever answered: a cold JVM's first call can outlast a short --timeout.
+  private volatile boolean storeAnswered;
   private boolean stopRequested;
   private int exitWhileWaiting;
 
@@ -92,9 +94,9 @@ final class Supervisor {
       long wait = end == Long.MAX_VALUE ? Long.MAX_VALUE : end - System.nanoTime();
       Event e = wait <= 0 ? null : events.poll(wait, TimeUnit.NANOSECONDS);
       if (e == null) {
-        String problem = storeProblem;
+        String problem = storeProblem != null ? storeProblem : storeAnswered ? null : "it has not answered yet";
         log.warn("not leader within --timeout {}{}", Seconds.human(settings.timeout()),
-            problem == null ? "" : "; the store is unreachable: " + problem);
+            problem == null ? " (another candidate leads)" : "; the store is unreachable: " + problem);
         exitWhileWaiting = problem == null ? Leasehold.NOT_ACQUIRED : Leasehold.STORE_UNREACHABLE;
         return null;
       }
@@ -197,9 +199,15 @@ final class Supervisor {
   private void observe(LeadershipEvent e) {
     switch (e.cause()) {
       case STORE_UNAVAILABLE -> storeProblem = e.reason().orElse("unavailable");
-      case STORE_RECOVERED -> storeProblem = null;
-      case LEADER_CHANGED -> log.info("leader is {} (fencing token {})",
-          e.leaderId().orElse("nobody"), e.fencingToken().isPresent() ? e.fencingToken().getAsLong() : "-");
+      case STORE_RECOVERED, ELECTED -> {
+        storeProblem = null;
+        storeAnswered = true;
+      }
+      case LEADER_CHANGED -> {
+        storeAnswered = true;
+        log.info("leader is {} (fencing token {})",
+            e.leaderId().orElse("nobody"), e.fencingToken().isPresent() ? e.fencingToken().getAsLong() : "-");
+      }
       default -> { }
     }
   }

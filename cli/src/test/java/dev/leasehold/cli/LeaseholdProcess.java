@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -31,13 +32,20 @@ final class LeaseholdProcess implements AutoCloseable {
 
   /** start runs the launcher ({@code -Dleasehold.launcher}, set by the pom) with {@code args}. */
   static LeaseholdProcess start(String name, Path dir, String... args) throws IOException {
+    return start(name, dir, Map.of(), args);
+  }
+
+  /** start runs the launcher with {@code args} and these extra environment variables. */
+  static LeaseholdProcess start(String name, Path dir, Map<String, String> env, String... args) throws IOException {
     String launcher = System.getProperty("leasehold.launcher", "bin/leasehold");
     List<String> cmd = new ArrayList<>();
     cmd.add(launcher);
     cmd.addAll(List.of(args));
     Path log = dir.resolve(name + ".log");
     Files.createDirectories(dir);
-    Process p = new ProcessBuilder(cmd)
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
+    Process p = pb
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .start();
