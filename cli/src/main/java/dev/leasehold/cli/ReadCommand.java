@@ -44,7 +44,8 @@ abstract class ReadCommand implements Callable<Integer> {
     }
     if (store.isEtcd()) {
       // The elector's builder reads and checks the TLS files and credentials, naming the option.
-      store.elector(ElectorConfig.builder().electionKey(key).build()).close();
+      // Never started, it holds no thread or connection; close() would only log a CLOSED line.
+      store.elector(ElectorConfig.builder().electionKey(key).build());
     }
     try {
       return store.isEtcd() ? EtcdLeaderReader.open(store, key) : SqlLeaderReader.open(store, key);

@@ -81,8 +81,8 @@ final class RunCommand implements Callable<Integer> {
   Duration timeout;
 
   @Option(names = "--grace", paramLabel = "SECONDS", converter = Seconds.class,
-      description = "time between SIGTERM and SIGKILL when a term ends (default: TTL/5, at most 2 s); must fit in the"
-          + " time a healthy leader always has left")
+      description = "time between SIGTERM and SIGKILL when a term ends (default: TTL/5, at most 2 s, at most what fits);"
+          + " must fit in the time a healthy leader always has left, even one that lost a renewal")
   Duration grace;
 
   @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
@@ -95,7 +95,7 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     store.validate();
     ElectorConfig config = config();
-    Duration g = grace != null ? grace : defaultGrace(config.leaseTtl());
+    Duration g = grace != null ? grace : defaultGrace(config);
     checkGrace(config, g);
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
       throw usage("--timeout must be > 0 seconds, but was " + Seconds.human(timeout));
@@ -125,36 +125,53 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /** defaultGrace is TTL/5, at most 2 s. */
-  static Duration defaultGrace(Duration ttl) {
-    Duration fifth = ttl.dividedBy(5);
-    return fifth.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : fifth;
+  /** defaultGrace is TTL/5, at most 2 s, and never more than {@link #maxGrace} allows. */
+  static Duration defaultGrace(ElectorConfig c) {
+    Duration fifth = c.leaseTtl().dividedBy(5);
+    Duration d = fifth.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : fifth;
+    Duration max = maxGrace(c);
+    return d.compareTo(max) > 0 ? max : d;
   }
 
   /**
-   * healthyFloor is the least time a healthy leader has left before its local deadline: the
-   * deadline window (TTL × (1 − drift) − margin) less one renewal interval (TTL/6) and one RPC
-   * timeout for a slow renewal. SIGTERM goes out when less than grace + kill reserve is left, so
-   * that sum must stay below it, or a healthy leader's child would be stopped.
+   * healthyFloor is the least time a healthy leader has left before its local deadline, where
+   * healthy means it may lose one renewal: the deadline window (TTL × (1 − drift) − margin)
+   * less one renewal interval (TTL/6), a renewal that times out (one RPC timeout), the first
+   * retry backoff and the retry itself (one more RPC timeout). SIGTERM goes out when less than
+   * grace + kill reserve is left, so that sum must stay below it, or a healthy leader's child
+   * would be stopped.
    */
   static Duration healthyFloor(ElectorConfig c) {
     long ttl = c.leaseTtl().toNanos();
     long window = (long) (ttl * (1 - c.maxDriftRate())) - c.safetyMargin().toNanos();
-    return Duration.ofNanos(window - ttl / 6 - c.rpcTimeout().toNanos());
+    return Duration.ofNanos(window - ttl / 6 - 2 * c.rpcTimeout().toNanos() - c.retryBackoffInitial().toNanos());
+  }
+
+  /** maxGrace is the largest --grace that {@link #healthyFloor} leaves after the kill reserve. */
+  static Duration maxGrace(ElectorConfig c) {
+    return Duration.ofMillis(healthyFloor(c).minus(KILL_RESERVE).toMillis());
+  }
+
+  private String bound(ElectorConfig c) {
+    return "with --ttl " + ttlSeconds + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
+        + Seconds.human(c.safetyMargin()) + " - renewal interval " + Seconds.human(c.leaseTtl().dividedBy(6))
+        + " - 2 x RPC timeout " + Seconds.human(c.rpcTimeout()) + " (a lost renewal and its retry) - retry backoff "
+        + Seconds.human(c.retryBackoffInitial()) + " - kill reserve " + Seconds.human(KILL_RESERVE)
+        + "; a healthy leader never has less left, so its child is never stopped needlessly";
   }
 
   private void checkGrace(ElectorConfig c, Duration g) {
+    Duration max = maxGrace(c);
+    if (max.compareTo(Duration.ofMillis(50)) < 0) {
+      throw usage("--ttl must leave room for --grace, but " + ttlSeconds + " leaves " + Seconds.human(max)
+          + " (" + bound(c) + "); use --ttl 2 or more");
+    }
     if (g.isNegative() || g.isZero()) {
       throw usage("--grace must be > 0 seconds, but was " + Seconds.human(g));
     }
-    Duration max = healthyFloor(c).minus(KILL_RESERVE);
     if (g.compareTo(max) > 0) {
-      throw usage("--grace must be <= " + Seconds.human(max) + " with --ttl " + ttlSeconds
-          + " (TTL x " + (1 - c.maxDriftRate()) + " - safety margin " + Seconds.human(c.safetyMargin())
-          + " - renewal interval " + Seconds.human(c.leaseTtl().dividedBy(6)) + " - RPC timeout "
-          + Seconds.human(c.rpcTimeout()) + " - kill reserve " + Seconds.human(KILL_RESERVE)
-          + ": a healthy leader never has less left, so its child is never stopped needlessly),"
-          + " but was " + Seconds.human(g) + "; lower --grace or raise --ttl");
+      throw usage("--grace must be <= " + Seconds.human(max) + " (" + bound(c) + "), but was " + Seconds.human(g)
+          + "; lower --grace or raise --ttl");
     }
   }
 

@@ -26,7 +26,12 @@ class CliExitCodesIT {
   private final String key = "/it/cli/exit/" + UUID.randomUUID();
 
   private LeaseholdProcess run(String id, String endpoints, String... rest) throws Exception {
-    String[] head = {"run", "--endpoints", endpoints, "--key", key, "--ttl", "2", "--id", id};
+    // TTL 5: the holder must keep its term on a loaded machine while the others wait.
+    return run(id, 5, endpoints, rest);
+  }
+
+  private LeaseholdProcess run(String id, int ttl, String endpoints, String... rest) throws Exception {
+    String[] head = {"run", "--endpoints", endpoints, "--key", key, "--ttl", Integer.toString(ttl), "--id", id};
     String[] all = new String[head.length + rest.length];
     System.arraycopy(head, 0, all, 0, head.length);
     System.arraycopy(rest, 0, all, head.length, rest.length);
@@ -67,7 +72,7 @@ class CliExitCodesIT {
   @Test
   void rejoinRunsTheChildAgainAfterItExits() throws Exception {
     Path runs = dir.resolve("runs");
-    try (LeaseholdProcess p = run("again", ETCD.cluster().clientEndpointsCsv(), "--rejoin", "--",
+    try (LeaseholdProcess p = run("again", 2, ETCD.cluster().clientEndpointsCsv(), "--rejoin", "--",
         "sh", "-c", "echo $LEASEHOLD_FENCING_TOKEN >> " + runs)) {
       await().atMost(Duration.ofSeconds(40)).until(() -> lines(runs) >= 2);
       java.util.List<String> tokens = Files.readAllLines(runs, StandardCharsets.UTF_8);

@@ -49,8 +49,12 @@ class CommandLineTest {
 
   @Test
   void aGraceThatDoesNotFitTheTtlIsRefusedWithTheBound() {
-    assertUsage("--grace must be <= 0.746s with --ttl 2", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
-        "--ttl", "2", "--grace", "1", "--", "true");
+    assertUsage("--grace must be <= 0.146s (with --ttl 2: TTL x 0.99", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "2", "--grace", "1", "--", "true");
+    assertUsage("--grace must be <= 1.316s (with --ttl 5", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "5", "--grace", "1.5", "--", "true");
+    assertUsage("--ttl must leave room for --grace, but 1 leaves", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "1", "--", "true");
   }
 
   @Test
@@ -91,11 +95,14 @@ class CommandLineTest {
 
   @Test
   void theDefaultGraceFitsEveryTtl() {
-    for (int ttl = 1; ttl <= 60; ttl++) {
+    for (int ttl = 2; ttl <= 60; ttl++) {
       ElectorConfig c = ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(ttl)).build();
-      Duration grace = RunCommand.defaultGrace(c.leaseTtl());
+      Duration grace = RunCommand.defaultGrace(c);
+      assertTrue(grace.compareTo(Duration.ofMillis(50)) >= 0, "ttl " + ttl + ": " + grace);
       assertTrue(grace.plus(RunCommand.KILL_RESERVE).compareTo(RunCommand.healthyFloor(c)) <= 0, "ttl " + ttl);
     }
+    assertEquals(Duration.ofSeconds(1), RunCommand.defaultGrace(
+        ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(5)).build()));
   }
 
   @Test
