@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 
 /**
  * WatchCommand is {@code leasehold watch}: a line for the current leader, then one per change
- * of leader, until interrupted. On etcd a watch on the key wakes it at once; every backend also
+ * of leader, until interrupted; it keeps trying while the store does not answer. On etcd a watch on the key wakes it at once; every backend also
  * polls, so a silent watch costs at most one interval.
  *
  * <p>Not thread-safe: picocli fills it in, then {@link #call()} runs once.
@@ -23,10 +23,10 @@ import picocli.CommandLine.Option;
     description = {
         "Print the leader of --key now and then one line per change of leader (a new term, or no",
         "leader), with a timestamp, until interrupted. Read-only: it never campaigns. Changes closer",
-        "together than one read may show as one."},
+        "together than one read may show as one. While the store does not answer it says so once",
+        "on stderr and keeps trying."},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments",
-        "123:the store did not answer the first read"})
+    exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments"})
 final class WatchCommand extends ReadCommand {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
 
@@ -38,13 +38,16 @@ final class WatchCommand extends ReadCommand {
   public Integer call() throws InterruptedException {
     try (LeaderReader reader = reader()) {
       Semaphore wake = new Semaphore(0);
-      LeaderReader.Snapshot shown = reader.read(timeout);
-      print(shown);
       reader.onChange(wake::release);
+      LeaderReader.Snapshot shown = null;
       String failing = null;
+      boolean first = true;
       while (true) {
-        wake.tryAcquire(interval.toNanos(), TimeUnit.NANOSECONDS);
-        wake.drainPermits();
+        if (!first) {
+          wake.tryAcquire(interval.toNanos(), TimeUnit.NANOSECONDS);
+          wake.drainPermits();
+        }
+        first = false;
         LeaderReader.Snapshot now;
         try {
           now = reader.read(timeout);
@@ -59,7 +62,7 @@ final class WatchCommand extends ReadCommand {
           log.info("the store answers again");
           failing = null;
         }
-        if (!now.sameTerm(shown)) {
+        if (shown == null || !now.sameTerm(shown)) {
           print(now);
           shown = now;
         }

@@ -53,7 +53,7 @@ class CliJdbcIT {
       Matcher token = Pattern.compile("LEASEHOLD_FENCING_TOKEN=(\\d+)\n").matcher(childEnv);
       assertTrue(token.find(), childEnv);
 
-      List<String> status = new java.util.ArrayList<>(List.of("status", "--json"));
+      List<String> status = new java.util.ArrayList<>(List.of("status", "--json", "--timeout", "20"));
       status.addAll(store);
       LeaseholdProcess s = LeaseholdProcess.start("status", dir, env, status.toArray(String[]::new));
       assertEquals(0, s.exitCode(Duration.ofSeconds(30)), s.log());

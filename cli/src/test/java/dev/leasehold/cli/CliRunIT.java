@@ -92,7 +92,7 @@ class CliRunIT {
     assertTrue(token.find(), env);
     // status reads the same term from etcd.
     LeaseholdProcess status = LeaseholdProcess.start("status", dir, "status", "--endpoints",
-        ETCD.cluster().clientEndpointsCsv(), "--key", key, "--json");
+        ETCD.cluster().clientEndpointsCsv(), "--key", key, "--json", "--timeout", "20");
     assertEquals(0, status.exitCode(Duration.ofSeconds(30)), status.log());
     assertTrue(status.log().contains("\"leader\":\"" + leader.name() + "\",\"fencingToken\":" + token.group(1) + ","),
         status.log());
@@ -155,7 +155,7 @@ class CliRunIT {
     LeaseholdProcess watch = LeaseholdProcess.start("watch", dir, "watch", "--endpoints",
         ETCD.cluster().clientEndpointsCsv(), "--key", key);
     started.add(watch);
-    await().atMost(Duration.ofSeconds(30)).until(() -> watch.log().contains("leader " + leader.name() + " "));
+    await().atMost(Duration.ofSeconds(40)).until(() -> watch.log().contains("leader " + leader.name() + " "));
     // The follower must know the leader, or its first read could come after the handover.
     await().atMost(Duration.ofSeconds(10)).until(() -> other.log().contains("leader is " + leader.name()));
     long grandchild = LeaseholdProcess.pidIn(dir.resolve(leader.name() + ".sleep")).orElseThrow();
