@@ -1,6 +1,7 @@
 /**
  * Leasehold's core: the public API ({@code dev.leasehold}) and the backends users build
- * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.jdbc}, {@code dev.leasehold.local});
+ * electors with ({@code dev.leasehold.etcd}, {@code dev.leasehold.jdbc}, {@code dev.leasehold.local}),
+ * and the factory that picks among them with an explicit fallback policy ({@code dev.leasehold.select});
  * the JDBC backend needs only {@code java.sql}, the user brings the driver. The backend-neutral runtime
  * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.protocol})
  * are internal and not exported.
@@ -19,4 +20,5 @@ module dev.leasehold.core {
   exports dev.leasehold.etcd;
   exports dev.leasehold.jdbc;
   exports dev.leasehold.local;
+  exports dev.leasehold.select;
 }

@@ -14,7 +14,9 @@ import java.util.OptionalLong;
  * ({@code from == MASTER} and {@code to != MASTER}: a loss cause, {@link Cause#RESIGNED} or
  * {@link Cause#CLOSED}) before the next ELECTED; while MASTER, only
  * {@link Cause#STORE_UNAVAILABLE} and {@link Cause#STORE_RECOVERED} come in between, from and to
- * MASTER. Immutable and thread-safe.
+ * MASTER. {@link Cause#FALLBACK} and {@link Cause#FALLBACK_ENDED} come only between terms
+ * ({@code from == to}, neither MASTER), so a term begins and ends on one backend. Immutable and
+ * thread-safe.
  *
  * @param from the role before the change
  * @param to the role after the change (equal to {@code from} for causes that do not move it)
@@ -25,7 +27,8 @@ import java.util.OptionalLong;
  *     at the change; comparable between processes on one host
  * @param leadership the term this process just won; present only when {@code to == MASTER}
  * @param reason why the store failed, for {@link Cause#STORE_UNAVAILABLE} (for example
- *     "etcd: authentication failed: invalid user ID or password", "timeout after 750 ms");
+ *     "etcd: authentication failed: invalid user ID or password", "timeout after 750 ms"),
+ *     and for {@link Cause#FALLBACK} and {@link Cause#FALLBACK_ENDED} (which backends, and why);
  *     empty for every other cause
  */
 public record LeadershipEvent(
@@ -65,7 +68,23 @@ public record LeadershipEvent(
      */
     STORE_UNAVAILABLE,
     /** STORE_RECOVERED: the store answers again after a STORE_UNAVAILABLE. */
-    STORE_RECOVERED;
+    STORE_RECOVERED,
+    /**
+     * FALLBACK: an elector built by {@code dev.leasehold.select.Backends} with a fallback policy
+     * left a backend that stayed unreachable for its {@code fallbackAfter} and now elects on the
+     * next one, whose guarantee may be weaker ({@link Leadership#guarantee()}); {@code reason}
+     * names both backends and the failure. It never happens while MASTER: {@code from == to},
+     * never MASTER. It also ends the outage of the backend left: a STORE_UNAVAILABLE follows
+     * if the next backend fails too.
+     */
+    FALLBACK,
+    /**
+     * FALLBACK_ENDED: such an elector returned to its preferred backend, which answered again
+     * for its {@code returnAfter}; the term on the weaker backend, if any, ended (RESIGNED) before
+     * this event, and no term on the preferred backend began before it. {@code from == to},
+     * never MASTER.
+     */
+    FALLBACK_ENDED;
 
     /**
      * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
@@ -95,6 +114,11 @@ public record LeadershipEvent(
     Objects.requireNonNull(reason, "reason");
     if (from == ElectorState.MASTER && to != ElectorState.MASTER && !cause.isLoss()) {
       throw new IllegalArgumentException("an event leaving MASTER needs a loss cause, but was " + cause);
+    }
+    if ((cause == Cause.FALLBACK || cause == Cause.FALLBACK_ENDED)
+        && (from != to || from == ElectorState.MASTER)) {
+      throw new IllegalArgumentException(
+          cause + " happens only between terms (from == to, not MASTER), but was " + from + " -> " + to);
     }
     if (leadership.isPresent() && to != ElectorState.MASTER) {
       throw new IllegalArgumentException("leadership present on an event to " + to);

@@ -25,7 +25,7 @@ class ModuleBoundaryTest {
             .map(ModuleDescriptor.Exports::source)
             .collect(Collectors.toCollection(TreeSet::new));
     assertEquals("dev.leasehold.core", d.name());
-    assertEquals(Set.of("dev.leasehold", "dev.leasehold.etcd", "dev.leasehold.jdbc", "dev.leasehold.local"), exported);
+    assertEquals(Set.of("dev.leasehold", "dev.leasehold.etcd", "dev.leasehold.jdbc", "dev.leasehold.local", "dev.leasehold.select"), exported);
     // The internal packages exist and stay unexported.
     for (String internal : Set.of("runtime", "protocol")) {
       assertEquals(true, Files.isDirectory(Path.of("target/classes/dev/leasehold", internal)), internal);

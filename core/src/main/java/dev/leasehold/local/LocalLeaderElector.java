@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * {@link LocalStore}: the same etcd
  * machine ({@code ElectionMachine}) on the same runtime as {@code EtcdLeaderElector}, with the
  * in-process store behind the store port. It has the same events, fencing tokens,
- * {@link Leadership}, resign and close; electors sharing one store and one key elect exactly
+ * {@link dev.leasehold.Leadership}, resign and close; electors sharing one store and one key elect exactly
  * one leader among themselves, and only among themselves (not across processes, JVMs or class
  * loaders with their own store). Guard leader-only effects with
  * {@link LocalStore#runFenced}.

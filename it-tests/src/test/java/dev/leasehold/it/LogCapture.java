@@ -12,11 +12,16 @@ import org.slf4j.LoggerFactory;
  * synchronizes appends, and readers copy.
  */
 final class LogCapture implements AutoCloseable {
-  private final Logger logger =
-      (Logger) LoggerFactory.getLogger("dev.leasehold.runtime.ElectorRuntime");
+  private final Logger logger;
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   LogCapture() {
+    this("dev.leasehold.runtime.ElectorRuntime");
+  }
+
+  /** LogCapture records another logger of the runtime, such as {@code dev.leasehold.runtime.FallbackRuntime}. */
+  LogCapture(String loggerName) {
+    logger = (Logger) LoggerFactory.getLogger(loggerName);
     appender.start();
     logger.addAppender(appender);
   }

@@ -3,28 +3,29 @@ package dev.leasehold.jdbc;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorState;
 import dev.leasehold.Leadership;
-import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.LeadershipEvent;
 import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.spec.sim.EventQueue;
+import dev.leasehold.spec.sim.SimClock;
 import dev.leasehold.spec.sim.SimLog;
+import dev.leasehold.spec.sim.SimScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import org.slf4j.event.Level;
 
 /**
  * SqlSim is one deterministic schedule of the SQL backend: up to three candidates, each core's
- * real {@link ElectorRuntime} over the real {@link SqlMachine}, on a {@link SqlSimScheduler}
+ * real {@link ElectorRuntime} over the real {@link SqlMachine}, on the etcd simulation's {@link SimScheduler}
  * and a {@link SqlSimPort} onto one {@link SqlSimServer}. A fault phase (pauses, crashes and
  * restarts, close, resign, partitions, lost and late requests and replies, session KILL,
  * server restart, server clock steps forward) is followed by a quiet phase in which a leader
  * must appear. Invariants: NO_OVERLAP, FENCING_MONOTONIC, EVENT_PAIRING, LIVENESS,
  * NO_EXCEPTION (see {@link Inv}). Not thread-safe: one thread runs one schedule.
  */
-final class SqlSim {
-  static final long MS = 1_000_000L;
+final class SqlSim extends EventQueue {
 
   /** Inv names the invariants checked. */
   enum Inv { NO_OVERLAP, FENCING_MONOTONIC, EVENT_PAIRING, LIVENESS, NO_EXCEPTION }
@@ -39,30 +40,10 @@ final class SqlSim {
     }
   }
 
-  /** Ev is one queued event in true time; ties run in queueing order. */
-  static final class Ev implements Comparable<Ev> {
-    final long t;
-    final long seq;
-    final Runnable r;
-    boolean cancelled;
-
-    Ev(long t, long seq, Runnable r) {
-      this.t = t;
-      this.seq = seq;
-      this.r = r;
-    }
-
-    @Override
-    public int compareTo(Ev o) {
-      int c = Long.compare(t, o.t);
-      return c != 0 ? c : Long.compare(seq, o.seq);
-    }
-  }
-
   /** Proc is one incarnation of a candidate; a restart after a crash or close is a new Proc. */
   final class Proc {
     final String id;
-    final SqlSimScheduler sched;
+    final SimScheduler sched;
     final SqlSimPort port;
     final ElectorRuntime elector;
     final long ttlMicros;
@@ -77,7 +58,7 @@ final class SqlSim {
     Proc(String id) {
       this.id = id;
       double rate = 1 + (rnd.nextDouble() * 2 - 1) * 0.009; // within ρ = 0.01
-      this.sched = new SqlSimScheduler(SqlSim.this, rate, rnd.nextLong(1L << 40));
+      this.sched = new SimScheduler(SqlSim.this, new SimClock(rnd.nextLong(1L << 40), rate));
       this.port = new SqlSimPort(SqlSim.this, this, config.rpcTimeout().toNanos());
       this.ttlMicros = config.leaseTtl().toNanos() / 1_000;
       ElectorConfig ec = ElectorConfig.builder().config(config).candidateId(id).build();
@@ -133,7 +114,7 @@ final class SqlSim {
 
     /** believes is what an application may act on now: isLeader() or a handle still valid. */
     boolean believes() {
-      if (crashed || sched.paused) {
+      if (crashed || sched.isPaused()) {
         return false; // a paused or dead process cannot act (pauses are excused)
       }
       handles.removeIf(l -> !l.isValid());
@@ -141,26 +122,21 @@ final class SqlSim {
     }
   }
 
-  final SplittableRandom rnd;
   final SqlSimServer server = new SqlSimServer(this);
   final ElectorConfig config;
   final List<Proc> procs = new ArrayList<>();
-  private final PriorityQueue<Ev> queue = new PriorityQueue<>();
   private final String[] trace = new String[80];
   private final java.util.Map<Proc, Long> taken = new java.util.HashMap<>();
   private long traced;
-  private long seq;
   private long maxElected;
   private Violation pending;
-  long now;
-  boolean quiet;
   private final double lossRate;
   private final long slow;
   long events;
   long elected;
 
   SqlSim(long seed) {
-    rnd = new SplittableRandom(seed);
+    super(seed);
     config = ElectorConfig.builder().electionKey("sim").candidateId("c")
         .leaseTtl(Duration.ofMillis(1_000)).pollInterval(Duration.ofMillis(100 + rnd.nextInt(400)))
         .rpcTimeout(Duration.ofMillis(250)).retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
@@ -168,17 +144,6 @@ final class SqlSim {
         .resignHoldoff(Duration.ofMillis(300)).build();
     lossRate = new double[] {0, 0.01, 0.05, 0.15}[rnd.nextInt(4)];
     slow = rnd.nextInt(3) == 0 ? 240 * MS : 5 * MS;
-  }
-
-  Ev at(long t, Runnable r) {
-    Ev e = new Ev(Math.max(t, now), seq++, r);
-    queue.add(e);
-    return e;
-  }
-
-  /** latency is how late a loop thread runs a due timer. */
-  long latency() {
-    return rnd.nextLong(200_000) + (!quiet && rnd.nextInt(100) == 0 ? rnd.nextLong(20 * MS) : 0);
   }
 
   /** delay is one network crossing: 0.1–1 ms, while faults last sometimes up to {@code slow}. */
@@ -255,13 +220,10 @@ final class SqlSim {
       });
       long end = faultsEnd + bound;
       Ev e;
-      while ((e = queue.poll()) != null && e.t <= end) {
-        if (e.cancelled) {
-          continue;
-        }
-        now = e.t;
+      while ((e = next()) != null && e.time() <= end) {
+        now = e.time();
         events++;
-        e.r.run();
+        e.run();
         int leaders = 0;
         for (Proc p : procs) {
           leaders += p.believes() ? 1 : 0;
@@ -354,7 +316,7 @@ final class SqlSim {
     note("faults stop");
     for (Proc p : procs) {
       p.partitioned = false;
-      if (p.sched.paused) {
+      if (p.sched.isPaused()) {
         p.sched.resume();
       }
     }

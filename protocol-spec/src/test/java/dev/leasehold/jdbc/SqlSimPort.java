@@ -5,6 +5,7 @@ import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
+import dev.leasehold.spec.sim.EventQueue;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -31,7 +32,7 @@ final class SqlSimPort implements StorePort {
   private final long rpc;
   private final ArrayDeque<Job> queue = new ArrayDeque<>();
   private Job current;
-  private SqlSim.Ev timer;
+  private EventQueue.Ev timer;
   private SqlSimServer.Sess sess;
   private long number;
   private long sessions;

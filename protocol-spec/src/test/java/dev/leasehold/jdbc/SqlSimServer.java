@@ -1,5 +1,6 @@
 package dev.leasehold.jdbc;
 
+import dev.leasehold.spec.sim.EventQueue;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -41,7 +42,7 @@ final class SqlSimServer {
     int count;
   }
 
-  private record Waiter(Sess s, String name, SqlSim.Ev timeout, Consumer<Object> reply) {}
+  private record Waiter(Sess s, String name, EventQueue.Ev timeout, Consumer<Object> reply) {}
 
   private final SqlSim sim;
   private long clockOffset;
@@ -170,7 +171,7 @@ final class SqlSimServer {
       reply.accept(false);
     } else {
       Waiter[] self = new Waiter[1];
-      SqlSim.Ev timeout = sim.at(sim.now + waitNanos, () -> {
+      EventQueue.Ev timeout = sim.at(sim.now + waitNanos, () -> {
         waiters.remove(self[0]);
         reply.accept(false);
       });

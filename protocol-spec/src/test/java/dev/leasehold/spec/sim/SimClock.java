@@ -4,22 +4,24 @@ package dev.leasehold.spec.sim;
  * SimClock is a candidate's monotonic clock: piecewise linear in true time, with an arbitrary
  * offset and a rate that a DRIFT fault may change. Not thread-safe.
  */
-final class SimClock {
+public final class SimClock {
   private long baseTrue;
   private long baseLocal;
   private double rate;
 
-  SimClock(long baseLocal, double rate) {
+  /** SimClock reads {@code baseLocal} at true time 0 and runs at {@code rate}. */
+  public SimClock(long baseLocal, double rate) {
     this.baseLocal = baseLocal;
     this.rate = rate;
   }
 
-  long local(long t) {
+  /** local is the clock's reading at true time {@code t}. */
+  public long local(long t) {
     return baseLocal + (long) Math.floor((t - baseTrue) * rate);
   }
 
   /** trueAt is the earliest true time, not before {@code now}, when the clock reads {@code l}. */
-  long trueAt(long l, long now) {
+  public long trueAt(long l, long now) {
     if (local(now) >= l) {
       return now;
     }
@@ -33,13 +35,15 @@ final class SimClock {
     return Math.max(t, now);
   }
 
-  void setRate(long now, double r) {
+  /** setRate changes the clock's rate from true time {@code now} on. */
+  public void setRate(long now, double r) {
     baseLocal = local(now);
     baseTrue = now;
     rate = r;
   }
 
-  double rate() {
+  /** rate is the clock's current rate. */
+  public double rate() {
     return rate;
   }
 }

@@ -30,8 +30,8 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Not thread-safe: the simulation's one thread calls it.
  */
-final class SimScheduler implements Scheduler {
-  private final Engine engine;
+public final class SimScheduler implements Scheduler {
+  private final EventQueue engine;
   private final SimClock clock;
   private final ArrayDeque<Runnable> loop = new ArrayDeque<>();
   private final ArrayDeque<Runnable> dispatch = new ArrayDeque<>();
@@ -46,7 +46,8 @@ final class SimScheduler implements Scheduler {
   private boolean shutdown;
   private boolean dispatcherShutdown;
 
-  SimScheduler(Engine engine, SimClock clock) {
+  /** SimScheduler runs a process's threads on {@code engine}'s time, reading {@code clock}. */
+  public SimScheduler(EventQueue engine, SimClock clock) {
     this.engine = engine;
     this.clock = clock;
   }
@@ -109,24 +110,34 @@ final class SimScheduler implements Scheduler {
     // Nothing to wait for: the simulation runs close() as closeAsync() and keeps going.
   }
 
+  /** isPaused is true while a pause holds the process. */
+  public boolean isPaused() {
+    return paused;
+  }
+
+  /** trueAt is the earliest true time, not before now, at which this clock reads {@code local}. */
+  public long trueAt(long local) {
+    return clock.trueAt(local, engine.now);
+  }
+
   /** isShutdown is true once the runtime shut the loop down (its close is over). */
   boolean isShutdown() {
     return shutdown;
   }
 
   /** pause holds both queues until {@link #resume()}; timers keep coming due. */
-  void pause() {
+  public void pause() {
     paused = true;
   }
 
-  void resume() {
+  public void resume() {
     paused = false;
     wakeLoop();
     wakeDispatch();
   }
 
   /** abandon is a crash: every queued and future task is dropped. */
-  void abandon() {
+  public void abandon() {
     abandoned = true;
     loop.clear();
     dispatch.clear();
@@ -209,7 +220,7 @@ final class SimScheduler implements Scheduler {
       dispatchQueued = true;
       long wakeUp = 1_000 + engine.rnd.nextLong(100_000);
       if (!engine.quiet && engine.rnd.nextInt(100) == 0) {
-        wakeUp += engine.rnd.nextLong(20 * Engine.MS);
+        wakeUp += engine.rnd.nextLong(20 * EventQueue.MS);
       }
       engine.at(engine.now + wakeUp, this::runDispatchTask);
     }
@@ -236,7 +247,7 @@ final class SimScheduler implements Scheduler {
   private final class Timer implements Cancellable {
     final Runnable task;
     final long dueLocal;
-    Engine.Ev ev;
+    EventQueue.Ev ev;
     boolean cancelled;
 
     Timer(Runnable task, long dueLocal) {

@@ -133,13 +133,13 @@ final class Simulation {
     SimLog.install(this::logged);
     try {
       setUp();
-      Engine.Ev e;
+      EventQueue.Ev e;
       while ((e = engine.next()) != null) {
-        if (e.t > sc.endAt) {
+        if (e.time() > sc.endAt) {
           break;
         }
-        engine.now = e.t;
-        e.r.run();
+        engine.now = e.time();
+        e.run();
         events++;
         engine.throwPending();
         checker.check();

@@ -1,0 +1,458 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.LeadershipListener;
+import dev.leasehold.Subscription;
+import dev.leasehold.select.Backend;
+import dev.leasehold.select.FallbackElector;
+import dev.leasehold.select.FallbackPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * FallbackRuntime runs one elector at a time over an ordered list of backends ({@link BackendTier}s),
+ * forwards its events to its own listener bus, and switches backend by its {@link
+ * FallbackPolicy}: {@link Switch} carries a switch out.
+ *
+ * <p>Rules that keep a fallback safe: a switch never begins while listeners were last told
+ * MASTER (an unreachable store ends the term by its deadline first); the elector left is
+ * resigned and closed, and the next one is built and started only once its CLOSED event and its
+ * close have both arrived, so no two of this process's terms overlap across backends; FALLBACK
+ * and FALLBACK_ENDED are published between the two, from and to a non-MASTER role.
+ *
+ * <p>Thread-safe: every public method may be called from any thread, including a listener. One
+ * event-loop thread (the scheduler's) owns all state; inner electors deliver their events onto
+ * it; listeners run on the dispatcher (or their executor), never on the loop or under a lock.
+ */
+public final class FallbackRuntime implements FallbackElector {
+  private static final Logger log = LoggerFactory.getLogger(FallbackRuntime.class);
+  private static final long CLOSED_EVENT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  final ElectorConfig config;
+  final List<BackendTier> tiers;
+  final FallbackPolicy policy;
+  final long fallbackAfterNanos;
+  final long returnAfterNanos;
+  final Scheduler scheduler;
+  final String name;
+  private final ListenerBus bus;
+  private final LeadershipWaiters waiters;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private volatile Thread shutdownHook;
+
+  // Written on the loop only, read anywhere.
+  private volatile LeaderElector innerView;
+  private volatile int activeView;
+  private volatile ElectorState told = ElectorState.FOLLOWER;
+  private volatile Leadership termView;
+  private volatile LeaderInfo leaderView;
+
+  // Loop-confined.
+  private Switch pending;
+  private boolean closeRequested;
+  private final Reach reach;
+
+  /** FallbackRuntime wires the tiers; nothing is built or started until {@link #start()}. */
+  public FallbackRuntime(
+      ElectorConfig config,
+      List<BackendTier> tiers,
+      FallbackPolicy policy,
+      Duration fallbackAfter,
+      Duration returnAfter,
+      Scheduler scheduler,
+      String name) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.tiers = List.copyOf(tiers);
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.fallbackAfterNanos = fallbackAfter.toNanos();
+    this.returnAfterNanos = returnAfter.toNanos();
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.name = Objects.requireNonNull(name, "name");
+    if (this.tiers.isEmpty()) {
+      throw new IllegalArgumentException("tiers must not be empty");
+    }
+    this.bus = new ListenerBus(scheduler.dispatcher());
+    this.waiters = new LeadershipWaiters(scheduler.dispatcher());
+    this.reach = new Reach(this);
+  }
+
+  // ---- FallbackElector ----
+
+  @Override
+  public List<Backend> backends() {
+    return tiers.stream().map(BackendTier::backend).toList();
+  }
+
+  @Override
+  public FallbackPolicy policy() {
+    return policy;
+  }
+
+  @Override
+  public Duration fallbackAfter() {
+    return Duration.ofNanos(fallbackAfterNanos);
+  }
+
+  @Override
+  public Duration returnAfter() {
+    return Duration.ofNanos(returnAfterNanos);
+  }
+
+  @Override
+  public Backend activeBackend() {
+    return tiers.get(activeView).backend();
+  }
+
+  @Override
+  public Optional<Backend> fallbackInForce() {
+    int a = activeView;
+    return a == 0 ? Optional.empty() : Optional.of(tiers.get(a).backend());
+  }
+
+  // ---- LeaderElector ----
+
+  @Override
+  public ElectorConfig config() {
+    return config;
+  }
+
+  @Override
+  public void start() {
+    if (closing.get() || !started.compareAndSet(false, true)) {
+      return;
+    }
+    log.info("{}: starting on {} (backends {}, policy {})", name, activeBackend(), backends(), policy);
+    if (config.closeOnShutdown()) {
+      shutdownHook = new Thread(this::close, "leasehold-shutdown-" + name);
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+    execute(this::startInner);
+  }
+
+  @Override
+  public ElectorState state() {
+    if (told == ElectorState.STOPPED) {
+      return ElectorState.STOPPED;
+    }
+    LeaderElector inner = innerView;
+    ElectorState s = inner == null ? ElectorState.FOLLOWER : inner.state();
+    return s == ElectorState.STOPPED ? ElectorState.FOLLOWER : s;
+  }
+
+  @Override
+  public boolean isLeader() {
+    LeaderElector inner = innerView;
+    return inner != null && inner.isLeader();
+  }
+
+  @Override
+  public Optional<LeaderInfo> currentLeader() {
+    LeaderElector inner = innerView;
+    return inner == null ? Optional.empty() : inner.currentLeader();
+  }
+
+  @Override
+  public Optional<Leadership> leadership() {
+    LeaderElector inner = innerView;
+    return inner == null ? Optional.empty() : inner.leadership();
+  }
+
+  @Override
+  public CompletionStage<Leadership> whenLeading() {
+    return leading().minimalCompletionStage();
+  }
+
+  @Override
+  public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    CompletableFuture<Leadership> f = leading();
+    try {
+      return Optional.of(f.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException | CancellationException | ExecutionException e) {
+      return Optional.empty();
+    } finally {
+      waiters.remove(f);
+    }
+  }
+
+  private CompletableFuture<Leadership> leading() {
+    CompletableFuture<Leadership> f = new CompletableFuture<>();
+    try {
+      scheduler.execute(
+          () -> {
+            Leadership t = termView;
+            if (told == ElectorState.MASTER && t != null && t.isValid()) {
+              waiters.completeNow(f, t);
+            } else if (closeRequested) {
+              f.completeExceptionally(new CancellationException("elector closed"));
+            } else {
+              waiters.add(f);
+            }
+          });
+    } catch (RejectedExecutionException closedAlready) {
+      f.completeExceptionally(new CancellationException("elector closed"));
+    }
+    return f;
+  }
+
+  @Override
+  public void resign() {
+    LeaderElector inner = innerView;
+    if (inner != null) {
+      inner.resign();
+    }
+  }
+
+  @Override
+  public Subscription onLeadershipChanged(LeadershipListener listener) {
+    return onLeadershipChanged(listener, scheduler.dispatcher());
+  }
+
+  @Override
+  public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    ListenerBus.Sub sub = bus.newSubscription(listener, executor);
+    try {
+      scheduler.execute(() -> bus.add(sub, snapshotEvent()));
+    } catch (RejectedExecutionException closedAlready) {
+      try {
+        listener.onLeadershipChanged(snapshotEvent());
+      } catch (RuntimeException e) {
+        log.error("leadership listener {} threw on its first event", listener, e);
+      }
+    }
+    return sub;
+  }
+
+  @Override
+  public void close() {
+    CompletionStage<Void> done = closeAsync();
+    if (scheduler.onDispatcher()) {
+      return;
+    }
+    try {
+      long bound = 3 * config.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
+      done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
+      scheduler.awaitTermination();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("{}: close did not finish in time: {}", name, e.toString());
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> closeAsync() {
+    if (closing.compareAndSet(false, true)) {
+      Thread hook = shutdownHook;
+      if (hook != null && Thread.currentThread() != hook) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // The JVM is exiting: the hook runs (or ran) close() itself.
+        }
+      }
+      try {
+        scheduler.execute(this::closeOnLoop);
+      } catch (RejectedExecutionException alreadyStopped) {
+        closed.complete(null);
+      }
+    }
+    return closed.minimalCompletionStage();
+  }
+
+  // ---- on the loop ----
+
+  private void closeOnLoop() {
+    closeRequested = true;
+    reach.stop();
+    if (pending != null) {
+      return; // the switch in progress finishes the close once the elector it leaves is closed
+    }
+    LeaderElector inner = innerView;
+    if (inner == null) {
+      finishClose();
+    } else {
+      pending = new Switch(this, inner, -1, Cause.CLOSED, null);
+    }
+  }
+
+  /** switchDone runs once the elector a switch left is closed and its CLOSED event arrived. */
+  void switchDone(Switch s) {
+    if (pending != s) {
+      return;
+    }
+    pending = null;
+    innerView = null;
+    if (told == ElectorState.MASTER) {
+      // Only when its CLOSED event never came: the term is over all the same (it was closed).
+      publish(closeRequested ? ElectorState.STOPPED : ElectorState.FOLLOWER,
+          closeRequested ? Cause.CLOSED : Cause.RESIGNED, null, null, null);
+    }
+    if (closeRequested) {
+      finishClose();
+      return;
+    }
+    enter(s.target, s.cause, s.reason);
+  }
+
+  /** enter makes tier {@code target} active: the switch's one event and WARN line, then its elector. */
+  private void enter(int target, Cause cause, String reason) {
+    activeView = target;
+    publish(told, cause, null, null, reason);
+    log.warn("{}: {} {}; terms now carry guarantee {}", name, cause, reason,
+        tiers.get(target).backend().guarantee());
+    startInner();
+  }
+
+  private void finishClose() {
+    if (told != ElectorState.STOPPED) {
+      publish(ElectorState.STOPPED, Cause.CLOSED, null, null, null);
+    }
+    waiters.closed();
+    reach.stop();
+    scheduler.shutdown();
+    log.info("{}: closed", name);
+    closed.complete(null);
+  }
+
+  private void startInner() {
+    if (closeRequested) {
+      return;
+    }
+    BackendTier tier = tiers.get(activeView);
+    reach.activated(activeView);
+    LeaderElector inner;
+    try {
+      inner = tier.elector().get();
+    } catch (RuntimeException e) {
+      log.error("{}: could not build the {} elector", name, tier.backend().propertyName(), e);
+      publish(told, Cause.STORE_UNAVAILABLE, null, null, tier.backend().propertyName() + ": " + e);
+      reach.unreachable(scheduler.nanoTime(), String.valueOf(e.getMessage()));
+      return;
+    }
+    innerView = inner;
+    inner.onLeadershipChanged(e -> onInner(inner, e), this::execute);
+    inner.start();
+  }
+
+  private void onInner(LeaderElector source, LeadershipEvent e) {
+    Switch s = pending;
+    if (e.cause() == Cause.SUBSCRIBED || (source != innerView && (s == null || s.leaving != source))) {
+      return;
+    }
+    if (e.to() == ElectorState.STOPPED) {
+      if (told == ElectorState.MASTER) {
+        // A close we began: the composite lives on unless it is closing itself.
+        publish(closeRequested ? ElectorState.STOPPED : ElectorState.FOLLOWER,
+            closeRequested ? Cause.CLOSED : Cause.RESIGNED, null, null, null);
+      }
+      if (s != null && s.leaving == source) {
+        s.closedEventArrived();
+      }
+      return;
+    }
+    publish(e.to(), e.cause(), e.leader().orElse(null), e.leadership().orElse(null),
+        e.reason().orElse(null));
+    if (s == null) {
+      reach.observed(e);
+    }
+  }
+
+  /** beginSwitch leaves the active elector for tier {@code target}; see {@link Switch}. */
+  void beginSwitch(int target, Cause cause, String reason) {
+    if (pending != null || closeRequested) {
+      return;
+    }
+    LeaderElector inner = innerView;
+    if (inner == null) {
+      enter(target, cause, reason); // the active tier's elector could not be built: nothing to close
+      return;
+    }
+    pending = new Switch(this, inner, target, cause, reason);
+  }
+
+  /** activeIndex is the active tier's index. */
+  int activeIndex() {
+    return activeView;
+  }
+
+  /** toldRole is the role listeners were last told; read on the loop. */
+  ElectorState toldRole() {
+    return told;
+  }
+
+  /** switching is true while a switch (or the close) is under way; read on the loop. */
+  boolean switching() {
+    return pending != null || closeRequested;
+  }
+
+  /** execute runs a task on the loop, dropping it once the loop has stopped. */
+  void execute(Runnable task) {
+    try {
+      scheduler.execute(task);
+    } catch (RejectedExecutionException stopped) {
+      // Closed: nothing is left to act on.
+    }
+  }
+
+  /** graceNanos is how long a closed elector's CLOSED event may lag its close. */
+  static long graceNanos() {
+    return CLOSED_EVENT_GRACE_NANOS;
+  }
+
+  // ---- events: the one choke point ----
+
+  private void publish(
+      ElectorState to, Cause cause, LeaderInfo leader, Leadership leadership, String reason) {
+    ElectorState from = told;
+    LeadershipEvent event =
+        new LeadershipEvent(
+            from, to, cause, Optional.ofNullable(leader), Instant.now(), scheduler.nanoTime(),
+            Optional.ofNullable(to == ElectorState.MASTER ? leadership : null),
+            Optional.ofNullable(reason));
+    told = to;
+    leaderView = leader;
+    if (event.isElected()) {
+      termView = leadership;
+    } else if (to != ElectorState.MASTER) {
+      termView = null;
+    }
+    bus.publish(event);
+    if (event.isElected() && leadership != null) {
+      waiters.elected(leadership);
+    }
+  }
+
+  private LeadershipEvent snapshotEvent() {
+    ElectorState role = told;
+    Leadership t = termView;
+    return new LeadershipEvent(
+        role, role, Cause.SUBSCRIBED, Optional.ofNullable(leaderView), Instant.now(),
+        scheduler.nanoTime(),
+        Optional.ofNullable(role == ElectorState.MASTER ? t : null));
+  }
+}

@@ -1,0 +1,322 @@
+package dev.leasehold.select;
+
+import dev.leasehold.ElectorConfig;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.jdbc.JdbcLeaderElector;
+import dev.leasehold.local.LocalLeaderElector;
+import dev.leasehold.local.LocalStore;
+import dev.leasehold.runtime.BackendTier;
+import dev.leasehold.runtime.FallbackRuntime;
+import dev.leasehold.runtime.ThreadScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Backends builds a {@link FallbackElector} from a list of backends in order of preference
+ * (etcd, jdbc, local) and a {@link FallbackPolicy}: from code ({@link #builder()}), from
+ * properties ({@link #fromProperties}) or from the environment ({@link #fromEnvironment}).
+ *
+ * <p>Fail closed by default: with {@link FallbackPolicy#FAIL_CLOSED} (one backend) an
+ * unreachable store means retries with backoff and STORE_UNAVAILABLE, never a leader without
+ * it. A fallback happens only under a policy named here, and is loud: one WARN line per switch,
+ * a {@code FALLBACK} / {@code FALLBACK_ENDED} event, {@link FallbackElector#fallbackInForce()},
+ * and the weaker {@code Leadership.guarantee()} of terms won after it. See {@link
+ * FallbackPolicy} for what each policy can cost (two leaders while instances disagree on the
+ * backend; local excludes only within one JVM).
+ *
+ * <pre>{@code
+ * FallbackElector elector = Backends.fromProperties(Map.of(
+ *         "leasehold.backends", "etcd,local",
+ *         "leasehold.fallback", "fall-back-and-return",
+ *         "leasehold.etcd.endpoints", "http://10.0.0.1:2379,http://10.0.0.2:2379",
+ *         "leasehold.key", "/leasehold/orders-scheduler"))
+ *     .build();
+ * }</pre>
+ *
+ * <p>Stateless and thread-safe; builders are not thread-safe; the electors built are.
+ */
+public final class Backends {
+  /** The key suffix of the probe election FALL_BACK_AND_RETURN runs on the preferred backend. */
+  public static final String PROBE_SUFFIX = ".fallback-probe";
+
+  private Backends() {}
+
+  /** builder starts configuring an elector in code. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * fromProperties starts a builder from {@code leasehold.*} properties (the table in
+   * README.md, section "Choosing a backend and a fallback policy"); other keys are ignored, an
+   * unknown {@code leasehold.*} key is an error. Code may add to the builder before {@code
+   * build()} (a {@code LocalStore}, a {@code DataSource}).
+   *
+   * @throws IllegalArgumentException naming the property and the value of the first problem
+   */
+  public static Builder fromProperties(Map<String, String> properties) {
+    Builder b = new Builder();
+    BackendProperties.apply(b, properties, false);
+    return b;
+  }
+
+  /**
+   * fromEnvironment starts a builder from {@code LEASEHOLD_*} variables: each property's name in
+   * upper case with '.' and '-' as '_' ({@code LEASEHOLD_BACKENDS}, {@code
+   * LEASEHOLD_ETCD_ENDPOINTS}, {@code LEASEHOLD_FALLBACK_RETURN_AFTER}); other variables are
+   * ignored, unknown {@code LEASEHOLD_*} ones too (the {@code leasehold} command hands its child
+   * {@code LEASEHOLD_FENCING_TOKEN} and others), so a misspelt name is not caught here as it is by
+   * {@link #fromProperties}.
+   *
+   * @throws IllegalArgumentException naming the variable and the value of the first problem
+   */
+  public static Builder fromEnvironment(Map<String, String> environment) {
+    Builder b = new Builder();
+    BackendProperties.apply(b, environment, true);
+    return b;
+  }
+
+  /** fromEnvironment reads this process's environment ({@link System#getenv()}). */
+  public static Builder fromEnvironment() {
+    return fromEnvironment(System.getenv());
+  }
+
+  /**
+   * sharedLocalStore is the process-wide store of the local backend when no {@code local(store)}
+   * is given, so that every such elector of this JVM elects among the others.
+   */
+  public static LocalStore sharedLocalStore() {
+    return SharedLocal.STORE;
+  }
+
+  // Made on first use only: a store owns a (lazily started) daemon thread.
+  private static final class SharedLocal {
+    static final LocalStore STORE = LocalStore.create();
+  }
+
+  /**
+   * Builder configures a {@link FallbackElector}: the backend-neutral settings (inherited from
+   * {@link ElectorConfig.Settings}, shared by every backend), the backends in order, each
+   * listed backend's own settings and the policy. {@link #build()} validates everything and
+   * names the field (or property) and the value of the first problem.
+   *
+   * <p>Not thread-safe.
+   */
+  public static final class Builder extends ElectorConfig.Settings<Builder> {
+    private List<Backend> backends;
+    private EtcdLeaderElector.Builder etcd;
+    private JdbcLeaderElector.Builder jdbc;
+    private LocalStore local;
+    private FallbackPolicy policy = FallbackPolicy.FAIL_CLOSED;
+    private Duration fallbackAfter = Duration.ofSeconds(30);
+    private Duration returnAfter = Duration.ofSeconds(10);
+    // field name -> "property=\"value\"", so errors from properties name the property.
+    final Map<String, String> origins = new HashMap<>();
+
+    private Builder() {}
+
+    /** backends sets the backends in order of preference (required, no repeats). */
+    public Builder backends(Backend... backends) {
+      this.backends = backends == null ? null : Arrays.asList(backends);
+      return this;
+    }
+
+    /** backends sets the backends in order of preference (required, no repeats). */
+    public Builder backends(List<Backend> backends) {
+      this.backends = backends == null ? null : new ArrayList<>(backends);
+      return this;
+    }
+
+    /**
+     * etcd gives the etcd backend's own settings (endpoints or client, TLS, credentials); its
+     * neutral settings are replaced by this builder's. The builder is kept and built again each
+     * time etcd becomes the active backend: do not change it after {@link #build()}.
+     */
+    public Builder etcd(EtcdLeaderElector.Builder etcd) {
+      this.etcd = etcd;
+      return this;
+    }
+
+    /**
+     * jdbc gives the MariaDB/MySQL backend's own settings (jdbcUrl or dataSource, table,
+     * opt-ins), kept like {@link #etcd}'s; the election key must then suit a lease row's name.
+     */
+    public Builder jdbc(JdbcLeaderElector.Builder jdbc) {
+      this.jdbc = jdbc;
+      return this;
+    }
+
+    /** local sets the local backend's store; default {@link Backends#sharedLocalStore()}. */
+    public Builder local(LocalStore store) {
+      this.local = store;
+      return this;
+    }
+
+    /** fallback sets the policy; default {@link FallbackPolicy#FAIL_CLOSED}. */
+    public Builder fallback(FallbackPolicy policy) {
+      this.policy = policy;
+      return this;
+    }
+
+    /**
+     * fallbackAfter sets how long the active backend must stay unreachable before a fallback;
+     * default 30 s, at least the lease TTL. Longer rides out more outages on the stronger
+     * backend; shorter restores a leader sooner and splits instances on shorter blips.
+     */
+    public Builder fallbackAfter(Duration fallbackAfter) {
+      this.fallbackAfter = fallbackAfter;
+      return this;
+    }
+
+    /**
+     * returnAfter sets how long the preferred backend must answer the probe before a return
+     * (FALL_BACK_AND_RETURN); default 10 s, at least 0. Longer avoids returning into a backend
+     * that is flapping; each return costs one handover.
+     */
+    public Builder returnAfter(Duration returnAfter) {
+      this.returnAfter = returnAfter;
+      return this;
+    }
+
+    /**
+     * build validates the settings and creates an elector that has not started; no connection
+     * is made and no thread starts until {@code start()}.
+     *
+     * @throws IllegalArgumentException naming the field (or property) and the value
+     */
+    public FallbackElector build() {
+      try {
+        return buildChecked();
+      } catch (IllegalArgumentException e) {
+        throw BackendProperties.named(e, origins);
+      }
+    }
+
+    private FallbackElector buildChecked() {
+      ElectorConfig neutral = buildConfig();
+      List<Backend> order = checkedOrder();
+      if (fallbackAfter == null || fallbackAfter.compareTo(neutral.leaseTtl()) < 0) {
+        throw new IllegalArgumentException("fallbackAfter must be >= leaseTtl ("
+            + BackendProperties.human(neutral.leaseTtl())
+            + ": a shorter outage is one a leader rides out), but was "
+            + BackendProperties.human(fallbackAfter));
+      }
+      if (returnAfter == null || returnAfter.isNegative()) {
+        throw new IllegalArgumentException(
+            "returnAfter must be >= 0, but was " + BackendProperties.human(returnAfter));
+      }
+      // The composite registers the shutdown hook; its inner electors must not race it.
+      ElectorConfig inner = ElectorConfig.builder().config(neutral).closeOnShutdown(false).build();
+      List<BackendTier> tiers = new ArrayList<>();
+      for (int i = 0; i < order.size(); i++) {
+        Backend b = order.get(i);
+        Supplier<LeaderElector> electors = factory(b, inner);
+        electors.get(); // validates now; unstarted, it holds no thread and no connection
+        Supplier<LeaderElector> probes = null;
+        if (i == 0 && policy == FallbackPolicy.FALL_BACK_AND_RETURN) {
+          ElectorConfig probe =
+              ElectorConfig.builder()
+                  .config(inner)
+                  .electionKey(neutral.electionKey() + PROBE_SUFFIX)
+                  .standbyLease(false)
+                  .build();
+          probes = factory(b, probe);
+          probes.get();
+        }
+        tiers.add(new BackendTier(b, electors, probes));
+      }
+      String name = neutral.candidateId() + "@" + neutral.electionKey();
+      return new FallbackRuntime(
+          neutral, tiers, policy, fallbackAfter, returnAfter, new ThreadScheduler(), name);
+    }
+
+    private List<Backend> checkedOrder() {
+      if (backends == null || backends.isEmpty()) {
+        throw new IllegalArgumentException(
+            "backends must name at least one of etcd, jdbc, local, but was " + backends);
+      }
+      Set<Backend> seen = EnumSet.noneOf(Backend.class);
+      for (Backend b : backends) {
+        if (b == null || !seen.add(b)) {
+          throw new IllegalArgumentException(
+              "backends must name each backend once, but was " + names(backends));
+        }
+      }
+      if (policy == null) {
+        throw new IllegalArgumentException("fallback must be set, but was null");
+      }
+      if (policy == FallbackPolicy.FAIL_CLOSED && backends.size() > 1) {
+        throw new IllegalArgumentException("backends must name one backend under fallback "
+            + "fail-closed, which never uses another (name a policy: fall-back or "
+            + "fall-back-and-return), but was " + names(backends));
+      }
+      if (policy != FallbackPolicy.FAIL_CLOSED && backends.size() < 2) {
+        throw new IllegalArgumentException("backends must name at least two backends under fallback "
+            + policy.propertyName() + ", but was " + names(backends));
+      }
+      checkSettings(Backend.ETCD, etcd, "etcd(EtcdLeaderElector.builder()...) or leasehold.etcd.endpoints");
+      checkSettings(Backend.JDBC, jdbc, "jdbc(JdbcLeaderElector.builder()...) or leasehold.jdbc.url");
+      return List.copyOf(backends);
+    }
+
+    private void checkSettings(Backend b, Object settings, String how) {
+      String n = b.propertyName();
+      if (backends.contains(b) && settings == null) {
+        throw new IllegalArgumentException("backends names " + n + ", so " + n
+            + " settings must be given with " + how + ", but were not");
+      }
+      if (!backends.contains(b) && settings != null) {
+        throw new IllegalArgumentException("backends does not name " + n + ", so " + n
+            + " settings must not be given, but were (backends " + names(backends) + ")");
+      }
+    }
+
+    private Supplier<LeaderElector> factory(Backend b, ElectorConfig c) {
+      return switch (b) {
+        // One builder serves every build of every elector built from this one, on their loops:
+        // setting the config and building must not interleave.
+        case ETCD -> () -> {
+          synchronized (etcd) {
+            return etcd.config(c).build();
+          }
+        };
+        case JDBC -> () -> {
+          synchronized (jdbc) {
+            return jdbc.config(c).build();
+          }
+        };
+        case LOCAL -> {
+          LocalStore store = local != null ? local : sharedLocalStore();
+          yield () -> LocalLeaderElector.builder().store(store).config(c).build();
+        }
+      };
+    }
+
+    // The setters properties use for what backends' builders hold.
+    EtcdLeaderElector.Builder etcdSettings() {
+      if (etcd == null) {
+        etcd = EtcdLeaderElector.builder();
+      }
+      return etcd;
+    }
+
+    JdbcLeaderElector.Builder jdbcSettings() {
+      if (jdbc == null) {
+        jdbc = JdbcLeaderElector.builder();
+      }
+      return jdbc;
+    }
+
+    private static String names(List<Backend> bs) {
+      return bs.stream().map(b -> b == null ? "null" : b.propertyName()).toList().toString();
+    }
+  }
+}
