@@ -88,7 +88,7 @@ public final class Leasehold {
 
   /**
    * StoreUnreachableException reports that etcd or the database did not answer; it maps to
-   * exit code {@value #STORE_UNREACHABLE}. Immutable.
+   * exit code {@link Leasehold#STORE_UNREACHABLE}. Immutable.
    */
   static final class StoreUnreachableException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -51,6 +51,9 @@ final class Supervisor {
   private volatile boolean storeAnswered;
   private boolean stopRequested;
   private int exitWhileWaiting;
+  // The token of the last term supervised: a term is run at most once, even if whenLeading()
+  // hands it back while our own resign() is still on its way.
+  private long lastToken;
 
   Supervisor(LeaderElector elector, Settings settings) {
     this.elector = elector;
@@ -106,10 +109,13 @@ final class Supervisor {
         return null;
       }
       if (e instanceof Elected el) {
-        if (el.term().isValid()) {
-          return el.term();
+        Leadership t = el.term();
+        if (t.isValid() && t.fencingToken() != lastToken) {
+          lastToken = t.fencingToken();
+          return t;
         }
-        elector.whenLeading().thenAccept(t -> events.add(new Elected(t)));
+        // A term already over, or ours being resigned: ask again once it has ended.
+        t.whenLost().thenRun(() -> elector.whenLeading().thenAccept(next -> events.add(new Elected(next))));
       }
       // Lost and Exited of an earlier term: nothing left to do.
     }

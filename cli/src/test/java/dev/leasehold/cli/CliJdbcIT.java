@@ -43,7 +43,7 @@ class CliJdbcIT {
     List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--jdbc-user", db.rootUser(), "--key", key);
     try (LeaseholdProcess a = run("a", dir, env, store); LeaseholdProcess b = run("b", dir, env, store)) {
       await().atMost(Duration.ofSeconds(40)).until(() -> child(dir, "a").isPresent() || child(dir, "b").isPresent());
-      await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+      await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
           .until(() -> child(dir, "a").isPresent() != child(dir, "b").isPresent());
       LeaseholdProcess leader = child(dir, "a").isPresent() ? a : b;
       LeaseholdProcess other = leader == a ? b : a;

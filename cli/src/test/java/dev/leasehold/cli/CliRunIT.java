@@ -79,7 +79,7 @@ class CliRunIT {
     LeaseholdProcess a = run("a", TTL, SLEEPER);
     LeaseholdProcess b = run("b", TTL, SLEEPER);
     await().atMost(START).until(() -> childOf("a").isPresent() || childOf("b").isPresent());
-    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
         .until(() -> childOf("a").isPresent() != childOf("b").isPresent());
     LeaseholdProcess leader = childOf("a").isPresent() ? a : b;
     LeaseholdProcess other = leader == a ? b : a;
