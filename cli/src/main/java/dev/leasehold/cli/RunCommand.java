@@ -24,8 +24,8 @@ import picocli.CommandLine.Spec;
     header = "Run a command only while this process leads the election key.",
     usageHelpWidth = 100,
     description = {
-        "Campaign for --key and, while leader, run CMD with LEASEHOLD_KEY, LEASEHOLD_LEADER_ID,",
-        "LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_TTL, LEASEHOLD_BACKEND and (etcd)",
+        "Campaign for --key and, while leader, run CMD with LEASEHOLD_ELECTION_KEY, LEASEHOLD_LEADER_ID,",
+        "LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_LEASE_TTL, LEASEHOLD_BACKEND and (etcd)",
         "LEASEHOLD_ENDPOINTS in its environment.",
         "",
         "When the term ends, or --grace before the local deadline while renewals are not confirmed",

@@ -190,11 +190,11 @@ final class Supervisor {
 
   private Map<String, String> environment(Leadership term) {
     Map<String, String> env = new LinkedHashMap<>();
-    env.put("LEASEHOLD_KEY", term.electionKey());
+    env.put("LEASEHOLD_ELECTION_KEY", term.electionKey());
     env.put("LEASEHOLD_LEADER_ID", term.candidateId());
     env.put("LEASEHOLD_FENCING_TOKEN", Long.toString(term.fencingToken()));
     env.put("LEASEHOLD_LEASE_ID", Long.toHexString(term.leaseId()));
-    env.put("LEASEHOLD_TTL", Long.toString(elector.config().leaseTtl().toSeconds()));
+    env.put("LEASEHOLD_LEASE_TTL", Long.toString(elector.config().leaseTtl().toSeconds()));
     env.put("LEASEHOLD_BACKEND", settings.backend());
     if (settings.endpoints() != null) {
       env.put("LEASEHOLD_ENDPOINTS", settings.endpoints());

@@ -85,7 +85,7 @@ class CliRunIT {
     LeaseholdProcess other = leader == a ? b : a;
     long child = childOf(leader.name()).orElseThrow();
     String env = Files.readString(dir.resolve(leader.name() + ".env"), StandardCharsets.UTF_8);
-    assertTrue(env.contains("LEASEHOLD_KEY=" + key + "\n"), env);
+    assertTrue(env.contains("LEASEHOLD_ELECTION_KEY=" + key + "\n"), env);
     assertTrue(env.contains("LEASEHOLD_LEADER_ID=" + leader.name() + "\n"), env);
     assertTrue(env.contains("LEASEHOLD_BACKEND=etcd\n"), env);
     Matcher token = java.util.regex.Pattern.compile("LEASEHOLD_FENCING_TOKEN=(\\d+)\n").matcher(env);
