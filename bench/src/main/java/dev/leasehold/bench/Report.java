@@ -52,6 +52,7 @@ final class Report {
     targets();
     floor();
     handover(handoverPng);
+    handoverHops();
     crash(crashPng);
     partition(partitionPng);
     idle();
@@ -184,6 +185,25 @@ final class Report {
     }
     table(List.of("contender", "n", "p50", "p90", "p99", "max", "proposals/handover"), rows);
     img("Graceful handover CDF", png);
+  }
+
+  private void handoverHops() {
+    if (r.handoverHops.isEmpty()) {
+      return;
+    }
+    h2("Graceful handover, hop by hop");
+    p("The same handovers, traced (`-Dleasehold.trace=true` in the candidate JVMs; `HandoverTrace` marks "
+        + "System.nanoTime() at each hop, on the thread that passes it). Times are from t0 (the resign "
+        + "line, as above); the resigner's hops come from its JVM, the rest from the successor's. "
+        + "A hop's step is its time minus that of the previous hop seen in the same trial. "
+        + "`*_ON_LOOP`: the elector's event loop took the input the store thread handed it. "
+        + "The last column is the bare standby path of the floor (raw jetcd: revoke → watch → txn) at the "
+        + "matching hop, from its own t0 (the revoke sent).");
+    for (Map.Entry<dev.leasehold.bench.contender.Kind, HandoverHops> e : r.handoverHops.entrySet()) {
+      p("**" + e.getKey().label() + "** (" + e.getValue().size() + " traced handovers)");
+      table(List.of("hop", "n", "from t0 p50", "p99", "step p50", "step p99", "bare path p50 / p99"),
+          e.getValue().rows(r.floorHops));
+    }
   }
 
   private void crash(Path png) {

@@ -58,6 +58,10 @@ final class Results {
   Bench.Options options;
 
   final Map<String, List<Double>> floor = new LinkedHashMap<>();
+  /** floorHops is the bare standby path's time from t0 at each hop ({@link Floor#hops()}). */
+  final Map<String, List<Double>> floorHops = new LinkedHashMap<>();
+  /** handoverHops is the traced handovers' per-hop times, for the Leasehold kinds. */
+  final Map<Kind, HandoverHops> handoverHops = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Kind, List<Double>> handover = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Kind, Double> proposalsPerHandover = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Integer, Map<Kind, List<Double>>> crash = new TreeMap<>();

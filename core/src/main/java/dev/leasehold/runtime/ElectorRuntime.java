@@ -171,6 +171,9 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void resign() {
+    if (HandoverTrace.ON) {
+      HandoverTrace.mark(HandoverTrace.Hop.RESIGN_CALLED);
+    }
     submit(new Input.Resign());
   }
 
@@ -275,6 +278,9 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
+    if (HandoverTrace.ON) {
+      HandoverTrace.onLoop(input);
+    }
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
     }
@@ -373,6 +379,9 @@ public final class ElectorRuntime implements LeaderElector {
       } catch (RejectedExecutionException closedAlready) {
         log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
       }
+    }
+    if (HandoverTrace.ON && p.cause() == Cause.ELECTED) {
+      HandoverTrace.mark(HandoverTrace.Hop.ELECTED_PUBLISHED);
     }
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {

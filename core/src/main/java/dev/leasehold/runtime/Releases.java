@@ -98,6 +98,9 @@ final class Releases {
       Scheduler.Cancellable timeout =
           scheduler.schedule(() -> result(thisRound, attempt, "timed out"), rpcTimeoutNanos);
       CompletionStage<?> reply;
+      if (HandoverTrace.ON) {
+        HandoverTrace.mark(HandoverTrace.Hop.REVOKE_SENT);
+      }
       try {
         reply = store.release(leaseId);
       } catch (RuntimeException e) {
@@ -105,6 +108,9 @@ final class Releases {
       }
       reply.whenComplete(
           (v, e) -> {
+            if (HandoverTrace.ON) {
+              HandoverTrace.mark(HandoverTrace.Hop.REVOKE_ACKED);
+            }
             String failure = e == null ? null : store.describe(e);
             try {
               scheduler.execute(
