@@ -436,7 +436,9 @@ final class Bench {
       r.problems.add("scale " + mode + " x" + n + ": " + e);
     }
     r.scale.add(new Results.ScaleRun(mode, n, values, idle, perHandover, failure));
-    say("scale " + mode + " x" + n + ": " + values);
+    say("scale " + mode + " x" + n + ": " + values
+        + (idle == null ? "" : String.format(" idle %.2f proposals/s, msgs/s by method %s", idle.proposalsPerSec(),
+            idle.messagesPerSecByMethod())));
   }
 
   // ---- helpers ----
