@@ -230,7 +230,8 @@ final class Bench {
           if (traced) {
             List<List<HandoverHops.Mark>> marks = drainTraces(g, List.of(leader.child(), next.get().child()));
             if (i >= o.handoverWarmup()) {
-              hops.add(resign.nanos(), next.get().nanos(), marks.get(0), marks.get(1));
+              say(String.format("handover %s trial %d: %.2f ms, hops %s", k.label(), i, ms,
+                  hops.add(resign.nanos(), next.get().nanos(), marks.get(0), marks.get(1))));
             }
           }
         }

@@ -38,13 +38,15 @@ final class HandoverHops {
   /**
    * add records one trial: t0 (the resign line's time), the election's time as the bench saw it,
    * and the marks of the resigner and of the successor. The first mark of each hop at or after t0
-   * counts; the successor's must also come no later than its elected callback.
+   * counts; the successor's must also come no later than its elected callback. Returns the trial's
+   * hops (ms from t0), for the log.
    */
-  void add(long t0, long electedNanos, List<Mark> resigner, List<Mark> successor) {
+  Map<Hop, Double> add(long t0, long electedNanos, List<Mark> resigner, List<Mark> successor) {
     Map<Hop, Double> t = new EnumMap<>(Hop.class);
     first(t, t0, Long.MAX_VALUE, resigner, RESIGNER);
     first(t, t0, electedNanos, successor, SUCCESSOR);
     trials.add(t);
+    return t;
   }
 
   int size() {

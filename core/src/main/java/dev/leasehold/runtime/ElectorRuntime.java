@@ -369,7 +369,6 @@ public final class ElectorRuntime implements LeaderElector {
         new LeadershipEvent(
             p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
             leadership, reason);
-    failures.logEvent(event);
     if (event.isLost() && term != null) {
       TermHandle ended = term;
       ended.end();
@@ -387,6 +386,9 @@ public final class ElectorRuntime implements LeaderElector {
     if (p.cause() == Cause.ELECTED) {
       waiters.elected(term);
     }
+    // After the hand-off to the listeners: the line is written on the loop, and a new leader's
+    // callback need not wait for it.
+    failures.logEvent(event);
   }
 
   private LeadershipEvent snapshotEvent() {
