@@ -399,6 +399,7 @@ final class Bench {
     awaitNoLeases("scale " + mode);
     Map<String, String> values = new LinkedHashMap<>();
     EtcdMetrics.Rates idle = null;
+    EtcdMetrics.Rates idleLater = null;
     double perHandover = Double.NaN;
     String failure = null;
     try (Group g = new Group(o.logDir().resolve("scale"))) {
@@ -415,6 +416,11 @@ final class Bench {
       Thread.sleep(o.idleWindowSeconds() * 1000L);
       EtcdMetrics.Sample s2 = EtcdMetrics.scrape(eps);
       idle = EtcdMetrics.Rates.between(s1, s2);
+      // A second window tells start-up leftovers (leases expiring once) from a steady cost.
+      Thread.sleep(o.idleWindowSeconds() * 1000L);
+      EtcdMetrics.Sample s2b = EtcdMetrics.scrape(eps);
+      idleLater = EtcdMetrics.Rates.between(s2, s2b);
+      s2 = s2b;
       c.send("handover");
       g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT handover_ms") || e.is("EXITED"), long_);
       EtcdMetrics.Sample s3 = EtcdMetrics.scrape(eps);
@@ -436,10 +442,12 @@ final class Bench {
       failure = e.toString();
       r.problems.add("scale " + mode + " x" + n + ": " + e);
     }
-    r.scale.add(new Results.ScaleRun(mode, n, values, idle, perHandover, failure));
+    r.scale.add(new Results.ScaleRun(mode, n, values, idle, idleLater, perHandover, failure));
     say("scale " + mode + " x" + n + ": " + values
         + (idle == null ? "" : String.format(" idle %.2f proposals/s, msgs/s by method %s", idle.proposalsPerSec(),
-            idle.messagesPerSecByMethod())));
+            idle.messagesPerSecByMethod()))
+        + (idleLater == null ? "" : String.format("; next window %.2f proposals/s, msgs/s by method %s",
+            idleLater.proposalsPerSec(), idleLater.messagesPerSecByMethod())));
   }
 
   // ---- helpers ----

@@ -334,22 +334,27 @@ final class Report {
     // Which idle proposals clients asked for: the rest are etcd's own (expired leases).
     List<List<String>> writes = new ArrayList<>();
     for (Results.ScaleRun s : r.scale) {
-      if (s.idle() == null) {
-        continue;
+      for (int w = 0; w < 2; w++) {
+        EtcdMetrics.Rates idle = w == 0 ? s.idle() : s.idleLater();
+        if (idle == null) {
+          continue;
+        }
+        Map<String, Double> m = idle.messagesPerSecByMethod();
+        double asked = m.getOrDefault("LeaseGrant", 0.0) + m.getOrDefault("LeaseRevoke", 0.0)
+            + m.getOrDefault("Txn", 0.0) + m.getOrDefault("Put", 0.0) + m.getOrDefault("DeleteRange", 0.0);
+        writes.add(List.of(s.mode(), Integer.toString(s.count()), w == 0 ? "first" : "second",
+            f2(idle.proposalsPerSec()), f2(m.getOrDefault("LeaseGrant", 0.0)),
+            f2(m.getOrDefault("LeaseRevoke", 0.0)), f2(m.getOrDefault("Txn", 0.0)),
+            f2(Math.max(0, idle.proposalsPerSec() - asked)), f1(m.getOrDefault("LeaseKeepAlive", 0.0)),
+            f1(m.getOrDefault("Range", 0.0))));
       }
-      Map<String, Double> m = s.idle().messagesPerSecByMethod();
-      double asked = m.getOrDefault("LeaseGrant", 0.0) + m.getOrDefault("LeaseRevoke", 0.0)
-          + m.getOrDefault("Txn", 0.0) + m.getOrDefault("Put", 0.0) + m.getOrDefault("DeleteRange", 0.0);
-      writes.add(List.of(s.mode(), Integer.toString(s.count()), f2(s.idle().proposalsPerSec()),
-          f2(m.getOrDefault("LeaseGrant", 0.0)), f2(m.getOrDefault("LeaseRevoke", 0.0)),
-          f2(m.getOrDefault("Txn", 0.0)), f2(Math.max(0, s.idle().proposalsPerSec() - asked)),
-          f1(m.getOrDefault("LeaseKeepAlive", 0.0)), f1(m.getOrDefault("Range", 0.0))));
     }
     if (!writes.isEmpty()) {
-      p("Idle proposals by origin (messages/s summed over members, same window): grants, revokes and "
+      p("Idle proposals by origin (messages/s summed over members), in the idle window above and in the "
+          + r.options.idleWindowSeconds() + " s right after it: grants, revokes and "
           + "transactions the clients sent; the rest of the committed proposals are etcd's own, which while "
           + "idle means leases expiring that nobody revoked.");
-      table(List.of("client", "electors", "proposals/s", "LeaseGrant/s", "LeaseRevoke/s", "Txn/s",
+      table(List.of("client", "electors", "window", "proposals/s", "LeaseGrant/s", "LeaseRevoke/s", "Txn/s",
           "etcd's own (expiries)/s", "LeaseKeepAlive msgs/s", "Range/s"), writes);
     }
   }

@@ -26,7 +26,7 @@ final class Results {
 
   /** ScaleRun is one scale run of Leasehold electors in one JVM. */
   record ScaleRun(String mode, int count, Map<String, String> values, EtcdMetrics.Rates idle,
-      double proposalsPerHandover, String failure) {
+      EtcdMetrics.Rates idleLater, double proposalsPerHandover, String failure) {
     double value(String name) {
       String v = values.get(name);
       return v == null || v.isBlank() ? Double.NaN : Double.parseDouble(v);
