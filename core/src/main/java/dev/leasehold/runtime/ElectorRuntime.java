@@ -212,7 +212,8 @@ public final class ElectorRuntime implements LeaderElector {
       return;
     }
     try {
-      long bound = 3 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
+      // Calls in flight, unanswered timed-out calls, then releases (see closeOnLoop).
+      long bound = 4 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
       done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
       scheduler.awaitTermination();
     } catch (InterruptedException e) {
