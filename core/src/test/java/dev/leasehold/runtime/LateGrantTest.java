@@ -12,11 +12,9 @@ import dev.leasehold.protocol.ProtocolConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -29,60 +27,6 @@ import org.junit.jupiter.api.Test;
 class LateGrantTest {
   private static final ElectorConfig CONFIG =
       ElectorConfig.builder().electionKey("/k").candidateId("me").leaseTtl(Duration.ofSeconds(5)).build();
-
-  /** ManualScheduler runs loop tasks when the test advances virtual time; one thread. */
-  private static final class ManualScheduler implements Scheduler {
-    private record Task(long at, long seq, Runnable r) {}
-
-    private final PriorityQueue<Task> tasks =
-        new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
-    private long now = 1_000_000_000L;
-    private long seq;
-
-    @Override
-    public long nanoTime() {
-      return now;
-    }
-
-    @Override
-    public void execute(Runnable task) {
-      tasks.add(new Task(now, seq++, task));
-    }
-
-    @Override
-    public Cancellable schedule(Runnable task, long delayNanos) {
-      Task t = new Task(now + Math.max(0, delayNanos), seq++, task);
-      tasks.add(t);
-      return () -> tasks.remove(t);
-    }
-
-    @Override
-    public Executor dispatcher() {
-      return Runnable::run;
-    }
-
-    @Override
-    public boolean onDispatcher() {
-      return false;
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public void awaitTermination() {}
-
-    /** runFor runs every task due within {@code nanos} of virtual time, in order. */
-    void runFor(long nanos) {
-      long end = now + nanos;
-      while (!tasks.isEmpty() && tasks.peek().at() <= end) {
-        Task t = tasks.poll();
-        now = Math.max(now, t.at());
-        t.r().run();
-      }
-      now = end;
-    }
-  }
 
   /** FakeStore keeps each call's reply for the test to complete, and records releases. */
   private static final class FakeStore implements StorePort {
