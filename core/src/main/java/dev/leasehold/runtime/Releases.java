@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * Releases gives leases back to the store for the runtime: each release is retried with
  * capped exponential backoff until the store confirms (or says the lease is gone), and given
  * up once twice the lease's granted TTL has passed, when the store has surely expired it. A
- * reply that comes after its attempt timed out still ends the release, and after a timeout the
- * next attempt waits at least one RPC timeout more for it.
+ * reply that comes after its attempt timed out still ends the release: every revoke etcd
+ * receives is a raft proposal, even for a lease already gone, so a retry it makes unnecessary is
+ * not sent.
  *
  * <p>Not thread-safe: confined to the runtime's event loop.
  */
@@ -98,7 +99,7 @@ final class Releases {
       }
       int thisRound = ++round;
       Scheduler.Cancellable timeout =
-          scheduler.schedule(() -> result(thisRound, attempt, "timed out", true), rpcTimeoutNanos);
+          scheduler.schedule(() -> result(thisRound, attempt, "timed out"), rpcTimeoutNanos);
       CompletionStage<?> reply;
       if (HandoverTrace.ON) {
         HandoverTrace.mark(HandoverTrace.Hop.REVOKE_SENT);
@@ -118,7 +119,7 @@ final class Releases {
               scheduler.execute(
                   () -> {
                     timeout.cancel();
-                    result(thisRound, attempt, failure, false);
+                    result(thisRound, attempt, failure);
                   });
             } catch (RejectedExecutionException closedAlready) {
               // The loop is gone; close already reported this lease.
@@ -126,13 +127,13 @@ final class Releases {
           });
     }
 
-    void result(int ofRound, int attempt, String failure, boolean timedOut) {
+    void result(int ofRound, int attempt, String failure) {
       if (over) {
         return;
       }
       if (failure == null) {
         // Gone is gone: a late reply of an earlier attempt ends the release too, and the retry
-        // already scheduled then sends nothing.
+        // already scheduled then sends nothing (each revoke etcd receives is a raft proposal).
         over = true;
         finished(this);
         return;
@@ -147,13 +148,6 @@ final class Releases {
       long delay = backoffInitialNanos;
       for (int i = 0; i < attempt && delay < backoffMaxNanos; i++) {
         delay = Math.min(backoffMaxNanos, delay * 2);
-      }
-      if (timedOut) {
-        // The revoke may still be on its way, and every one etcd receives is a raft proposal,
-        // even for a lease already gone: give the late reply as long again before sending
-        // another. Under a saturated client, quick retries turned each release into several
-        // proposals and fed the saturation.
-        delay = Math.max(delay, rpcTimeoutNanos);
       }
       round++; // a late failure of this round no longer counts
       try {
