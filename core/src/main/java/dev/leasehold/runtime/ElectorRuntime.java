@@ -171,6 +171,9 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void resign() {
+    if (HandoverTrace.ON) {
+      HandoverTrace.mark(HandoverTrace.Hop.RESIGN_CALLED);
+    }
     submit(new Input.Resign());
   }
 
@@ -209,7 +212,8 @@ public final class ElectorRuntime implements LeaderElector {
       return;
     }
     try {
-      long bound = 3 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
+      // Calls in flight, unanswered timed-out calls, then releases (see closeOnLoop).
+      long bound = 4 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
       done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
       scheduler.awaitTermination();
     } catch (InterruptedException e) {
@@ -275,6 +279,9 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
+    if (HandoverTrace.ON) {
+      HandoverTrace.onLoop(input);
+    }
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
     }
@@ -363,7 +370,6 @@ public final class ElectorRuntime implements LeaderElector {
         new LeadershipEvent(
             p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
             leadership, reason);
-    failures.logEvent(event);
     if (event.isLost() && term != null) {
       TermHandle ended = term;
       ended.end();
@@ -374,10 +380,16 @@ public final class ElectorRuntime implements LeaderElector {
         log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
       }
     }
+    if (HandoverTrace.ON && p.cause() == Cause.ELECTED) {
+      HandoverTrace.mark(HandoverTrace.Hop.ELECTED_PUBLISHED);
+    }
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {
       waiters.elected(term);
     }
+    // After the hand-off to the listeners: the line is written on the loop, and a new leader's
+    // callback need not wait for it.
+    failures.logEvent(event);
   }
 
   private LeadershipEvent snapshotEvent() {
