@@ -58,7 +58,8 @@ final class Bench {
       int floorSamples,
       int pathSamples,
       List<String> phases,
-      Path logDir) {}
+      Path logDir,
+      boolean handoverTrace) {}
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -114,6 +115,7 @@ final class Bench {
     Map<String, List<Double>> m = f.run(o.floorSamples(), Math.max(5, o.floorSamples() / 10));
     // The handover-path figures use their own (smaller) count: each trial is a full handover.
     r.floor.putAll(m);
+    r.floorHops.putAll(f.hops());
     if (o.pathSamples() < o.floorSamples()) {
       for (String k : List.of(Floor.PATH_GRANT_TXN, Floor.PATH_STANDBY, Floor.PATH_READ)) {
         List<Double> l = r.floor.get(k);
@@ -183,9 +185,26 @@ final class Bench {
     each(withVariants(), k -> {
       List<Double> samples = Collections.synchronizedList(new ArrayList<>());
       r.handover.put(k, samples);
+      boolean traced = o.handoverTrace() && k.name().startsWith("LEASEHOLD");
+      HandoverHops hops = new HandoverHops();
+      if (traced) {
+        r.handoverHops.put(k, hops);
+      }
       try (Group g = new Group(o.logDir().resolve("handover"))) {
         String key = key("handover", k);
-        startCandidates(g, k, key, o.handoverTtl(), o.candidates(), etcd.clientEndpoints(), "h");
+        List<String> jvm = new ArrayList<>(o.childJvm());
+        if (traced) {
+          jvm.add("-Dleasehold.trace=true");
+        }
+        List<Group.Child> cs = new ArrayList<>();
+        for (int i = 0; i < o.candidates(); i++) {
+          cs.add(g.launch(k.name().toLowerCase() + "-h" + i + "-" + UUID.randomUUID().toString().substring(0, 4),
+              ContenderMain.class.getName(), jvm, contenderArgs(k, etcd.clientEndpoints(), key, "h" + i,
+                  o.handoverTtl(), 1)));
+        }
+        for (Group.Child c : cs) {
+          g.await(0, e -> e.is("READY") && e.child() == c, WAIT);
+        }
         g.awaitLeader(WAIT);
         settle();
         EtcdMetrics.Sample m1 = EtcdMetrics.scrape(etcd.clientEndpoints());
@@ -208,6 +227,13 @@ final class Bench {
           g.await(mark, e -> e.is("LOST") && e.child() == leader.child(), WAIT);
           // Let the resigned candidate rejoin before the next trial.
           Thread.sleep(150 + ThreadLocalRandom.current().nextInt(100));
+          if (traced) {
+            List<List<HandoverHops.Mark>> marks = drainTraces(g, List.of(leader.child(), next.get().child()));
+            if (i >= o.handoverWarmup()) {
+              say(String.format("handover %s trial %d: %.2f ms, hops %s", k.label(), i, ms,
+                  hops.add(resign.nanos(), next.get().nanos(), marks.get(0), marks.get(1))));
+            }
+          }
         }
         EtcdMetrics.Sample m2 = EtcdMetrics.scrape(etcd.clientEndpoints());
         EtcdMetrics.Rates rates = EtcdMetrics.Rates.between(m1, m2);
@@ -216,6 +242,37 @@ final class Bench {
       Stats s = Stats.of(samples);
       say(String.format("handover %s: n=%d p50 %.1f ms p99 %.1f ms", k.label(), s.n(), s.p50(), s.p99()));
     });
+  }
+
+  /**
+   * drainTraces asks every child for its handover-trace marks (each JVM drains what it recorded
+   * since the last ask) and returns those of {@code wanted}, in that order.
+   */
+  private static List<List<HandoverHops.Mark>> drainTraces(Group g, List<Group.Child> wanted) throws Exception {
+    int mark = g.mark();
+    for (Group.Child c : g.children()) {
+      c.sendQuietly("trace");
+    }
+    for (Group.Child c : g.children()) {
+      if (c.isAlive()) {
+        g.await(mark, e -> e.is("TRACE_END") && e.child() == c, WAIT);
+      }
+    }
+    List<List<HandoverHops.Mark>> out = new ArrayList<>();
+    for (Group.Child c : wanted) {
+      List<HandoverHops.Mark> l = new ArrayList<>();
+      for (int i = mark; ; i++) {
+        Optional<Group.Ev> e = g.find(i, x -> x.child() == c && (x.is("TRACE") || x.is("TRACE_END")), Duration.ZERO);
+        if (e.isEmpty() || e.get().is("TRACE_END")) {
+          break;
+        }
+        l.add(new HandoverHops.Mark(dev.leasehold.runtime.HandoverTrace.Hop.valueOf(e.get().detail()),
+            e.get().nanos()));
+        i = e.get().seq();
+      }
+      out.add(l);
+    }
+    return out;
   }
 
   // ---- crash failover ----
@@ -342,6 +399,7 @@ final class Bench {
     awaitNoLeases("scale " + mode);
     Map<String, String> values = new LinkedHashMap<>();
     EtcdMetrics.Rates idle = null;
+    EtcdMetrics.Rates idleLater = null;
     double perHandover = Double.NaN;
     String failure = null;
     try (Group g = new Group(o.logDir().resolve("scale"))) {
@@ -358,6 +416,11 @@ final class Bench {
       Thread.sleep(o.idleWindowSeconds() * 1000L);
       EtcdMetrics.Sample s2 = EtcdMetrics.scrape(eps);
       idle = EtcdMetrics.Rates.between(s1, s2);
+      // A second window tells start-up leftovers (leases expiring once) from a steady cost.
+      Thread.sleep(o.idleWindowSeconds() * 1000L);
+      EtcdMetrics.Sample s2b = EtcdMetrics.scrape(eps);
+      idleLater = EtcdMetrics.Rates.between(s2, s2b);
+      s2 = s2b;
       c.send("handover");
       g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT handover_ms") || e.is("EXITED"), long_);
       EtcdMetrics.Sample s3 = EtcdMetrics.scrape(eps);
@@ -379,8 +442,12 @@ final class Bench {
       failure = e.toString();
       r.problems.add("scale " + mode + " x" + n + ": " + e);
     }
-    r.scale.add(new Results.ScaleRun(mode, n, values, idle, perHandover, failure));
-    say("scale " + mode + " x" + n + ": " + values);
+    r.scale.add(new Results.ScaleRun(mode, n, values, idle, idleLater, perHandover, failure));
+    say("scale " + mode + " x" + n + ": " + values
+        + (idle == null ? "" : String.format(" idle %.2f proposals/s, msgs/s by method %s", idle.proposalsPerSec(),
+            idle.messagesPerSecByMethod()))
+        + (idleLater == null ? "" : String.format("; next window %.2f proposals/s, msgs/s by method %s",
+            idleLater.proposalsPerSec(), idleLater.messagesPerSecByMethod())));
   }
 
   // ---- helpers ----

@@ -33,6 +33,10 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--handover-warmup", defaultValue = "5", description = "unrecorded handovers first")
   int handoverWarmup;
 
+  @Option(names = "--handover-trace", defaultValue = "true", negatable = true, fallbackValue = "true",
+      description = "run Leasehold's handover candidates with -Dleasehold.trace=true and report each hop (default: ${DEFAULT-VALUE})")
+  boolean handoverTrace;
+
   @Option(names = "--handover-ttl", defaultValue = "2", description = "lease TTL (s) for handover, floor and scale")
   int handoverTtl;
 
@@ -162,7 +166,7 @@ public final class BenchMain implements Callable<Path> {
     r.options = new Bench.Options(contenders, extra, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
         crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
         idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
-        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir);
+        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir, handoverTrace);
     r.loadBefore = MachineInfo.loadAverage();
     boolean etcdPhases = phases.stream().anyMatch(p -> !p.startsWith("mariadb"));
     if (etcdPhases) {

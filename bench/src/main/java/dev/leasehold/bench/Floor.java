@@ -43,7 +43,14 @@ final class Floor {
   static final String PATH_STANDBY = "handover path: revoke → watch → txn with standby lease";
   static final String PATH_READ = "handover path: revoke → watch → linearizable get (etcd election's shape)";
 
+  // The standby path's hops, from t0 (the revoke sent): see hops().
+  static final String HOP_REVOKE_ACKED = "bare standby path: revoke acked";
+  static final String HOP_WATCH = "bare standby path: watch event";
+  static final String HOP_TXN_SENT = "bare standby path: txn sent";
+  static final String HOP_TXN_ACKED = "bare standby path: txn acked";
+
   private final List<String> endpoints;
+  private final Map<String, List<Double>> hops = new LinkedHashMap<>();
   private final long ttlSeconds;
 
   Floor(List<String> endpoints, long ttlSeconds) {
@@ -145,10 +152,21 @@ final class Floor {
     out.put(WATCH, lat);
   }
 
+  /**
+   * hops is the standby path's times from t0 at each hop (of the follower that won), one list
+   * per hop, filled by {@link #run}.
+   */
+  Map<String, List<Double>> hops() {
+    return hops;
+  }
+
   /** One trial's state: armed from the leader's put until a follower has won. */
   private static final class Trial {
     final long afterRevision;
     final CompletableFuture<Long> won = new CompletableFuture<>();
+    // The winner's watch arrival and txn send time (set before won completes).
+    volatile long watchAt;
+    volatile long txnSentAt;
 
     Trial(long afterRevision) {
       this.afterRevision = afterRevision;
@@ -179,7 +197,7 @@ final class Floor {
           for (WatchEvent e : r.getEvents()) {
             if (e.getEventType() == WatchEvent.EventType.DELETE
                 && e.getKeyValue().getModRevision() > t.afterRevision) {
-              react(path, fc, k, standby, idx, t);
+              react(path, fc, k, standby, idx, t, System.nanoTime());
             }
           }
         })));
@@ -194,10 +212,16 @@ final class Floor {
           current[0] = t;
         }
         long t0 = System.nanoTime();
-        leader.getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
+        long acked = leader.getLeaseClient().revoke(lease).thenApply(x -> System.nanoTime()).get(5, TimeUnit.SECONDS);
         long at = t.won.get(5, TimeUnit.SECONDS);
         if (i >= warmup) {
           lat.add(ms(at - t0));
+          if (path.equals(PATH_STANDBY)) {
+            hops.computeIfAbsent(HOP_REVOKE_ACKED, x -> new ArrayList<>()).add(ms(acked - t0));
+            hops.computeIfAbsent(HOP_WATCH, x -> new ArrayList<>()).add(ms(t.watchAt - t0));
+            hops.computeIfAbsent(HOP_TXN_SENT, x -> new ArrayList<>()).add(ms(t.txnSentAt - t0));
+            hops.computeIfAbsent(HOP_TXN_ACKED, x -> new ArrayList<>()).add(ms(at - t0));
+          }
         }
         synchronized (current) {
           current[0] = null;
@@ -227,7 +251,8 @@ final class Floor {
     return lat;
   }
 
-  private void react(String path, Client fc, ByteSequence k, AtomicLongArray standby, int idx, Trial t) {
+  private void react(String path, Client fc, ByteSequence k, AtomicLongArray standby, int idx, Trial t,
+      long watchAt) {
     if (path.equals(PATH_READ)) {
       fc.getKVClient().get(k).thenRun(() -> t.won.complete(System.nanoTime()));
       return;
@@ -235,7 +260,10 @@ final class Floor {
     CompletableFuture<Long> lease = path.equals(PATH_STANDBY)
         ? CompletableFuture.completedFuture(standby.get(idx))
         : fc.getLeaseClient().grant(ttlSeconds).thenApply(r -> r.getID());
-    lease.thenCompose(l -> fc.getKVClient().txn()
+    long[] sentAt = new long[1];
+    lease.thenCompose(l -> {
+          sentAt[0] = System.nanoTime();
+          return fc.getKVClient().txn()
             .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
             .Then(Op.put(k, bs("follower"), PutOption.builder().withLeaseId(l).build()))
             .Else(Op.get(k, GetOption.DEFAULT))
@@ -243,6 +271,10 @@ final class Floor {
             .thenApply(r -> {
               long now = System.nanoTime();
               boolean standbyPath = path.equals(PATH_STANDBY);
+              if (r.isSucceeded()) {
+                t.watchAt = watchAt;
+                t.txnSentAt = sentAt[0];
+              }
               if (r.isSucceeded() && standbyPath) {
                 // Used up: cleared before the trial ends, so the next trial grants a new one.
                 standby.set(idx, 0);
@@ -256,7 +288,8 @@ final class Floor {
                 fc.getLeaseClient().revoke(l);
               }
               return r;
-            }));
+            });
+        });
   }
 
   private static ByteSequence bs(String s) {

@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  * <p>Thread-safe: reader threads append under the group's monitor and wake waiters.
  */
 final class Group implements AutoCloseable {
-  /** Ev is one line a child printed: E, R, READY, CLOSED, or any other line as LINE. */
+  /** Ev is one line a child printed: E, R, T (as TRACE), READY, CLOSED, TRACE_END, or any other line as LINE. */
   record Ev(Child child, int idx, long nanos, String type, String detail, int seq) {
     boolean is(String t) {
       return type.equals(t);
@@ -265,7 +265,11 @@ final class Group implements AutoCloseable {
           add(this, Integer.parseInt(f[1]), Long.parseLong(f[2]), "RESIGN", "");
           return;
         }
-        if (f[0].equals("READY") || f[0].equals("CLOSED")) {
+        if (f[0].equals("T") && f.length == 3) {
+          add(this, -1, Long.parseLong(f[2]), "TRACE", f[1]);
+          return;
+        }
+        if (f[0].equals("READY") || f[0].equals("CLOSED") || f[0].equals("TRACE_END")) {
           add(this, -1, System.nanoTime(), f[0], line);
           return;
         }

@@ -52,6 +52,7 @@ final class Report {
     targets();
     floor();
     handover(handoverPng);
+    handoverHops();
     crash(crashPng);
     partition(partitionPng);
     idle();
@@ -186,6 +187,25 @@ final class Report {
     img("Graceful handover CDF", png);
   }
 
+  private void handoverHops() {
+    if (r.handoverHops.isEmpty()) {
+      return;
+    }
+    h2("Graceful handover, hop by hop");
+    p("The same handovers, traced (`-Dleasehold.trace=true` in the candidate JVMs; `HandoverTrace` marks "
+        + "System.nanoTime() at each hop, on the thread that passes it). Times are from t0 (the resign "
+        + "line, as above); the resigner's hops come from its JVM, the rest from the successor's. "
+        + "A hop's step is its time minus that of the previous hop seen in the same trial. "
+        + "`*_ON_LOOP`: the elector's event loop took the input the store thread handed it. "
+        + "The last column is the bare standby path of the floor (raw jetcd: revoke → watch → txn) at the "
+        + "matching hop, from its own t0 (the revoke sent).");
+    for (Map.Entry<dev.leasehold.bench.contender.Kind, HandoverHops> e : r.handoverHops.entrySet()) {
+      p("**" + e.getKey().label() + "** (" + e.getValue().size() + " traced handovers)");
+      table(List.of("hop", "n", "from t0 p50", "p99", "step p50", "step p99", "bare path p50 / p99"),
+          e.getValue().rows(r.floorHops));
+    }
+  }
+
   private void crash(Path png) {
     h2("Crash failover");
     p(r.options.candidates() + " candidate JVMs; the leader's JVM is SIGKILLed at a random point of its renewal cycle (t0 "
@@ -311,6 +331,32 @@ final class Report {
     table(List.of("client", "electors", "first leader", "all know", "handover p50 / p99 / max",
         "proposals/handover", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
         "leases left after close", "failure"), rows);
+    // Which idle proposals clients asked for: the rest are etcd's own (expired leases).
+    List<List<String>> writes = new ArrayList<>();
+    for (Results.ScaleRun s : r.scale) {
+      for (int w = 0; w < 2; w++) {
+        EtcdMetrics.Rates idle = w == 0 ? s.idle() : s.idleLater();
+        if (idle == null) {
+          continue;
+        }
+        Map<String, Double> m = idle.messagesPerSecByMethod();
+        double asked = m.getOrDefault("LeaseGrant", 0.0) + m.getOrDefault("LeaseRevoke", 0.0)
+            + m.getOrDefault("Txn", 0.0) + m.getOrDefault("Put", 0.0) + m.getOrDefault("DeleteRange", 0.0);
+        writes.add(List.of(s.mode(), Integer.toString(s.count()), w == 0 ? "first" : "second",
+            f2(idle.proposalsPerSec()), f2(m.getOrDefault("LeaseGrant", 0.0)),
+            f2(m.getOrDefault("LeaseRevoke", 0.0)), f2(m.getOrDefault("Txn", 0.0)),
+            f2(Math.max(0, idle.proposalsPerSec() - asked)), f1(m.getOrDefault("LeaseKeepAlive", 0.0)),
+            f1(m.getOrDefault("Range", 0.0))));
+      }
+    }
+    if (!writes.isEmpty()) {
+      p("Idle proposals by origin (messages/s summed over members), in the idle window above and in the "
+          + r.options.idleWindowSeconds() + " s right after it: grants, revokes and "
+          + "transactions the clients sent; the rest of the committed proposals are etcd's own, which while "
+          + "idle means leases expiring that nobody revoked.");
+      table(List.of("client", "electors", "window", "proposals/s", "LeaseGrant/s", "LeaseRevoke/s", "Txn/s",
+          "etcd's own (expiries)/s", "LeaseKeepAlive msgs/s", "Range/s"), writes);
+    }
   }
 
   private void analysis() {

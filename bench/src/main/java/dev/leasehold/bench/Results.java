@@ -26,7 +26,7 @@ final class Results {
 
   /** ScaleRun is one scale run of Leasehold electors in one JVM. */
   record ScaleRun(String mode, int count, Map<String, String> values, EtcdMetrics.Rates idle,
-      double proposalsPerHandover, String failure) {
+      EtcdMetrics.Rates idleLater, double proposalsPerHandover, String failure) {
     double value(String name) {
       String v = values.get(name);
       return v == null || v.isBlank() ? Double.NaN : Double.parseDouble(v);
@@ -58,6 +58,10 @@ final class Results {
   Bench.Options options;
 
   final Map<String, List<Double>> floor = new LinkedHashMap<>();
+  /** floorHops is the bare standby path's time from t0 at each hop ({@link Floor#hops()}). */
+  final Map<String, List<Double>> floorHops = new LinkedHashMap<>();
+  /** handoverHops is the traced handovers' per-hop times, for the Leasehold kinds. */
+  final Map<Kind, HandoverHops> handoverHops = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Kind, List<Double>> handover = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Kind, Double> proposalsPerHandover = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final Map<Integer, Map<Kind, List<Double>>> crash = new TreeMap<>();

@@ -5,6 +5,7 @@ import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
 import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
@@ -100,11 +101,17 @@ final class EtcdStore implements StorePort {
           r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision()),
           e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
     } else if (call instanceof EtcdCommand.GrantLease g) {
+      if (HandoverTrace.ON) {
+        HandoverTrace.mark(HandoverTrace.Hop.GRANT_SENT);
+      }
       return map(
           client.getLeaseClient().grant(g.ttlSeconds()),
           r -> new EtcdInput.LeaseGranted(g.op(), r.getID(), r.getTTL()),
           e -> new EtcdInput.GrantFailed(g.op(), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.Campaign k) {
+      if (HandoverTrace.ON) {
+        HandoverTrace.mark(HandoverTrace.Hop.CAS_SENT);
+      }
       return map(
           client
               .getKVClient()
@@ -243,7 +250,12 @@ final class EtcdStore implements StorePort {
       KeyValue kv = e.getKeyValue();
       switch (e.getEventType()) {
         case PUT -> inbox.accept(new EtcdInput.WatchPut(id, record(kv), kv.getModRevision()));
-        case DELETE -> inbox.accept(new EtcdInput.WatchDelete(id, kv.getModRevision()));
+        case DELETE -> {
+          if (HandoverTrace.ON) {
+            HandoverTrace.mark(HandoverTrace.Hop.WATCH_DELETE);
+          }
+          inbox.accept(new EtcdInput.WatchDelete(id, kv.getModRevision()));
+        }
         default -> {
           // UNRECOGNIZED carries nothing we can act on; the next poll corrects any gap.
         }
@@ -266,6 +278,9 @@ final class EtcdStore implements StorePort {
   }
 
   private static Input campaignResult(long op, TxnResponse r) {
+    if (HandoverTrace.ON) {
+      HandoverTrace.mark(HandoverTrace.Hop.CAS_ACKED);
+    }
     long revision = r.getHeader().getRevision();
     if (r.isSucceeded()) {
       // A put that creates a key creates it at the transaction's revision.

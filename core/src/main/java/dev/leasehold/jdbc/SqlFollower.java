@@ -124,7 +124,9 @@ final class SqlFollower extends SqlRole {
     }
     if (mayTake(row, now)) {
       if (holdingOff && now - holdoffUntil < 0) {
-        readAt(Math.min(holdoffUntil, now + m.config.pollIntervalNanos()));
+        // The row is free and no lock is there to wait on: look again soon, so the hold-off
+        // ends as soon as another holder shows (not a poll interval later), at most at its end.
+        readAt(Math.min(holdoffUntil, now + m.config.waitFloorNanos()));
         return;
       }
       m.candidate.begin(row, now);

@@ -126,9 +126,11 @@ final class Follower extends Role {
     observe(null, revision, now);
     if (fresh && m.phase == ElectionMachine.Phase.NONE && m.keyAbsent) {
       m.fx.cancelTimer(TimerKind.POLL);
-      if (pollOp == 0) {
-        campaignOrWait(now);
-      }
+      // Campaign on the watch at once rather than after a read still in flight: whatever that
+      // read shows, the CAS settles it (it loses if K is taken again). Its reply is dropped (a
+      // reply to a forgotten op is ignored), so it cannot start a second campaign.
+      pollOp = 0;
+      campaignOrWait(now);
     }
   }
 

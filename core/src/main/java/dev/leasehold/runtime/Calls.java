@@ -10,7 +10,9 @@ import java.util.function.Consumer;
  * time, its reply, the port's failure or, after its timeout ({@link StoreCall#timeoutNanos}),
  * {@link StoreCall#failed}; a
  * reply that comes after its timeout is handed over too, late. It also tells the close
- * sequence when no call is left in flight.
+ * sequence when no call is left in flight and no timed-out call is still unanswered, waiting
+ * for the latter at most one RPC timeout: a grant answered late must still reach the machine,
+ * which releases its lease, before the loop stops.
  *
  * <p>Not thread-safe: confined to the runtime's event loop (replies only enqueue on it).
  */
@@ -20,7 +22,10 @@ final class Calls {
   private final long rpcTimeoutNanos;
   private final Consumer<Input> handler;
   private int inFlight;
+  // Calls that timed out and have not been answered yet (a late grant still creates a lease).
+  private int late;
   private Runnable whenNone;
+  private Scheduler.Cancellable lateBound;
 
   Calls(StorePort store, Scheduler scheduler, long rpcTimeoutNanos, Consumer<Input> handler) {
     this.store = store;
@@ -55,12 +60,35 @@ final class Calls {
         });
   }
 
-  /** afterAll runs {@code next} once no call is in flight (at once if none is). */
+  /**
+   * afterAll runs {@code next} once no call is in flight and no timed-out call is unanswered (at
+   * once if none is); it waits for unanswered ones at most one RPC timeout after the last call
+   * in flight ended, since their replies may never come.
+   */
   void afterAll(Runnable next) {
-    if (inFlight == 0) {
+    whenNone = next;
+    maybeDone();
+  }
+
+  private void maybeDone() {
+    if (whenNone == null || inFlight > 0) {
+      return;
+    }
+    if (late == 0) {
+      runWhenNone();
+    } else if (lateBound == null) {
+      lateBound = scheduler.schedule(this::runWhenNone, rpcTimeoutNanos);
+    }
+  }
+
+  private void runWhenNone() {
+    if (whenNone != null) {
+      Runnable next = whenNone;
+      whenNone = null;
+      if (lateBound != null) {
+        lateBound.cancel();
+      }
       next.run();
-    } else {
-      whenNone = next;
     }
   }
 
@@ -68,25 +96,29 @@ final class Calls {
   private final class Pending {
     Scheduler.Cancellable timeout;
     boolean settled;
+    boolean timedOut;
 
     void settle(Input result, boolean reply) {
       if (settled) {
         // A reply after its timeout still reaches the machine, which ignores what it no
         // longer waits for and releases a late grant (a lease nobody would renew).
-        if (reply) {
+        if (reply && timedOut) {
+          timedOut = false;
+          late--;
           handler.accept(result);
+          maybeDone();
         }
         return;
       }
       settled = true;
       timeout.cancel();
       inFlight--;
-      handler.accept(result);
-      if (inFlight == 0 && whenNone != null) {
-        Runnable next = whenNone;
-        whenNone = null;
-        next.run();
+      if (!reply) {
+        timedOut = true;
+        late++;
       }
+      handler.accept(result);
+      maybeDone();
     }
   }
 }

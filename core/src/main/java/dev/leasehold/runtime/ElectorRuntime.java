@@ -86,8 +86,8 @@ public final class ElectorRuntime implements LeaderElector {
     this.bus = new ListenerBus(scheduler.dispatcher());
     this.releases = new Releases(config, store, scheduler, name);
     this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), closing::get);
-    this.tracker = new HealthTracker(store.backend(), scheduler::nanoTime);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
+    this.tracker = new HealthTracker(store.backend(), scheduler::nanoTime, renewals);
     this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
@@ -158,6 +158,9 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void resign() {
+    if (HandoverTrace.ON) {
+      HandoverTrace.mark(HandoverTrace.Hop.RESIGN_CALLED);
+    }
     submit(new Input.Resign());
   }
 
@@ -211,7 +214,8 @@ public final class ElectorRuntime implements LeaderElector {
       return;
     }
     try {
-      long bound = 3 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
+      // Calls in flight, unanswered timed-out calls, then releases (see closeOnLoop).
+      long bound = 4 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
       done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
       scheduler.awaitTermination();
     } catch (InterruptedException e) {
@@ -275,6 +279,9 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
+    if (HandoverTrace.ON) {
+      HandoverTrace.onLoop(input);
+    }
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
     }
@@ -308,11 +315,7 @@ public final class ElectorRuntime implements LeaderElector {
     }
     TermHandle current = role == ElectorState.MASTER && term != null && !term.ended() ? term : null;
     snapshot = new Snapshot(role, machine.leader(), current);
-    long now = scheduler.nanoTime();
-    long roundTrip = tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), now);
-    if (roundTrip != HealthTracker.NONE) {
-      renewals.report(role, roundTrip, now);
-    }
+    tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), scheduler.nanoTime());
   }
 
   private void execute(Command c) {
@@ -358,7 +361,6 @@ public final class ElectorRuntime implements LeaderElector {
         new LeadershipEvent(
             p.from(), p.to(), p.cause(), Optional.ofNullable(p.leader()), now, p.nanoTime(),
             leadership, reason);
-    failures.logEvent(event);
     tracker.onEvent(event);
     if (event.isLost() && term != null) {
       TermHandle ended = term;
@@ -371,11 +373,17 @@ public final class ElectorRuntime implements LeaderElector {
         log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
       }
     }
+    if (HandoverTrace.ON && p.cause() == Cause.ELECTED) {
+      HandoverTrace.mark(HandoverTrace.Hop.ELECTED_PUBLISHED);
+    }
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {
       watchdog.watch(term);
       waiters.elected(term);
     }
+    // After the hand-off to the listeners: the line is written on the loop, and a new leader's
+    // callback need not wait for it.
+    failures.logEvent(event);
   }
 
   private LeadershipEvent snapshotEvent() {

@@ -12,39 +12,37 @@ import java.util.function.LongSupplier;
 /**
  * HealthTracker keeps what {@link ElectorHealth} reports: after every step the machine's role,
  * leader and the send time of its lease's last confirmed renewal; from the events, whether the
- * store is reachable and why not. It also spots each confirmed renewal, so the runtime can
- * report its round trip.
+ * store is reachable and why not. It also spots each confirmed renewal and reports its round
+ * trip to the {@code onRenewal} listeners.
  *
  * <p>Thread safety: {@link #afterStep} and {@link #onEvent} are called on the event loop only;
  * they publish one immutable record through a volatile field, which {@link #health} reads on
  * any thread without a lock.
  */
 final class HealthTracker {
-  /** NONE is the round trip {@link #afterStep} returns when no renewal was confirmed. */
-  static final long NONE = -1;
-
   private record Base(ElectorState role, LeaderInfo leader, long renewalSentAt, String failure) {}
 
   private final String backend;
   private final LongSupplier clock;
+  private final RenewalListeners renewals;
   private volatile Base base = new Base(ElectorState.FOLLOWER, null, Long.MIN_VALUE, null);
 
   // Loop-confined.
   private long lastSentAt = Long.MIN_VALUE;
 
-  HealthTracker(String backend, LongSupplier clock) {
+  HealthTracker(String backend, LongSupplier clock, RenewalListeners renewals) {
     this.backend = backend;
     this.clock = clock;
+    this.renewals = renewals;
   }
 
   /**
-   * afterStep records the machine's state after a step at {@code now}, and returns the round
-   * trip (send to confirmation) of the renewal the step confirmed, or {@link #NONE}.
+   * afterStep records the machine's state after a step at {@code now}, and reports the round
+   * trip (send to confirmation) of a renewal the step confirmed.
    */
-  long afterStep(ElectorState role, LeaderInfo leader, long renewalSentAt, long now) {
-    long roundTrip = NONE;
+  void afterStep(ElectorState role, LeaderInfo leader, long renewalSentAt, long now) {
     if (renewalSentAt != Long.MIN_VALUE && renewalSentAt != lastSentAt) {
-      roundTrip = Math.max(0, now - renewalSentAt);
+      renewals.report(role, Math.max(0, now - renewalSentAt), now);
     }
     lastSentAt = renewalSentAt;
     long sent = role == ElectorState.STOPPED ? Long.MIN_VALUE : renewalSentAt;
@@ -52,7 +50,6 @@ final class HealthTracker {
     if (b.role() != role || b.leader() != leader || b.renewalSentAt() != sent) {
       base = new Base(role, leader, sent, b.failure());
     }
-    return roundTrip;
   }
 
   /** onEvent notes the store's reachability from STORE_UNAVAILABLE and STORE_RECOVERED. */

@@ -109,6 +109,9 @@ final class ListenerBus {
             queue.clear();
             return;
           }
+          if (HandoverTrace.ON && e.cause() == LeadershipEvent.Cause.ELECTED) {
+            HandoverTrace.mark(HandoverTrace.Hop.ELECTED_LISTENER);
+          }
           try {
             listener.onLeadershipChanged(e);
           } catch (RuntimeException | Error failure) {

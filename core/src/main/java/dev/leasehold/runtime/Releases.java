@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * close gives up waiting. Time alone does not end it: a store that was down kept the lease
  * (etcd restores a stopped member's leases with a fresh TTL), so a revoke still matters once
  * it is back, and without it the key would stay for another TTL. Once twice the granted TTL has
- * passed, one WARN says so.
+ * passed, one WARN says so. A reply that comes after its attempt timed out still ends the
+ * release: every revoke etcd receives is a raft proposal, even for a lease already gone, so a
+ * retry it makes unnecessary is not sent.
  *
  * <p>Not thread-safe: confined to the runtime's event loop.
  */
@@ -102,6 +104,9 @@ final class Releases {
       Scheduler.Cancellable timeout =
           scheduler.schedule(() -> result(thisRound, attempt, "timed out"), rpcTimeoutNanos);
       CompletionStage<?> reply;
+      if (HandoverTrace.ON) {
+        HandoverTrace.mark(HandoverTrace.Hop.REVOKE_SENT);
+      }
       try {
         reply = store.release(leaseId);
       } catch (RuntimeException e) {
@@ -109,6 +114,9 @@ final class Releases {
       }
       reply.whenComplete(
           (v, e) -> {
+            if (HandoverTrace.ON) {
+              HandoverTrace.mark(HandoverTrace.Hop.REVOKE_ACKED);
+            }
             String failure = e == null ? null : store.describe(e);
             try {
               scheduler.execute(
@@ -123,13 +131,18 @@ final class Releases {
     }
 
     void result(int ofRound, int attempt, String failure) {
-      if (over || ofRound != round) {
+      if (over) {
         return;
       }
       if (failure == null) {
+        // Gone is gone: a late reply of an earlier attempt ends the release too, and the retry
+        // already scheduled then sends nothing (each revoke etcd receives is a raft proposal).
         over = true;
         finished(this);
         return;
+      }
+      if (ofRound != round) {
+        return; // a late failure of an attempt already retried
       }
       if (!warned && scheduler.nanoTime() - warnAt >= 0) {
         warned = true;
@@ -142,7 +155,7 @@ final class Releases {
       for (int i = 0; i < attempt && delay < backoffMaxNanos; i++) {
         delay = Math.min(backoffMaxNanos, delay * 2);
       }
-      round++; // a late reply of this round no longer counts
+      round++; // a late failure of this round no longer counts
       try {
         scheduler.schedule(() -> attempt(attempt + 1), delay);
       } catch (RejectedExecutionException closedAlready) {

@@ -106,7 +106,10 @@ class SqlMachineTest {
     h.step(new SqlInput.Unlocked(unlockOp, 1));
     h.step(new SqlInput.RowRead(read.op(), 1, released(1, 3)));
     assertFalse(h.has(SqlCommand.Lock.class), "no take during the hold-off");
-    assertEquals(resignedAt + S, h.timer(SqlTimer.POLL).atNanos(), "re-read within a poll interval");
+    // Default backoff 100 ms < poll 1 s: a free row is looked at again soon, so the next holder
+    // ends the hold-off at once instead of a poll interval later.
+    assertEquals(resignedAt + 100 * MS, h.timer(SqlTimer.POLL).atNanos(),
+        "re-read within min(pollInterval, retryBackoffInitial)");
     // Someone else takes over: the hold-off has done its job, and the new holder is reported.
     h.fire(h.timer(SqlTimer.POLL));
     h.answerRead(held(OTHER, 2, 4, false));

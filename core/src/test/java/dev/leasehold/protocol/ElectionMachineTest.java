@@ -263,11 +263,30 @@ class ElectionMachineTest {
     now += 2 * MS;
     step(new EtcdInput.WatchDelete(watchId, 20));
     assertFalse(has(EtcdCommand.GrantLease.class), "a resigned instance does not campaign at once");
-    // The read sent at resign time was served before the revocation: older than the delete.
-    step(new EtcdInput.PollResult(pollOp, new KeyRecord("me", LEASE, 11, 11), 15));
-    assertFalse(has(EtcdCommand.GrantLease.class));
-    assertTrue(published().isEmpty(), "its own abandoned key is not reported as a leader");
+    // The delete acts without waiting for the read in flight: it reads again when the hold-off ends.
     assertEquals(resignedAt + 3 * S, timer(TimerKind.POLL).atNanos());
+    // The read sent at resign time was served before the revocation; its reply is dropped.
+    step(new EtcdInput.PollResult(pollOp, new KeyRecord("me", LEASE, 11, 11), 15));
+    assertTrue(last.isEmpty(), "the dropped read's reply does nothing: " + last);
+    assertTrue(published().isEmpty(), "its own abandoned key is not reported as a leader");
+  }
+
+  @Test
+  void aWatchDeleteStartsTheCampaignWhileAPollIsInFlight() {
+    step(new Input.Start());
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 10));
+    long watchId = only(EtcdCommand.Watch.class).watchId();
+    step(new EtcdInput.LeaseGranted(only(EtcdCommand.GrantLease.class).op(), LEASE, 3));
+    step(new EtcdInput.CampaignLost(only(EtcdCommand.Campaign.class).op(), new KeyRecord("other", 5, 11, 11), 11));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    now += S;
+    step(new Input.TimerFired(TimerKind.POLL, timer(TimerKind.POLL).seq()));
+    long pollOp = only(EtcdCommand.Poll.class).op();
+    step(new EtcdInput.WatchDelete(watchId, 12));
+    assertEquals(ElectorState.CANDIDATE, m.role(), "the delete is acted on at once, not after the read");
+    assertTrue(has(EtcdCommand.Campaign.class) || has(EtcdCommand.GrantLease.class), "campaigns: " + last);
+    step(new EtcdInput.PollResult(pollOp, new KeyRecord("other", 5, 11, 11), 11));
+    assertEquals(ElectorState.CANDIDATE, m.role(), "the dropped read's reply changes nothing");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.leasehold.bench.contender;
 
+import dev.leasehold.runtime.HandoverTrace;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -20,8 +21,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * --ttl-seconds=N [--count=N] [--shared-client=true]}. Output, one fact per line on stdout:
  * {@code READY <pid>}; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
  * <cause>}; {@code R <index> <nanoTime>} right before {@code resign()} is called; {@code
- * CLOSED}. Input commands on stdin: {@code resign} (every candidate here that leads) and
- * {@code close}; end of input closes too. Not thread-safe; one per JVM.
+ * CLOSED}; after {@code trace}, {@code T <hop> <nanoTime>} per handover-trace mark and {@code
+ * TRACE_END}. Input commands on stdin: {@code resign} (every candidate here that leads), {@code
+ * trace} and {@code close}; end of input closes too. Not thread-safe; one per JVM.
  */
 public final class ContenderMain {
   private ContenderMain() {}
@@ -74,6 +76,12 @@ public final class ContenderMain {
             contenders.get(i).resign();
           }
         }
+      } else if (cmd.trim().equals("trace")) {
+        // The handover trace's marks since the last drain (none unless -Dleasehold.trace=true).
+        for (HandoverTrace.Entry e : HandoverTrace.drain()) {
+          out.println("T " + e.hop().name() + " " + e.nanoTime());
+        }
+        out.println("TRACE_END");
       } else {
         out.println("UNKNOWN " + cmd);
       }

@@ -1,0 +1,114 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.runtime.HandoverTrace.Hop;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * HandoverHops turns the handover trace of one trial (the marks the resigner's and the
+ * successor's JVMs recorded, see {@code HandoverTrace}) into times from t0, and renders the
+ * per-hop table of the report, next to the bare path's hops ({@link Floor}).
+ *
+ * <p>Not thread-safe: the bench fills it from its scenario thread.
+ */
+final class HandoverHops {
+  /** The resigner's hops, taken from its JVM. */
+  static final List<Hop> RESIGNER = List.of(Hop.RESIGN_CALLED, Hop.RESIGN_ON_LOOP, Hop.REVOKE_SENT, Hop.REVOKE_ACKED);
+
+  /** The successor's hops, taken from the JVM that was elected. */
+  static final List<Hop> SUCCESSOR = List.of(Hop.WATCH_DELETE, Hop.WATCH_DELETE_ON_LOOP, Hop.POLL_ON_LOOP,
+      Hop.GRANT_SENT, Hop.GRANT_ON_LOOP, Hop.CAS_SENT, Hop.CAS_ACKED, Hop.CAS_ON_LOOP, Hop.ELECTED_PUBLISHED,
+      Hop.ELECTED_LISTENER);
+
+  /** The bare path's hop that matches a traced one (Floor's standby path), or absent. */
+  static final Map<Hop, String> BARE = Map.of(
+      Hop.REVOKE_ACKED, Floor.HOP_REVOKE_ACKED,
+      Hop.WATCH_DELETE, Floor.HOP_WATCH,
+      Hop.CAS_SENT, Floor.HOP_TXN_SENT,
+      Hop.CAS_ACKED, Floor.HOP_TXN_ACKED);
+
+  private final List<Map<Hop, Double>> trials = new ArrayList<>();
+
+  /** Mark is one trace line of one child: its hop and System.nanoTime(). */
+  record Mark(Hop hop, long nanos) {}
+
+  /**
+   * add records one trial: t0 (the resign line's time), the election's time as the bench saw it,
+   * and the marks of the resigner and of the successor. The first mark of each hop at or after t0
+   * counts; the successor's must also come no later than its elected callback. Returns the trial's
+   * hops (ms from t0), for the log.
+   */
+  Map<Hop, Double> add(long t0, long electedNanos, List<Mark> resigner, List<Mark> successor) {
+    Map<Hop, Double> t = new EnumMap<>(Hop.class);
+    first(t, t0, Long.MAX_VALUE, resigner, RESIGNER);
+    first(t, t0, electedNanos, successor, SUCCESSOR);
+    trials.add(t);
+    return t;
+  }
+
+  int size() {
+    return trials.size();
+  }
+
+  private static void first(Map<Hop, Double> t, long t0, long until, List<Mark> marks, List<Hop> hops) {
+    for (Mark m : marks) {
+      if (hops.contains(m.hop()) && m.nanos() >= t0 && m.nanos() <= until && !t.containsKey(m.hop())) {
+        t.put(m.hop(), (m.nanos() - t0) / 1e6);
+      }
+    }
+  }
+
+  /**
+   * rows is the per-hop table: the hop, in how many trials it was seen, p50 and p99 of its time
+   * from t0, p50 and p99 of its step (its time minus the previous hop's seen in the same trial),
+   * and the bare path's p50 and p99 from t0 at the matching hop.
+   */
+  List<List<String>> rows(Map<String, List<Double>> bare) {
+    List<List<String>> rows = new ArrayList<>();
+    List<Hop> order = new ArrayList<>(RESIGNER);
+    order.addAll(SUCCESSOR);
+    for (Hop h : order) {
+      List<Double> at = new ArrayList<>();
+      List<Double> step = new ArrayList<>();
+      for (Map<Hop, Double> t : trials) {
+        Double v = t.get(h);
+        if (v == null) {
+          continue;
+        }
+        at.add(v);
+        Double prev = previous(t, order, h);
+        if (prev != null) {
+          step.add(v - prev);
+        }
+      }
+      if (at.isEmpty()) {
+        continue;
+      }
+      Stats a = Stats.of(at);
+      Stats s = Stats.of(step);
+      String b = BARE.get(h);
+      Stats bs = b == null || bare.get(b) == null ? null : Stats.of(bare.get(b));
+      rows.add(List.of(h.name(), Integer.toString(a.n()), ms(a.p50()), ms(a.p99()),
+          step.isEmpty() ? "–" : ms(s.p50()), step.isEmpty() ? "–" : ms(s.p99()),
+          bs == null ? "–" : ms(bs.p50()) + " / " + ms(bs.p99())));
+    }
+    return rows;
+  }
+
+  private static Double previous(Map<Hop, Double> t, List<Hop> order, Hop h) {
+    for (int i = order.indexOf(h) - 1; i >= 0; i--) {
+      Double v = t.get(order.get(i));
+      if (v != null) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static String ms(double v) {
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+}

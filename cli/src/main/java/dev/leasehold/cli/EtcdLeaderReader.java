@@ -1,0 +1,108 @@
+package dev.leasehold.cli;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.WatchOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/**
+ * EtcdLeaderReader reads the key and its lease's time to live with a jetcd client of its own,
+ * linearizable reads only: it never writes, grants or campaigns.
+ *
+ * <p>Thread-safe (jetcd's client is).
+ */
+final class EtcdLeaderReader implements LeaderReader {
+  private final Client client;
+  private final ByteSequence key;
+  private final String keyText;
+  private volatile Watch.Watcher watcher;
+
+  private EtcdLeaderReader(Client client, String key) {
+    this.client = client;
+    this.keyText = key;
+    this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
+  }
+
+  /** open makes the client from validated options; it connects on the first call. */
+  static EtcdLeaderReader open(StoreOptions o, String key) {
+    ClientBuilder b = Client.builder().endpoints(o.trimmed().toArray(String[]::new)).waitForReady(false);
+    if (o.cacert != null) {
+      try {
+        b.sslContext(ssl -> {
+          ssl.trustManager(o.cacert.toFile());
+          if (o.cert != null) {
+            ssl.keyManager(o.cert.toFile(), o.keyFile.toFile());
+          }
+        });
+      } catch (SSLException | IllegalArgumentException e) {
+        throw new IllegalArgumentException("--cacert/--cert/--key-file cannot make a TLS context: " + e.getMessage(), e);
+      }
+    }
+    if (o.user != null) {
+      b.user(ByteSequence.from(o.user, StandardCharsets.UTF_8))
+          .password(ByteSequence.from(new String(o.etcdPassword()), StandardCharsets.UTF_8));
+    }
+    return new EtcdLeaderReader(b.build(), key);
+  }
+
+  @Override
+  public Snapshot read(Duration timeout) {
+    long end = System.nanoTime() + timeout.toNanos();
+    GetResponse r = await(client.getKVClient().get(key), end, "get " + keyText);
+    if (r.getKvs().isEmpty()) {
+      return Snapshot.NOBODY;
+    }
+    KeyValue kv = r.getKvs().get(0);
+    String id = kv.getValue().toString(StandardCharsets.UTF_8);
+    Duration left = Duration.ZERO;
+    Duration granted = Duration.ZERO;
+    if (kv.getLease() != 0) {
+      LeaseTimeToLiveResponse ttl = await(client.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT),
+          end, "time-to-live of lease " + Long.toHexString(kv.getLease()));
+      left = Duration.ofSeconds(Math.max(0, ttl.getTTL()));
+      granted = Duration.ofSeconds(Math.max(0, ttl.getGrantedTTL()));
+    }
+    return new Snapshot(Optional.of(id), kv.getCreateRevision(), kv.getLease(), left, granted);
+  }
+
+  @Override
+  public void onChange(Runnable wakeUp) {
+    WatchOption opt = WatchOption.builder().withRequireLeader(true).build();
+    watcher = client.getWatchClient().watch(key, opt, Watch.listener(response -> wakeUp.run(), error -> wakeUp.run()));
+  }
+
+  @Override
+  public void close() {
+    Watch.Watcher w = watcher;
+    if (w != null) {
+      w.close();
+    }
+    client.close();
+  }
+
+  private static <T> T await(java.util.concurrent.CompletableFuture<T> call, long end, String what) {
+    try {
+      return call.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      call.cancel(true);
+      throw new Leasehold.StoreUnreachableException("etcd did not answer " + what + " in time", e);
+    } catch (ExecutionException e) {
+      throw new Leasehold.StoreUnreachableException("etcd refused " + what + ": " + e.getCause().getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Leasehold.StoreUnreachableException("interrupted during " + what, e);
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package dev.leasehold.cli;
+
+import dev.leasehold.ElectorConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * RunCommand is {@code leasehold run}: campaign for the key and run the command only while
+ * leading. Its options are validated together before anything connects.
+ *
+ * <p>Not thread-safe: picocli fills it in, then {@link #call()} runs once.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    header = "Run a command only while this process leads the election key.",
+    usageHelpWidth = 100,
+    description = {
+        "Campaign for --key and, while leader, run CMD with LEASEHOLD_ELECTION_KEY, LEASEHOLD_LEADER_ID,",
+        "LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_LEASE_TTL, LEASEHOLD_BACKEND and (etcd)",
+        "LEASEHOLD_ENDPOINTS in its environment.",
+        "",
+        "When the term ends, or --grace before the local deadline while renewals are not confirmed",
+        "(store frozen or cut off), the child's process group gets SIGTERM and, if still there",
+        "200 ms before the deadline (or --grace after a loss), SIGKILL: the child is gone before the",
+        "deadline, which is itself a safety margin before the store can let another leader in.",
+        "When the child exits, leasehold resigns (another candidate takes over in milliseconds) and",
+        "exits with the child's code, or campaigns again with --rejoin.",
+        "SIGTERM, SIGINT and SIGHUP are forwarded to the child's process group; with no child",
+        "running, leasehold releases what it holds and exits with 128 + the signal's number.",
+        "",
+        "The child never outlives leasehold: it runs as `setsid setpriv --pdeathsig KILL -- CMD`",
+        "(util-linux), in its own session and process group, with the parent-death signal set,",
+        "spawned from a thread that lives as long as the child (Linux sends the signal when the",
+        "spawning thread exits). If leasehold is SIGKILLed, the kernel SIGKILLs the child at once.",
+        "Not covered: the child's own children, and set-user-ID programs (exec clears the signal).",
+        ""},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "N:the child's exit code, when it exited by itself (128+S if it died of signal S)",
+        "2:bad arguments (the message names the option)",
+        "123:not leader within --timeout, and the store was unreachable then",
+        "124:not leader within --timeout",
+        "125:leadership lost while the child ran; the child was stopped",
+        "126:the child could not be started",
+        "128+S:signal S arrived while no child ran"},
+    footerHeading = "%nExample:%n",
+    footer = {"  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --key /jobs/cron \\",
+        "      --ttl 5 --timeout 30 -- /usr/local/bin/dispatch --token-from-env"})
+final class RunCommand implements Callable<Integer> {
+  /** KILL_RESERVE is how long before the local deadline SIGKILL goes out at the latest. */
+  static final Duration KILL_RESERVE = Duration.ofMillis(200);
+
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  StoreOptions store;
+
+  @Option(names = "--key", required = true, paramLabel = "KEY", description = "the election key (etcd key, or the SQL lease row's name)")
+  String key;
+
+  @Option(names = "--ttl", paramLabel = "SECONDS", defaultValue = "5",
+      description = "lease TTL in whole seconds (default: ${DEFAULT-VALUE}); a crashed leader is replaced after about this long")
+  int ttlSeconds;
+
+  @Option(names = "--id", paramLabel = "ID", description = "candidate id stored as the key's value (default: host-pid-random)")
+  String id;
+
+  @Option(names = "--timeout", paramLabel = "SECONDS", converter = Seconds.class,
+      description = "give up (exit 124, or 123 if the store is unreachable) if not leader within this long; each"
+          + " campaign under --rejoin has its own (default: wait forever)")
+  Duration timeout;
+
+  @Option(names = "--grace", paramLabel = "SECONDS", converter = Seconds.class,
+      description = "time between SIGTERM and SIGKILL when a term ends (default: TTL/5, at most 2 s, at most what fits);"
+          + " must fit in the time a healthy leader always has left, even one that lost a renewal")
+  Duration grace;
+
+  @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
+  boolean rejoin;
+
+  @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command and its arguments, after --")
+  List<String> command;
+
+  @Override
+  public Integer call() throws Exception {
+    store.validate();
+    ElectorConfig config = config();
+    Duration g = grace != null ? grace : defaultGrace(config);
+    checkGrace(config, g);
+    if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+      throw usage("--timeout must be > 0 seconds, but was " + Seconds.human(timeout));
+    }
+    Child.Tools tools = Child.Tools.find();
+    if (tools == null) {
+      throw usage("run needs util-linux's setsid and setpriv on PATH (Debian package util-linux), but they are missing");
+    }
+    Supervisor.Settings settings =
+        new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, tools, store.backend(),
+            store.isEtcd() ? String.join(",", store.trimmed()) : null);
+    return new Supervisor(store.elector(config), settings).run();
+  }
+
+  private ElectorConfig config() {
+    if (ttlSeconds < 1) {
+      throw usage("--ttl must be >= 1 second, but was " + ttlSeconds);
+    }
+    try {
+      ElectorConfig.Builder b = ElectorConfig.builder().electionKey(key).leaseTtl(Duration.ofSeconds(ttlSeconds));
+      if (id != null) {
+        b.candidateId(id);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw usage(StoreOptions.OptionNames.translate(e.getMessage()));
+    }
+  }
+
+  /** defaultGrace is TTL/5, at most 2 s, and never more than {@link #maxGrace} allows. */
+  static Duration defaultGrace(ElectorConfig c) {
+    Duration fifth = c.leaseTtl().dividedBy(5);
+    Duration d = fifth.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : fifth;
+    Duration max = maxGrace(c);
+    return d.compareTo(max) > 0 ? max : d;
+  }
+
+  /**
+   * healthyFloor is the least time a healthy leader has left before its local deadline, where
+   * healthy means it may lose one renewal: the deadline window (TTL × (1 − drift) − margin)
+   * less one renewal interval (TTL/6), a renewal that times out (one RPC timeout), the first
+   * retry backoff and the retry itself (one more RPC timeout). SIGTERM goes out when less than
+   * grace + kill reserve is left, so that sum must stay below it, or a healthy leader's child
+   * would be stopped.
+   */
+  static Duration healthyFloor(ElectorConfig c) {
+    long ttl = c.leaseTtl().toNanos();
+    long window = (long) (ttl * (1 - c.maxDriftRate())) - c.safetyMargin().toNanos();
+    return Duration.ofNanos(window - ttl / 6 - 2 * c.rpcTimeout().toNanos() - c.retryBackoffInitial().toNanos());
+  }
+
+  /** maxGrace is the largest --grace that {@link #healthyFloor} leaves after the kill reserve. */
+  static Duration maxGrace(ElectorConfig c) {
+    return Duration.ofMillis(healthyFloor(c).minus(KILL_RESERVE).toMillis());
+  }
+
+  private String bound(ElectorConfig c) {
+    return "with --ttl " + ttlSeconds + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
+        + Seconds.human(c.safetyMargin()) + " - renewal interval " + Seconds.human(c.leaseTtl().dividedBy(6))
+        + " - 2 x RPC timeout " + Seconds.human(c.rpcTimeout()) + " (a lost renewal and its retry) - retry backoff "
+        + Seconds.human(c.retryBackoffInitial()) + " - kill reserve " + Seconds.human(KILL_RESERVE)
+        + "; a healthy leader never has less left, so its child is never stopped needlessly";
+  }
+
+  private void checkGrace(ElectorConfig c, Duration g) {
+    Duration max = maxGrace(c);
+    if (max.compareTo(Duration.ofMillis(50)) < 0) {
+      throw usage("--ttl must leave room for --grace, but " + ttlSeconds + " leaves " + Seconds.human(max)
+          + " (" + bound(c) + "); use --ttl 2 or more");
+    }
+    if (g.isNegative() || g.isZero()) {
+      throw usage("--grace must be > 0 seconds, but was " + Seconds.human(g));
+    }
+    if (g.compareTo(max) > 0) {
+      throw usage("--grace must be <= " + Seconds.human(max) + " (" + bound(c) + "), but was " + Seconds.human(g)
+          + "; lower --grace or raise --ttl");
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}

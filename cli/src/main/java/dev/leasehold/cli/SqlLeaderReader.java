@@ -1,0 +1,95 @@
+package dev.leasehold.cli;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * SqlLeaderReader reads the lease row (PROTOCOL.md, SQL backend) with one plain SELECT on a
+ * connection of its own; it never takes, renews or releases. A row whose holder is empty or
+ * whose expiry has passed on the server's clock names no leader.
+ *
+ * <p>Thread-safe: every read holds the instance's lock.
+ */
+final class SqlLeaderReader implements LeaderReader {
+  private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]{0,63}(\\.[A-Za-z_][A-Za-z0-9_$]{0,63})?");
+
+  private final String url;
+  private final Properties login = new Properties();
+  private final String sql;
+  private final String key;
+  private Connection connection;
+
+  private SqlLeaderReader(String url, String user, char[] password, String table, String key) {
+    this.url = url;
+    if (user != null) {
+      login.setProperty("user", user);
+      login.setProperty("password", new String(password));
+    }
+    this.key = key;
+    String quoted = "`" + table.replace(".", "`.`") + "`";
+    this.sql = "SELECT candidate, epoch, holder <> '' AND expires_at > UTC_TIMESTAMP(6),"
+        + " TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at), ttl_us FROM " + quoted + " WHERE name = ?";
+  }
+
+  /** open checks the table name; it connects on the first read. */
+  static SqlLeaderReader open(StoreOptions o, String key) {
+    if (!TABLE.matcher(o.jdbcTable).matches()) {
+      throw new IllegalArgumentException("--jdbc-table must be a name like leasehold_lease or mydb.leasehold_lease,"
+          + " but was \"" + o.jdbcTable + "\"");
+    }
+    return new SqlLeaderReader(o.jdbcUrl, o.jdbcUser, o.jdbcUser == null ? null : o.jdbcPassword(), o.jdbcTable, key);
+  }
+
+  @Override
+  public synchronized Snapshot read(Duration timeout) {
+    try {
+      if (connection == null || connection.isClosed()) {
+        DriverManager.setLoginTimeout((int) Math.max(1, timeout.toSeconds()));
+        connection = DriverManager.getConnection(url, login);
+        connection.setAutoCommit(true);
+      }
+      try (PreparedStatement st = connection.prepareStatement(sql)) {
+        st.setQueryTimeout((int) Math.max(1, timeout.toSeconds()));
+        st.setString(1, key);
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next() || !rs.getBoolean(3)) {
+            return Snapshot.NOBODY;
+          }
+          return new Snapshot(Optional.of(rs.getString(1)), rs.getLong(2), 0,
+              Duration.ofNanos(rs.getLong(4) * 1000), Duration.ofNanos(rs.getLong(5) * 1000));
+        }
+      }
+    } catch (SQLException e) {
+      closeQuietly();
+      throw new Leasehold.StoreUnreachableException("the database did not answer: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void onChange(Runnable wakeUp) {
+    // No change feed on SQL: watch polls.
+  }
+
+  @Override
+  public synchronized void close() {
+    closeQuietly();
+  }
+
+  private void closeQuietly() {
+    try {
+      if (connection != null) {
+        connection.close();
+      }
+    } catch (SQLException ignored) {
+      // Closing a broken connection: nothing left to release.
+    }
+    connection = null;
+  }
+}

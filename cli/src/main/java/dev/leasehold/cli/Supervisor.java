@@ -1,0 +1,220 @@
+package dev.leasehold.cli;
+
+import dev.leasehold.LeaderElector;
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipEvent;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Supervisor is {@code run}'s loop: wait to lead, run the child while the term lasts, stop it
+ * before the term's local deadline, hand over when it exits.
+ *
+ * <p>One thread (the caller of {@link #run()}) makes every decision; the elector's dispatcher,
+ * the child's thread and the signal thread only put events on a queue. Not thread-safe
+ * otherwise: call {@link #run()} once.
+ */
+final class Supervisor {
+  private static final Logger log = LoggerFactory.getLogger("leasehold");
+  private static final long MS = 1_000_000L;
+
+  /** Settings are run's validated options. Immutable. */
+  record Settings(List<String> command, Duration grace, Duration killReserve, Duration timeout,
+      boolean rejoin, Child.Tools tools, String backend, String endpoints) {}
+
+  private sealed interface Event permits Elected, Lost, Exited, Signalled {}
+
+  private record Elected(Leadership term) implements Event {}
+
+  private record Lost(Leadership term, LeadershipEvent event) implements Event {}
+
+  private record Exited(int code) implements Event {}
+
+  private record Signalled(String name, int number) implements Event {}
+
+  /** TermEnd is how a term ended: the child exited by itself (with its code), or was stopped. */
+  private record TermEnd(boolean stopped, int code) {}
+
+  private final LeaderElector elector;
+  private final Settings settings;
+  private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+  private volatile String storeProblem;
+  // Whether the store ever answered: a cold JVM's first call can outlast a short --timeout.
+  private volatile boolean storeAnswered;
+  private boolean stopRequested;
+  private int exitWhileWaiting;
+  // The token of the last term supervised: a term is run at most once, even if whenLeading()
+  // hands it back while our own resign() is still on its way.
+  private long lastToken;
+
+  Supervisor(LeaderElector elector, Settings settings) {
+    this.elector = elector;
+    this.settings = settings;
+  }
+
+  /** run campaigns, supervises terms and returns the exit code; the elector is closed on return. */
+  int run() throws InterruptedException {
+    elector.onLeadershipChanged(this::observe);
+    SignalRelay.install((name, number) -> events.add(new Signalled(name, number)));
+    try {
+      elector.start();
+      Child.warmUp(settings.tools());
+      while (true) {
+        Leadership term = awaitTerm();
+        if (term == null) {
+          return exitWhileWaiting;
+        }
+        TermEnd end = supervise(term);
+        boolean again = settings.rejoin() && !stopRequested;
+        if (!end.stopped() && !again) {
+          return end.code();
+        }
+        // A term we ended ourselves (deadline near, child gone) may still be held: hand it over.
+        elector.resign();
+        if (!again) {
+          return Leasehold.LOST;
+        }
+        log.info("campaigning again (--rejoin)");
+      }
+    } finally {
+      elector.close();
+    }
+  }
+
+  // Returns the term to supervise, or null with exitWhileWaiting set.
+  private Leadership awaitTerm() throws InterruptedException {
+    long end = settings.timeout() == null ? Long.MAX_VALUE : System.nanoTime() + settings.timeout().toNanos();
+    elector.whenLeading().thenAccept(t -> events.add(new Elected(t)));
+    while (true) {
+      long wait = end == Long.MAX_VALUE ? Long.MAX_VALUE : end - System.nanoTime();
+      Event e = wait <= 0 ? null : events.poll(wait, TimeUnit.NANOSECONDS);
+      if (e == null) {
+        String problem = storeProblem != null ? storeProblem : storeAnswered ? null : "it has not answered yet";
+        log.warn("not leader within --timeout {}{}", Seconds.human(settings.timeout()),
+            problem == null ? " (another candidate leads)" : "; the store is unreachable: " + problem);
+        exitWhileWaiting = problem == null ? Leasehold.NOT_ACQUIRED : Leasehold.STORE_UNREACHABLE;
+        return null;
+      }
+      if (e instanceof Signalled s) {
+        log.info("SIG{} while no child runs: releasing and exiting", s.name());
+        exitWhileWaiting = 128 + s.number();
+        return null;
+      }
+      if (e instanceof Elected el) {
+        Leadership t = el.term();
+        if (t.isValid() && t.fencingToken() != lastToken) {
+          lastToken = t.fencingToken();
+          return t;
+        }
+        // A term already over, or ours being resigned: ask again once it has ended.
+        t.whenLost().thenRun(() -> elector.whenLeading().thenAccept(next -> events.add(new Elected(next))));
+      }
+      // Lost and Exited of an earlier term: nothing left to do.
+    }
+  }
+
+  private TermEnd supervise(Leadership term) throws InterruptedException {
+    Child child;
+    try {
+      child = Child.start(settings.tools(), settings.command(), environment(term),
+          code -> events.add(new Exited(code)));
+    } catch (IOException e) {
+      log.error("cannot start {}: {}", settings.command().get(0), e.getMessage());
+      return new TermEnd(false, 126);
+    }
+    log.info("leader with fencing token {}; child {} started: {}", term.fencingToken(), child.pid(),
+        String.join(" ", settings.command()));
+    term.whenLost().thenAccept(ev -> events.add(new Lost(term, ev)));
+    long grace = settings.grace().toNanos();
+    long reserve = settings.killReserve().toNanos();
+    long deadline = System.nanoTime() + term.timeLeft().toNanos();
+    long termSent = 0;
+    long killAt = Long.MAX_VALUE;
+    boolean killed = false;
+    boolean stopping = false;
+    while (true) {
+      long now = System.nanoTime();
+      long left = term.timeLeft().toNanos();
+      if (left > 0) {
+        deadline = now + left;
+      }
+      if (!stopping && left <= grace + reserve) {
+        // SIGKILL by deadline - reserve at the latest, so the child is gone before the deadline.
+        stopping = true;
+        termSent = now;
+        killAt = Math.min(now + grace, deadline - reserve);
+        if (killAt > now) {
+          log.warn("{}: SIGTERM to child {}", left > 0
+              ? "local deadline in " + left / MS + " ms with no confirmed renewal" : "the term ended", child.pid());
+          child.signal("TERM");
+        }
+      }
+      if (stopping && !killed && now >= killAt) {
+        log.warn("child {} still there {} ms after the term's end began: SIGKILL", child.pid(), (now - termSent) / MS);
+        child.signal("KILL");
+        killed = true;
+      }
+      long wait = !stopping ? left - grace - reserve : killed ? 50 * MS : killAt - now;
+      Event e = events.poll(Math.max(MS / 2, wait), TimeUnit.NANOSECONDS);
+      if (e instanceof Exited x) {
+        long gone = System.nanoTime();
+        child.killLeftovers();
+        if (!stopping) {
+          log.info("child {} exited with {}: the term ends", child.pid(), x.code());
+          return new TermEnd(false, x.code());
+        }
+        long margin = (deadline - gone) / MS;
+        log.info("child {} gone after {} ms ({}, exit {}), {} ms {} the local deadline", child.pid(),
+            (gone - termSent) / MS, killed ? "SIGKILL" : "SIGTERM", x.code(), Math.abs(margin),
+            margin >= 0 ? "before" : "AFTER");
+        return new TermEnd(true, x.code());
+      }
+      if (e instanceof Lost l && l.term() == term) {
+        log.warn("leadership lost: {}", l.event().cause());
+      }
+      if (e instanceof Signalled s) {
+        log.info("SIG{}: forwarded to child {}", s.name(), child.pid());
+        stopRequested = true;
+        child.signal(s.name());
+      }
+    }
+  }
+
+  private Map<String, String> environment(Leadership term) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("LEASEHOLD_ELECTION_KEY", term.electionKey());
+    env.put("LEASEHOLD_LEADER_ID", term.candidateId());
+    env.put("LEASEHOLD_FENCING_TOKEN", Long.toString(term.fencingToken()));
+    env.put("LEASEHOLD_LEASE_ID", Long.toHexString(term.leaseId()));
+    env.put("LEASEHOLD_LEASE_TTL", Long.toString(elector.config().leaseTtl().toSeconds()));
+    env.put("LEASEHOLD_BACKEND", settings.backend());
+    if (settings.endpoints() != null) {
+      env.put("LEASEHOLD_ENDPOINTS", settings.endpoints());
+    }
+    return env;
+  }
+
+  private void observe(LeadershipEvent e) {
+    switch (e.cause()) {
+      case STORE_UNAVAILABLE -> storeProblem = e.reason().orElse("unavailable");
+      case STORE_RECOVERED, ELECTED -> {
+        storeProblem = null;
+        storeAnswered = true;
+      }
+      case LEADER_CHANGED -> {
+        storeAnswered = true;
+        log.info("leader is {} (fencing token {})",
+            e.leaderId().orElse("nobody"), e.fencingToken().isPresent() ? e.fencingToken().getAsLong() : "-");
+      }
+      default -> { }
+    }
+  }
+}

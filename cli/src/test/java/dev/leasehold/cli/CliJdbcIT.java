@@ -1,0 +1,87 @@
+package dev.leasehold.cli;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.it.mariadb.MariaDbExtension;
+import dev.leasehold.it.mariadb.MariaDbServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code leasehold run} and {@code status} on a real mariadbd, with the user's driver jar on
+ * LEASEHOLD_CLASSPATH (the shaded jar bundles none) and the password in LEASEHOLD_JDBC_PASSWORD,
+ * which the child must not inherit.
+ */
+@ExtendWith(MariaDbExtension.class)
+class CliJdbcIT {
+  private static final Logger log = LoggerFactory.getLogger(CliJdbcIT.class);
+  private static final String SLEEPER =
+      "env > DIR/ID.env; echo $$ > DIR/ID.tmp && mv DIR/ID.tmp DIR/ID.pid; exec sleep 1000";
+
+  @Test
+  void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {
+    Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
+    String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
+    String driver = Path.of(org.mariadb.jdbc.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        .toString();
+    Map<String, String> env = Map.of("LEASEHOLD_CLASSPATH", driver, "LEASEHOLD_JDBC_PASSWORD", db.rootPassword());
+    List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--jdbc-user", db.rootUser(), "--key", key);
+    try (LeaseholdProcess a = run("a", dir, env, store); LeaseholdProcess b = run("b", dir, env, store)) {
+      await().atMost(Duration.ofSeconds(40)).until(() -> child(dir, "a").isPresent() || child(dir, "b").isPresent());
+      await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
+          .until(() -> child(dir, "a").isPresent() != child(dir, "b").isPresent());
+      LeaseholdProcess leader = child(dir, "a").isPresent() ? a : b;
+      LeaseholdProcess other = leader == a ? b : a;
+      String childEnv = Files.readString(dir.resolve(leader.name() + ".env"), StandardCharsets.UTF_8);
+      assertTrue(childEnv.contains("LEASEHOLD_BACKEND=jdbc\n"), childEnv);
+      assertFalse(childEnv.contains("LEASEHOLD_JDBC_PASSWORD"), "the child inherited the password: " + childEnv);
+      Matcher token = Pattern.compile("LEASEHOLD_FENCING_TOKEN=(\\d+)\n").matcher(childEnv);
+      assertTrue(token.find(), childEnv);
+
+      List<String> status = new java.util.ArrayList<>(List.of("status", "--json", "--timeout", "20"));
+      status.addAll(store);
+      LeaseholdProcess s = LeaseholdProcess.start("status", dir, env, status.toArray(String[]::new));
+      assertEquals(0, s.exitCode(Duration.ofSeconds(30)), s.log());
+      assertTrue(s.log().contains("\"leader\":\"" + leader.name() + "\",\"fencingToken\":" + token.group(1) + ","),
+          s.log());
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> other.log().contains("leader is " + leader.name()));
+      long sent = System.nanoTime();
+      LeaseholdProcess.kill("TERM", child(dir, leader.name()).orElseThrow());
+      await().atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(1))
+          .until(() -> child(dir, other.name()).isPresent());
+      log.info("measured: MariaDB: child exit -> the other's child started {} ms later (TTL 5 s)",
+          String.format("%.1f", (System.nanoTime() - sent) / 1e6));
+      assertEquals(143, leader.exitCode(Duration.ofSeconds(10)), leader.log());
+    }
+  }
+
+  private static LeaseholdProcess run(String id, Path dir, Map<String, String> env, List<String> store)
+      throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of("run", "--id", id, "--create-table",
+        // the launcher's private server trades durability for speed
+        "--jdbc-allow-relaxed-durability"));
+    args.addAll(store);
+    args.addAll(List.of("--", "sh", "-c", SLEEPER.replace("ID", id).replace("DIR", dir.toString())));
+    return LeaseholdProcess.start(id, dir, env, args.toArray(String[]::new));
+  }
+
+  private static Optional<Long> child(Path dir, String id) {
+    return LeaseholdProcess.pidIn(dir.resolve(id + ".pid")).filter(LeaseholdProcess::running);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.leasehold.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.ElectorConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Bad arguments exit with 2 and a message that names the option; nothing connects. */
+class CommandLineTest {
+  private record Result(int code, String err) {}
+
+  private static Result execute(String... args) {
+    CommandLine cli = Leasehold.commandLine();
+    StringWriter err = new StringWriter();
+    cli.setErr(new PrintWriter(err, true));
+    cli.setOut(new PrintWriter(new StringWriter(), true));
+    return new Result(cli.execute(args), err.toString());
+  }
+
+  private static void assertUsage(String expected, String... args) {
+    Result r = execute(args);
+    assertEquals(Leasehold.USAGE, r.code(), r.err());
+    assertTrue(r.err().contains(expected), "expected \"" + expected + "\" in: " + r.err());
+    assertTrue(r.err().contains("--help' for more information"), r.err());
+  }
+
+  @Test
+  void aMissingKeyIsNamed() {
+    assertUsage("--key", "run", "--endpoints", "http://127.0.0.1:1", "--", "true");
+  }
+
+  @Test
+  void aMissingCommandIsNamed() {
+    assertUsage("CMD", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k");
+  }
+
+  @Test
+  void noBackendOrTwoBackendsAreRefused() {
+    assertUsage("one of --endpoints (etcd) or --jdbc-url", "run", "--key", "k", "--", "true");
+    assertUsage("--endpoints and --jdbc-url must not both be given", "run", "--endpoints", "http://127.0.0.1:1",
+        "--jdbc-url", "jdbc:mariadb://db/x", "--key", "k", "--", "true");
+  }
+
+  @Test
+  void aGraceThatDoesNotFitTheTtlIsRefusedWithTheBound() {
+    assertUsage("--grace must be <= 0.146s (with --ttl 2: TTL x 0.99", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "2", "--grace", "1", "--", "true");
+    assertUsage("--grace must be <= 1.316s (with --ttl 5", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "5", "--grace", "1.5", "--", "true");
+    assertUsage("--ttl must leave room for --grace, but 1 leaves", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "1", "--", "true");
+  }
+
+  @Test
+  void badNumbersAreNamedWithTheirValue() {
+    assertUsage("'--timeout': '0.5x' is not a number of seconds", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--timeout", "0.5x", "--", "true");
+    assertUsage("--ttl must be >= 1 second, but was 0", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--ttl", "0", "--", "true");
+    assertUsage("--timeout must be > 0 seconds, but was 0s", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--timeout", "0", "--", "true");
+  }
+
+  @Test
+  void etcdOptionProblemsNameTheOption() {
+    assertUsage("--cacert must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
+        "--key", "k");
+    assertUsage("--key-file must be given with --cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--cert", "/nonexistent.pem", "--", "true");
+    assertUsage("--cacert must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
+        "--cacert", "/nonexistent.pem", "--", "true");
+    assertUsage("--jdbc-user needs --jdbc-url", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--jdbc-user", "app", "--", "true");
+  }
+
+  @Test
+  void aJdbcUrlWithoutADriverPointsAtTheClassPathVariable() {
+    assertUsage("LEASEHOLD_CLASSPATH", "run", "--jdbc-url", "jdbc:nosuchdb://db/x", "--key", "k", "--", "true");
+  }
+
+  @Test
+  void theCommandKeepsItsOwnOptions() {
+    CommandLine cli = Leasehold.commandLine();
+    CommandLine.ParseResult r = cli.parseArgs("run", "--endpoints", "http://h:1", "--key", "k", "sh", "-c", "x --key y");
+    RunCommand run = r.subcommand().commandSpec().commandLine().getCommand();
+    assertEquals(java.util.List.of("sh", "-c", "x --key y"), run.command);
+    assertEquals("k", run.key);
+  }
+
+  @Test
+  void theDefaultGraceFitsEveryTtl() {
+    for (int ttl = 2; ttl <= 60; ttl++) {
+      ElectorConfig c = ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(ttl)).build();
+      Duration grace = RunCommand.defaultGrace(c);
+      assertTrue(grace.compareTo(Duration.ofMillis(50)) >= 0, "ttl " + ttl + ": " + grace);
+      assertTrue(grace.plus(RunCommand.KILL_RESERVE).compareTo(RunCommand.healthyFloor(c)) <= 0, "ttl " + ttl);
+    }
+    assertEquals(Duration.ofSeconds(1), RunCommand.defaultGrace(
+        ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(5)).build()));
+  }
+
+  @Test
+  void secondsTakeDecimalsAndRefuseSubMillisecondPrecision() {
+    assertEquals(Duration.ofMillis(1500), new Seconds().convert("1.5"));
+    assertEquals("0.2s", Seconds.human(Duration.ofMillis(200)));
+    assertThrows(CommandLine.TypeConversionException.class, () -> new Seconds().convert("0.0001"));
+  }
+
+  @Test
+  void jsonEscapesControlCharactersAndQuotes() {
+    assertEquals("\"a\\\"b\\\\c\\n\\u0001\"", Json.string("a\"b\\c\n\u0001"));
+  }
+}
