@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -255,5 +256,15 @@ final class SqlLeaseStore implements StorePort {
     }
     worker.shutdown();
     aborter.shutdown();
+    // The session's end is what frees its named locks: wait for it (bounded by one RPC timeout,
+    // which a statement in flight is held to), so that once close() returns no lock is left.
+    try {
+      if (!worker.awaitTermination(rpcTimeoutNanos, TimeUnit.NANOSECONDS)) {
+        log.warn("{}: the term session did not close within {} ms; the server ends it and its locks",
+            logName, rpcTimeoutNanos / 1_000_000);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
