@@ -1,6 +1,7 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.LeaderElector;
+import dev.leasehold.micrometer.LeaseholdMetrics;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,9 +32,25 @@ public class LeaseholdActuatorAutoConfiguration {
     /** leaseholdHealthIndicator reports the elector as {@code leasehold}. */
     @Bean
     @ConditionalOnMissingBean(name = "leaseholdHealthIndicator")
-    LeaseholdHealthIndicator leaseholdHealthIndicator(
-        LeaderElector elector, ElectorLifecycle lifecycle, StoreReach reach) {
-      return new LeaseholdHealthIndicator(elector, lifecycle, reach);
+    LeaseholdHealthIndicator leaseholdHealthIndicator(LeaderElector elector, ElectorLifecycle lifecycle) {
+      return new LeaseholdHealthIndicator(elector, lifecycle);
+    }
+  }
+
+  /**
+   * MetricsConfiguration registers core's {@link LeaseholdMetrics} as a {@code MeterBinder} bean
+   * when Micrometer is on the class path, so Boot binds it to every {@code MeterRegistry} (the
+   * Prometheus endpoint shows {@code leader_election_total{backend,result}} and the rest); the
+   * context closes it with the elector.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+  static class MetricsConfiguration {
+    /** leaseholdMetrics binds the elector's meters. */
+    @Bean
+    @ConditionalOnMissingBean(LeaseholdMetrics.class)
+    LeaseholdMetrics leaseholdMetrics(LeaderElector elector) {
+      return new LeaseholdMetrics(elector);
     }
   }
 

@@ -88,12 +88,6 @@ public class LeaseholdAutoConfiguration {
       return new SpringEventBridge(elector, publisher);
     }
 
-    /** leaseholdStoreReach follows store outages for the health indicator. */
-    @Bean
-    StoreReach leaseholdStoreReach() {
-      return new StoreReach();
-    }
-
     /** IntegrationConfiguration publishes Spring Integration's leader events, when it is on the class path. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.integration.leader.event.OnGrantedEvent")

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.leasehold.LeaderElector;
 import dev.leasehold.local.LocalStore;
+import dev.leasehold.micrometer.LeaseholdMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -37,13 +39,30 @@ class LeaseholdHealthTest {
       store.faults().makeUnavailable();
       await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
       assertThat(health.health().getDetails()).containsEntry("store", "unavailable")
-          .containsKey("reason").containsKey("unavailableSince");
+          .containsKey("reason").containsEntry("backend", "local");
 
       store.faults().makeAvailable();
       await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus().equals(Status.UP));
 
       context.getBean(ElectorLifecycle.class).stop();
       assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+    });
+  }
+
+  @Test
+  void micrometerOnTheClassPathBindsTheElectorsMeters() {
+    Fixtures.runner(store).run(context -> {
+      LeaderElector elector = context.getBean(LeaderElector.class);
+      elector.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      context.getBean(LeaseholdMetrics.class).bindTo(registry);
+      assertThat(registry.get("leader.leading").gauge().value()).isEqualTo(1.0);
+      // Counters count from the binding on: a resignation is a transition by RESIGNED, and the
+      // re-election after the hold-off (no other candidate) an election.
+      elector.resign();
+      await().atMost(Duration.ofSeconds(10)).until(
+          () -> registry.get("leader.election").tag("result", "elected").counter().count() == 1.0);
+      assertThat(registry.get("leader.transitions").tag("cause", "RESIGNED").counter().count()).isEqualTo(1.0);
     });
   }
 
