@@ -16,10 +16,13 @@ import dev.leasehold.it.mariadb.MariaDbExtension;
 import dev.leasehold.it.mariadb.MariaDbServer;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import dev.leasehold.local.LocalStore;
+import dev.leasehold.micrometer.LeaseholdMetrics;
 import dev.leasehold.select.Backend;
 import dev.leasehold.select.Backends;
 import dev.leasehold.select.FallbackElector;
 import dev.leasehold.select.FallbackPolicy;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +102,17 @@ class FallbackIT {
         () -> e.leadership().filter(t -> t.isValid() && t.guarantee() == g), Optional::isPresent).orElseThrow();
   }
 
+  /** samples are the values of every sample of {@code name} in a Prometheus scrape. */
+  private static List<String> samples(PrometheusMeterRegistry registry, String name) {
+    List<String> out = new ArrayList<>();
+    for (String line : registry.scrape().split("\n")) {
+      if (line.startsWith(name + "{")) {
+        out.add(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return out;
+  }
+
   @Test
   void failClosedWithEtcdDownAtStartStaysFollowerAndNeverLeads() {
     ETCD.cluster().member(0).stop();
@@ -120,8 +134,13 @@ class FallbackIT {
   void aLeaderOnEtcdFallsBackToLocalOnlyAfterItsTermEndedAndSaysSoLoudly() {
     FallbackElector e = track(builder("falls", Backend.ETCD, Backend.LOCAL)
         .fallback(FallbackPolicy.FALL_BACK).local(LocalStore.create()).build(), "falls");
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    LeaseholdMetrics metrics = new LeaseholdMetrics(e);
+    metrics.bindTo(registry);
     e.start();
     awaitTerm(e, Guarantee.DISTRIBUTED);
+    assertTrue(e.health().healthy(), e.health().toString());
+    assertEquals(List.of("0.0"), samples(registry, "leader_fallback"));
     long stopped = System.nanoTime();
     ETCD.cluster().member(0).stop();
 
@@ -140,6 +159,12 @@ class FallbackIT {
     List<String> warn = capture.lines(name).stream().filter(l -> l.startsWith("WARN ")).toList();
     assertEquals(1, warn.size(), warn.toString());
     assertTrue(warn.get(0).contains("FALLBACK from etcd to local") && warn.get(0).contains("IN_PROCESS"), warn.get(0));
+    // The metric and the health say so too: one fallback counted, one in force, not healthy.
+    await().atMost(WAIT).until(() -> samples(registry, "leader_fallbacks_total").equals(List.of("1.0")));
+    assertEquals(List.of("1.0"), samples(registry, "leader_fallback"));
+    assertEquals(Optional.of("local"), e.health().fallback());
+    assertFalse(e.health().healthy(), "fallen back is not healthy");
+    metrics.close();
     // FALL_BACK stays: etcd back, the elector keeps leading on local.
     ETCD.cluster().restoreAll();
     await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
