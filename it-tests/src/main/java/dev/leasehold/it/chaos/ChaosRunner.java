@@ -1,7 +1,5 @@
 package dev.leasehold.it.chaos;
 
-import dev.leasehold.it.EtcdCluster;
-import dev.leasehold.it.EtcdMember;
 import dev.leasehold.it.chaos.ChaosContext.Slot;
 import dev.leasehold.it.chaos.History.FaultWindow;
 import java.io.IOException;
@@ -21,11 +19,12 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * ChaosRunner runs one chaos run: a 3-member etcd cluster behind peer proxies, candidate JVMs
- * behind their own client proxies running the fenced counter workload, and a seeded schedule of
- * faults; then it reads etcd's own record and checks the whole history.
+ * ChaosRunner runs one chaos run: the store ({@link ChaosStore}: a 3-member etcd cluster behind
+ * peer proxies, or a mariadbd), candidate JVMs behind their own client proxies running the
+ * fenced counter workload, and a seeded schedule of faults; then it reads the store's own
+ * record and checks the whole history.
  *
- * <p>Everything it starts (etcd members, candidate JVMs, proxies) is ended before {@link #run}
+ * <p>Everything it starts (store processes, candidate JVMs, proxies) is ended before {@link #run}
  * returns or throws. Not thread-safe; one run per instance.
  */
 public final class ChaosRunner {
@@ -44,6 +43,7 @@ public final class ChaosRunner {
    * @param reportLines one line per fault window
    * @param wallNanos the whole run's wall time, cluster start included
    * @param aborted why the schedule stopped early (a harness wait failed), or null
+   * @param storeSettings the store's settings for the summary line ({@link ChaosStore#describe})
    */
   public record Report(
       ChaosConfig config,
@@ -52,7 +52,8 @@ public final class ChaosRunner {
       Path historyFile,
       List<String> reportLines,
       long wallNanos,
-      String aborted) {
+      String aborted,
+      String storeSettings) {
 
     /** ok is true when every iteration ran and the checker found nothing. */
     public boolean ok() {
@@ -63,9 +64,7 @@ public final class ChaosRunner {
     public String summary() {
       return "chaos run, seed " + config.seed() + ", " + history.faults().size() + " iterations, wall time "
           + String.format(Locale.ROOT, "%.1f s", wallNanos / 1e9) + ", TTL " + config.ttlSeconds()
-          + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms, pre-vote " + config.preVote()
-          + ", candidate rpc timeout " + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms"
-          : "core's default") + ", hasleader metadata " + config.requireLeader() + "\n" + result.table();
+          + " s, " + storeSettings + "\n" + result.table();
     }
   }
 
@@ -88,25 +87,28 @@ public final class ChaosRunner {
     HistoryRecorder recorder = new HistoryRecorder();
     String prefix = "/chaos/" + UUID.randomUUID() + "/";
     List<String> reportLines = new ArrayList<>();
-    PeerProxies peers = new PeerProxies();
     StallMonitor stallMonitor = new StallMonitor(recorder);
     // If this JVM dies before the finally below (Ctrl-C, a Failsafe timeout), still end the
     // candidate JVMs: one frozen with SIGSTOP would otherwise stay frozen for ever. SIGKILL
-    // reaches stopped processes too. (etcd members have the launcher's own reaper.)
+    // reaches stopped processes too. (etcd members and mariadbd have their launchers' own reapers.)
     Thread reaper = new Thread(() -> ProcessHandle.current().descendants()
         .filter(h -> h.info().commandLine().map(c -> c.contains("CandidateMain")).orElse(false))
         .forEach(ProcessHandle::destroyForcibly), "chaos-candidate-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
-    EtcdCluster cluster = null;
+    ChaosStore store = null;
     ChaosContext ctx = null;
     long runStart = 0;
     long runEnd = 0;
+    String electionKey = prefix + "election";
+    String counterKey = prefix + "counter";
     try {
-      cluster = EtcdCluster.builder().members(3).name("chaos").electionTimeoutMillis(config.electionTimeoutMillis())
-          .preVote(config.preVote()).peerRouter(peers).start();
-      peers.attach(cluster);
-      ctx = new ChaosContext(config, cluster, peers, recorder, prefix, dir);
-      List<Integer> clientPorts = cluster.members().stream().map(EtcdMember::clientPort).toList();
+      store = switch (config.store()) {
+        case ETCD -> EtcdStore.start(config);
+        case MARIADB -> MariaDbStore.start();
+      };
+      store.prepare(electionKey, counterKey);
+      ctx = new ChaosContext(config, store, recorder, electionKey, counterKey, dir);
+      List<Integer> clientPorts = store.clientPorts();
       for (int i = 0; i < config.candidates(); i++) {
         ctx.addSlot("c" + i, ClientProxies.start("c" + i, clientPorts));
       }
@@ -142,7 +144,7 @@ public final class ChaosRunner {
           break;
         }
       }
-      // Close every candidate gracefully: their terms end with CLOSED, their leases are revoked.
+      // Close every candidate gracefully: their terms end with CLOSED, their leases are revoked (rows released).
       for (Slot s : ctx.slots()) {
         if (s.candidate().isAlive()) {
           s.candidate().send("close");
@@ -155,17 +157,15 @@ public final class ChaosRunner {
       }
       runEnd = System.nanoTime();
       recorder.note("closed all candidates");
-      StoreHistory store = StoreHistory.read(cluster.clientEndpoints(), prefix, ctx.electionKey(), ctx.counterKey());
-      History history = new History(
-          new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L),
+      StoreHistory record = store.read(electionKey, counterKey);
+      History history = new History(store.params(config),
           recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), recorder.stalls(),
-          store.writes(),
-          store.incarnations(), store.finalCounter(), runStart, runEnd);
+          record.writes(), record.incarnations(), record.finalCounter(), runStart, runEnd);
       HistoryChecker.Result result = HistoryChecker.check(history);
       Path historyFile = dir.resolve("history.log");
       recorder.writeLog(historyFile);
       Report report = new Report(config, result, history, historyFile, reportLines, System.nanoTime() - wallStart,
-          aborted);
+          aborted, store.describe(config));
       Files.writeString(dir.resolve("summary.md"), report.summary() + "\n" + String.join("\n", reportLines) + "\n",
           StandardCharsets.UTF_8);
       out.accept(report.summary());
@@ -184,7 +184,7 @@ public final class ChaosRunner {
       }
       out.accept("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
           + "; last lines:\n" + String.join("\n", recorder.excerpt(now, 10_000_000_000L, 80))
-          + (cluster != null ? "\npeer proxies: " + peers.describe() : ""));
+          + (store instanceof EtcdStore etcd ? "\npeer proxies: " + etcd.describePeers() : ""));
       throw e;
     } finally {
       try {
@@ -201,9 +201,8 @@ public final class ChaosRunner {
           s.links().close();
         }
       }
-      peers.close();
-      if (cluster != null) {
-        cluster.close();
+      if (store != null) {
+        store.close();
       }
     }
   }
@@ -212,7 +211,7 @@ public final class ChaosRunner {
       long runStart, List<String> reportLines) throws Exception {
     fault.checkBefore(ctx);
     // A random phase against the renewal cycles (the MASTER's TTL/6, a standby lease's TTL/3)
-    // and etcd's heartbeats.
+    // and the store's own timers (etcd's heartbeats).
     Thread.sleep((long) (random.nextDouble() * ctx.ttlMillis() / 3));
     long hold = fault.hold(ctx, random).toMillis();
     recorder.note("inject " + fault.name() + " (iteration " + iteration + ")");
@@ -237,9 +236,9 @@ public final class ChaosRunner {
 
   private void recoverQuietly(ChaosContext ctx, Fault fault) {
     // Heal whatever the failed iteration may have left cut, frozen or dead, so the candidates can
-    // be closed and etcd read; which fault it was does not matter here.
+    // be closed and the store read; which fault it was does not matter here.
     out.accept("chaos: healing everything after " + fault.name());
-    ctx.peers().heal();
+    ctx.store().healAll();
     for (Slot s : ctx.slots()) {
       s.links().heal();
       try {
@@ -250,17 +249,6 @@ public final class ChaosRunner {
         }
       } catch (Exception ignored) {
         // Best effort; the final close kills it anyway.
-      }
-    }
-    for (EtcdMember m : ctx.cluster().members()) {
-      try {
-        if (m.isPaused()) {
-          m.resume();
-        } else if (!m.isRunning()) {
-          m.start();
-        }
-      } catch (RuntimeException ignored) {
-        // Best effort.
       }
     }
   }

@@ -23,17 +23,18 @@ import java.util.Map;
  *       down while stopped); those are counted apart and covered by check 2;
  *   <li><b>stale</b>: no guarded write with a stale token was accepted: on the client side, no
  *       write that was sent after a newer term's ELECTED succeeded; on the store side, every
- *       applied write carried the create revision of the election key's incarnation alive at
- *       its revision;
+ *       applied write carried the token of the term the store had alive at its revision (etcd:
+ *       the election key's create revision; MariaDB: the lease row's epoch);
  *   <li><b>counter</b>: applied writes' tokens never decrease; the counter went 1, 2, 3, ...
  *       with one applied write per value and ends at the number of applied writes; every write
  *       a candidate saw succeed is in the store once; every applied write belongs to an attempt
  *       that was reported OK or ERROR (unknown), never FENCED or CONFLICT;
  *   <li><b>liveness</b>: after each fault heals, a MASTER (not frozen) exists within
  *       {@link History.Params#livenessBoundNanos()};
- *   <li><b>spurious</b> (only when TTL ≥ 3 s): a term ends by a loss cause only if its holder
- *       was the target of a candidate fault (process or links) during the last TTL before the
- *       loss, or etcd lost quorum then.
+ *   <li><b>spurious</b> (only when TTL ≥ {@link History.Params#spuriousMinTtlNanos()}): a
+ *       term ends by a loss cause only if its holder was the target of a candidate fault
+ *       (process, links or session) during the last TTL before the loss, or the store was
+ *       unavailable then.
  * </ol>
  *
  * <p>Measured CPU stalls ({@link History#stalls()}) are the one environmental excuse: a process
@@ -46,8 +47,7 @@ import java.util.Map;
  * fault's injection to the next one. Stateless; thread-safe.
  */
 public final class HistoryChecker {
-  private static final long THREE_SECONDS = 3_000_000_000L;
-  static final String WARMUP = "(no fault)";
+    static final String WARMUP = "(no fault)";
 
   private HistoryChecker() {}
 
@@ -91,7 +91,7 @@ public final class HistoryChecker {
       return overlaps;
     }
 
-    /** staleAccepted counts stale writes etcd accepted. */
+    /** staleAccepted counts stale writes the store accepted. */
     public int staleAccepted() {
       return staleAccepted;
     }
@@ -306,7 +306,7 @@ public final class HistoryChecker {
           live = inc;
         }
       }
-      if (live == null || live.createRevision() != w.token()) {
+      if (live == null || live.token() != w.token()) {
         long t = sendTimeOf(h, w);
         FaultStats s = at.stats(stats, t);
         if (s != null) {
@@ -314,8 +314,8 @@ public final class HistoryChecker {
         }
         out.add(at.violation(Kind.STALE_WRITE, t,
             "store write at revision " + w.revision() + " by " + w.writer() + " #" + w.seq() + " carried token "
-                + w.token() + " but the election key's live incarnation was "
-                + (live == null ? "none" : live.createRevision() + " (" + live.holder() + ")")));
+                + w.token() + " but the term alive at that revision was "
+                + (live == null ? "none" : "token " + live.token() + " (" + live.holder() + ")")));
       }
     }
     return fenced;
@@ -353,7 +353,7 @@ public final class HistoryChecker {
             + " matches no logged attempt"));
       } else if (a.outcome() == Outcome.FENCED || a.outcome() == Outcome.CONFLICT) {
         out.add(at.violation(Kind.COUNTER, t, "attempt " + id + " was reported " + a.outcome()
-            + " but etcd applied it at revision " + w.revision()));
+            + " but the store applied it at revision " + w.revision()));
       } else if (a.outcome() == Outcome.ERROR) {
         errorApplied[0]++;
       }
@@ -361,11 +361,11 @@ public final class HistoryChecker {
     for (Attempt a : h.attempts()) {
       if (a.outcome() == Outcome.OK && !applied.containsKey(a.process() + "#" + a.seq())) {
         out.add(at.violation(Kind.COUNTER, a.send(), "attempt " + a.process() + "#" + a.seq()
-            + " was reported OK (value " + a.value() + ") but etcd has no such write (lost)"));
+            + " was reported OK (value " + a.value() + ") but the store has no such write (lost)"));
       }
     }
     if (h.finalCounter() != h.storeWrites().size()) {
-      out.add(at.violation(Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but etcd applied "
+      out.add(at.violation(Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but the store applied "
           + h.storeWrites().size() + " writes"));
     }
   }
@@ -493,7 +493,7 @@ public final class HistoryChecker {
 
   private static void checkSpurious(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
     long ttl = h.params().ttlNanos();
-    if (ttl < THREE_SECONDS) {
+    if (ttl < h.params().spuriousMinTtlNanos()) {
       return;
     }
     for (Interval iv : h.intervals()) {
@@ -525,7 +525,7 @@ public final class HistoryChecker {
         }
         out.add(at.violation(Kind.SPURIOUS_LOSS, loss, iv.process() + " lost its term (token " + iv.token()
             + ", elected at " + iv.start() + ") by " + iv.endCause() + " although its process and links were"
-            + " healthy and etcd kept quorum"));
+            + " healthy and the store stayed available"));
       }
     }
   }

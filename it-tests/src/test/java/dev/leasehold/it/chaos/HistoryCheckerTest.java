@@ -207,7 +207,7 @@ class HistoryCheckerTest {
     h.attempts.removeIf(a -> a.process().equals("b.1"));
     h.store.removeIf(w -> w.writer().equals("b.1"));
     h.freezes.add(new Freeze("a.1", 9 * S, 17 * S + 900 * MS));
-    h.faults.set(0, new FaultWindow(1, "etcd-kill-follower", TargetKind.ETCD, "m1", true, 9 * S + 500 * MS, 10 * S));
+    h.faults.set(0, new FaultWindow(1, "etcd-kill-follower", TargetKind.STORE, "m1", true, 9 * S + 500 * MS, 10 * S));
     h.faults.add(new FaultWindow(2, "candidate-pause", TargetKind.CANDIDATE, "a.1", true, 9 * S, 17 * S + 900 * MS));
     Result r = check(h);
     assertOnly(r, Kind.LIVENESS);
@@ -265,7 +265,7 @@ class HistoryCheckerTest {
     H h = H.clean();
     h.intervals.set(1, new Interval("b.1", 20, 13 * S, 18 * S, "LEASE_EXPIRED_LOCALLY"));
     h.end = 19 * S;
-    h.faults.add(new FaultWindow(2, "etcd-quorum-loss", TargetKind.ETCD, "all", false, 16 * S, 17 * S));
+    h.faults.add(new FaultWindow(2, "etcd-quorum-loss", TargetKind.STORE, "all", false, 16 * S, 17 * S));
     assertTrue(check(h).ok(), () -> check(h).violations().toString());
 
     H shortTtl = H.clean();
