@@ -23,9 +23,12 @@ import java.util.Properties;
  * lost), and the connection is dropped and opened again for the next attempt.
  *
  * <p>The connection has the rpc timeout as connect and socket timeout, no automatic
- * reconnection, {@code innodb_lock_wait_timeout = 1} and {@code wait_timeout = ⌈2 × TTL⌉}: a
- * transaction left open on a link that went silent holds the row's shared lock, which keeps
- * every take out, until the server ends its session. Thread-safe as {@link CounterWorkload} says.
+ * reconnection, {@code innodb_lock_wait_timeout = 1} and {@code wait_timeout = ⌈TTL⌉ + 5 s}.
+ * The wait timeout is a trade-off: a transaction left open on a link that went silent holds the
+ * row's shared lock, which keeps every take out, until the server ends its session, so it should
+ * be short; but a leader frozen past its TTL (the candidate-pause fault: TTL + 1.5–2.5 s) must
+ * find its connection still open when it thaws, or its stale write fails on the dead connection
+ * (ERROR) and never reaches the guard. Thread-safe as {@link CounterWorkload} says.
  */
 final class JdbcCounterWorkload extends CounterWorkload {
   private final String url;
@@ -44,7 +47,7 @@ final class JdbcCounterWorkload extends CounterWorkload {
     this.password = password;
     this.counterKey = counterKey;
     this.rpcTimeout = rpcTimeout;
-    this.waitTimeoutSeconds = Math.max(1, (2 * ttl.toMillis() + 999) / 1000);
+    this.waitTimeoutSeconds = (ttl.toMillis() + 999) / 1000 + 5;
   }
 
   @Override

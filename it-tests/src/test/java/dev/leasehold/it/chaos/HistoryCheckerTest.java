@@ -33,6 +33,7 @@ class HistoryCheckerTest {
    */
   private static final class H {
     long ttl = 3 * S;
+    long spuriousMinTtl = 3 * S;
     List<Interval> intervals = new ArrayList<>();
     List<Attempt> attempts = new ArrayList<>();
     List<FaultWindow> faults = new ArrayList<>();
@@ -67,7 +68,7 @@ class HistoryCheckerTest {
 
     History build() {
       long counter = finalCounter != null ? finalCounter : store.size();
-      return new History(new History.Params(ttl, 500 * MS), intervals, attempts, faults, freezes, stalls, store,
+      return new History(new History.Params(ttl, 500 * MS, spuriousMinTtl), intervals, attempts, faults, freezes, stalls, store,
           incarnations, counter, 0, end);
     }
   }
@@ -273,5 +274,49 @@ class HistoryCheckerTest {
     shortTtl.intervals.set(1, new Interval("b.1", 20, 13 * S, 18 * S, "LEASE_EXPIRED_LOCALLY"));
     shortTtl.end = 19 * S;
     assertTrue(check(shortTtl).ok(), () -> check(shortTtl).violations().toString());
+  }
+
+  /**
+   * mariaDb is the clean history as the MariaDB store records it: revisions are the log table's
+   * sequence, and a term's token is the row's epoch (1, 2), not the revision it began at.
+   */
+  private static H mariaDb() {
+    H h = new H();
+    h.ttl = 2 * S;
+    h.spuriousMinTtl = 0;
+    h.intervals.add(new Interval("a.1", 1, 0, 10 * S, "KILLED"));
+    h.intervals.add(new Interval("b.1", 2, 13 * S, 20 * S, "CLOSED"));
+    h.faults.add(new FaultWindow(1, "candidate-kill", TargetKind.CANDIDATE, "a.1", true, 10 * S, 10 * S + 500 * MS));
+    h.incarnations.add(new Incarnation(1, 5, "a.1", 1));
+    h.incarnations.add(new Incarnation(5, Long.MAX_VALUE, "b.1", 2));
+    h.write("a.1", 1, 1, 1 * S, Outcome.OK, 2);
+    h.write("a.1", 2, 1, 2 * S, Outcome.OK, 3);
+    h.write("b.1", 1, 2, 14 * S, Outcome.OK, 6);
+    return h;
+  }
+
+  @Test
+  void onMariaDbTheStoreSideCheckComparesTheEpochNotTheRevision() {
+    Result clean = check(mariaDb());
+    assertTrue(clean.ok(), () -> clean.violations().toString());
+    H h = mariaDb();
+    // a's write, logged at revision 7 under b's term (epoch 2), carried epoch 1.
+    h.attempts.add(new Attempt("a.1", 3, 1, 9 * S, 9 * S, 10 * S, Outcome.ERROR, 4));
+    h.store.add(new StoreWrite(7, 4, "a.1", 1, 3));
+    Result r = check(h);
+    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.STALE_WRITE && v.detail().contains("token 2")),
+        () -> r.violations().toString());
+  }
+
+  @Test
+  void onMariaDbATermEndedByStoreUnavailableIsALossJudgedAtEveryTtl() {
+    H h = mariaDb();
+    // b's term session fails at 18 s with no fault near: spurious, although TTL is 2 s.
+    h.intervals.set(1, new Interval("b.1", 2, 13 * S, 18 * S, "STORE_UNAVAILABLE"));
+    h.end = 19 * S;
+    assertOnly(check(h), Kind.SPURIOUS_LOSS);
+    // The same loss while mariadbd was down is expected.
+    h.faults.add(new FaultWindow(2, "mariadb-kill", TargetKind.STORE, "mariadbd", false, 17 * S, 18 * S));
+    assertTrue(check(h).ok(), () -> check(h).violations().toString());
   }
 }
