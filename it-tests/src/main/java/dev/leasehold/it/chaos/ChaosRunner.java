@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -24,6 +25,9 @@ import java.util.stream.Collectors;
  * fenced counter workload, and a seeded schedule of faults; then it reads the store's own
  * record and checks the whole history.
  *
+ * <p>Progress and report lines go to the caller and, as they come, to {@code progress.log} in
+ * the run's directory under {@code target/chaos}.
+ *
  * <p>Everything it starts (store processes, candidate JVMs, proxies) is ended before {@link #run}
  * returns or throws. Not thread-safe; one run per instance.
  */
@@ -32,6 +36,7 @@ public final class ChaosRunner {
 
   private final ChaosConfig config;
   private final Consumer<String> out;
+  private Path progress;
 
   /**
    * Report is a finished run.
@@ -80,7 +85,8 @@ public final class ChaosRunner {
     String runName = "chaos-" + config.seed() + "-" + LocalDateTime.now().format(STAMP);
     Path dir = Path.of("target", "chaos", runName).toAbsolutePath();
     Files.createDirectories(dir);
-    out.accept("chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
+    progress = dir.resolve("progress.log");
+    say("chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
         + config.iterationsPerFault() + " iteration(s) per fault, faults "
         + config.faults().stream().map(Fault::name).toList() + "; logs in " + dir);
     Random random = new Random(config.seed());
@@ -129,7 +135,7 @@ public final class ChaosRunner {
       String aborted = null;
       for (Fault fault : schedule) {
         if (config.wallBudget() != null && System.nanoTime() - wallStart > config.wallBudget().toNanos()) {
-          out.accept("chaos: wall budget " + config.wallBudget() + " spent; stopping after " + iteration
+          say("chaos: wall budget " + config.wallBudget() + " spent; stopping after " + iteration
               + " iterations");
           break;
         }
@@ -139,7 +145,7 @@ public final class ChaosRunner {
         } catch (Exception | AssertionError e) {
           aborted = "iteration " + iteration + " (" + fault.name() + ") failed: " + e;
           recorder.note(aborted);
-          out.accept("chaos: " + aborted + "; checking the history so far");
+          say("chaos: " + aborted + "; checking the history so far");
           recoverQuietly(ctx, fault);
           break;
         }
@@ -168,9 +174,9 @@ public final class ChaosRunner {
           aborted, store.describe(config));
       Files.writeString(dir.resolve("summary.md"), report.summary() + "\n" + String.join("\n", reportLines) + "\n",
           StandardCharsets.UTF_8);
-      out.accept(report.summary());
+      say(report.summary());
       if (!report.ok()) {
-        out.accept(failureReport(report, recorder));
+        say(failureReport(report, recorder));
       }
       return report;
     } catch (Exception | Error e) {
@@ -182,7 +188,7 @@ public final class ChaosRunner {
       } catch (IOException ignored) {
         // The original failure matters more.
       }
-      out.accept("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
+      say("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
           + "; last lines:\n" + String.join("\n", recorder.excerpt(now, 10_000_000_000L, 80))
           + (store instanceof EtcdStore etcd ? "\npeer proxies: " + etcd.describePeers() : ""));
       throw e;
@@ -229,15 +235,30 @@ public final class ChaosRunner {
     String line = ChaosContext.reportLine(w, runStart) + String.format(Locale.ROOT, " steady=+%.3fs",
         (System.nanoTime() - runStart) / 1e9);
     reportLines.add(line);
-    out.accept(line);
+    say(line);
     // Let the workload run under the (new) MASTER before the next fault.
     Thread.sleep(500 + random.nextInt(500));
+  }
+
+  /**
+   * say hands a line to the caller and appends it to {@code progress.log} in the run's directory
+   * at once: Failsafe may hold a test's output until the test ends, and a long run is watched
+   * while it goes.
+   */
+  private void say(String line) {
+    out.accept(line);
+    try {
+      Files.writeString(progress, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      // Progress is a convenience; the report still gets every line.
+    }
   }
 
   private void recoverQuietly(ChaosContext ctx, Fault fault) {
     // Heal whatever the failed iteration may have left cut, frozen or dead, so the candidates can
     // be closed and the store read; which fault it was does not matter here.
-    out.accept("chaos: healing everything after " + fault.name());
+    say("chaos: healing everything after " + fault.name());
     ctx.store().healAll();
     for (Slot s : ctx.slots()) {
       s.links().heal();
