@@ -131,19 +131,33 @@ public final class MariaDbStore implements ChaosStore {
 
   @Override
   public StoreHistory read(String electionKey, String counterKey) {
+    List<List<String>> log = server.sql("SELECT rev, kind, name, n, writer, token, seq FROM chaos_log WHERE name IN ("
+        + literal(electionKey) + ", " + literal(counterKey) + ") ORDER BY rev");
+    List<List<String>> counter = server.sql("SELECT n FROM chaos_counter WHERE name = " + literal(counterKey));
+    long finalCounter = counter.isEmpty() ? 0 : Long.parseLong(counter.get(0).get(0));
+    return history(log, electionKey, counterKey, finalCounter);
+  }
+
+  /**
+   * history turns {@code chaos_log} rows ({@code rev, kind, name, n, writer, token, seq}, in
+   * {@code rev} order) into the store's record: every {@code W} row of the counter is a write;
+   * every {@code T} row of the election starts a term (ending the one before, if no {@code E}
+   * did), every {@code E} row ends the open term; a term still open at the end lasts for ever.
+   */
+  static StoreHistory history(List<List<String>> log, String electionKey, String counterKey, long finalCounter) {
     List<StoreWrite> writes = new ArrayList<>();
     List<Incarnation> incarnations = new ArrayList<>();
     long openRev = -1;
     long openToken = 0;
     String openHolder = null;
-    for (List<String> r : server.sql("SELECT rev, kind, name, n, writer, token, seq FROM chaos_log WHERE name IN ("
-        + literal(electionKey) + ", " + literal(counterKey) + ") ORDER BY rev")) {
+    for (List<String> r : log) {
       long rev = Long.parseLong(r.get(0));
       String kind = r.get(1);
-      if (kind.equals("W") && r.get(2).equals(counterKey)) {
+      String name = r.get(2);
+      if (kind.equals("W") && name.equals(counterKey)) {
         writes.add(new StoreWrite(rev, Long.parseLong(r.get(3)), r.get(4), Long.parseLong(r.get(5)),
             Long.parseLong(r.get(6))));
-      } else if (r.get(2).equals(electionKey) && (kind.equals("T") || kind.equals("E"))) {
+      } else if (name.equals(electionKey) && (kind.equals("T") || kind.equals("E"))) {
         if (openRev >= 0) {
           incarnations.add(new Incarnation(openRev, rev, openHolder, openToken));
           openRev = -1;
@@ -158,8 +172,6 @@ public final class MariaDbStore implements ChaosStore {
     if (openRev >= 0) {
       incarnations.add(new Incarnation(openRev, Long.MAX_VALUE, openHolder, openToken));
     }
-    List<List<String>> counter = server.sql("SELECT n FROM chaos_counter WHERE name = " + literal(counterKey));
-    long finalCounter = counter.isEmpty() ? 0 : Long.parseLong(counter.get(0).get(0));
     return new StoreHistory(writes, incarnations, finalCounter);
   }
 
