@@ -68,44 +68,6 @@ public final class HistoryChecker {
     }
   }
 
-  /** FaultStats are the per-fault numbers of the summary table. */
-  public static final class FaultStats {
-    int iterations;
-    int overlaps;
-    int excusedOverlaps;
-    int staleAccepted;
-    int fenced;
-    long longestLeaderless;
-    long longestTimeToMaster;
-    int livenessMisses;
-    int spuriousLosses;
-    int excusedByStall;
-
-    /** iterations is how many times the fault ran. */
-    public int iterations() {
-      return iterations;
-    }
-
-    /** overlaps counts unexcused overlapping intervals. */
-    public int overlaps() {
-      return overlaps;
-    }
-
-    /** staleAccepted counts stale writes the store accepted. */
-    public int staleAccepted() {
-      return staleAccepted;
-    }
-
-    /** spuriousLosses counts losses of a healthy MASTER. */
-    public int spuriousLosses() {
-      return spuriousLosses;
-    }
-
-    /** longestLeaderlessNanos is the longest time without a MASTER seen after this fault's injection. */
-    public long longestLeaderlessNanos() {
-      return longestLeaderless;
-    }
-  }
 
   /** Result is the violations found and the per-fault numbers. */
   public record Result(List<Violation> violations, Map<String, FaultStats> stats, Totals totals) {
@@ -123,20 +85,10 @@ public final class HistoryChecker {
       b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       FaultStats all = new FaultStats();
       for (Map.Entry<String, FaultStats> e : stats.entrySet()) {
-        FaultStats s = e.getValue();
-        row(b, e.getKey(), s);
-        all.iterations += s.iterations;
-        all.overlaps += s.overlaps;
-        all.excusedOverlaps += s.excusedOverlaps;
-        all.staleAccepted += s.staleAccepted;
-        all.fenced += s.fenced;
-        all.longestLeaderless = Math.max(all.longestLeaderless, s.longestLeaderless);
-        all.longestTimeToMaster = Math.max(all.longestTimeToMaster, s.longestTimeToMaster);
-        all.livenessMisses += s.livenessMisses;
-        all.spuriousLosses += s.spuriousLosses;
-        all.excusedByStall += s.excusedByStall;
+        e.getValue().appendRow(b, e.getKey());
+        all.add(e.getValue());
       }
-      row(b, "**all**", all);
+      all.appendRow(b, "**all**");
       b.append("\nstore: ").append(totals.storeWrites).append(" writes applied, counter = ")
           .append(totals.finalCounter).append("; attempts: ").append(totals.ok).append(" OK, ")
           .append(totals.fenced).append(" FENCED, ").append(totals.conflict).append(" CONFLICT, ")
@@ -145,14 +97,6 @@ public final class HistoryChecker {
           .append(ms(totals.stallThreshold)).append(": ").append(totals.stalls).append(" (longest ")
           .append(ms(totals.longestStall)).append(")\n");
       return b.toString();
-    }
-
-    private static void row(StringBuilder b, String name, FaultStats s) {
-      b.append("| ").append(name).append(" | ").append(s.iterations).append(" | ").append(s.overlaps)
-          .append(" | ").append(s.staleAccepted).append(" | ").append(ms(s.longestLeaderless))
-          .append(" | ").append(s.spuriousLosses).append(" | ").append(s.excusedOverlaps)
-          .append(" | ").append(s.fenced).append(" | ").append(ms(s.longestTimeToMaster))
-          .append(" | ").append(s.livenessMisses).append(" | ").append(s.excusedByStall).append(" |\n");
     }
   }
 
@@ -391,13 +335,13 @@ public final class HistoryChecker {
   // ---- 4. liveness, and time without a leader ----
 
   private static void checkLiveness(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
-    List<long[]> covered = coverage(h);
+    List<long[]> covered = Coverage.of(h);
     long bound = h.params().livenessBoundNanos();
     List<FaultWindow> faults = h.faults();
     for (int i = 0; i < faults.size(); i++) {
       FaultWindow f = faults.get(i);
       FaultStats s = stats.get(f.fault());
-      long firstMaster = firstCoveredAtOrAfter(covered, f.recover());
+      long firstMaster = Coverage.firstCoveredAtOrAfter(covered, f.recover());
       long toMaster = firstMaster == Long.MAX_VALUE ? Long.MAX_VALUE : firstMaster - f.recover();
       if (toMaster > bound && f.recover() + bound <= h.runEnd()
           && stalledDuring(h, null, f.recover(), f.recover() + bound)) {
@@ -412,82 +356,10 @@ public final class HistoryChecker {
         s.longestTimeToMaster = Math.max(s.longestTimeToMaster, toMaster);
       }
       long windowEnd = i + 1 < faults.size() ? faults.get(i + 1).inject() : h.runEnd();
-      s.longestLeaderless = Math.max(s.longestLeaderless, longestGap(covered, f.inject(), windowEnd));
+      s.longestLeaderless = Math.max(s.longestLeaderless, Coverage.longestGap(covered, f.inject(), windowEnd));
     }
   }
 
-  /** coverage is the union of all intervals minus the freezes of their processes, as sorted disjoint [from, to). */
-  static List<long[]> coverage(History h) {
-    List<long[]> pieces = new ArrayList<>();
-    for (Interval iv : h.intervals()) {
-      List<long[]> parts = new ArrayList<>();
-      parts.add(new long[] {iv.start(), iv.end()});
-      for (Freeze f : h.freezes()) {
-        if (!f.process().equals(iv.process())) {
-          continue;
-        }
-        List<long[]> next = new ArrayList<>();
-        for (long[] p : parts) {
-          if (f.to() <= p[0] || f.from() >= p[1]) {
-            next.add(p);
-            continue;
-          }
-          if (f.from() > p[0]) {
-            next.add(new long[] {p[0], f.from()});
-          }
-          if (f.to() < p[1]) {
-            next.add(new long[] {f.to(), p[1]});
-          }
-        }
-        parts = next;
-      }
-      pieces.addAll(parts);
-    }
-    pieces.sort((x, y) -> Long.compare(x[0], y[0]));
-    List<long[]> merged = new ArrayList<>();
-    for (long[] p : pieces) {
-      if (p[1] <= p[0]) {
-        continue;
-      }
-      if (!merged.isEmpty() && p[0] <= merged.get(merged.size() - 1)[1]) {
-        long[] last = merged.get(merged.size() - 1);
-        last[1] = Math.max(last[1], p[1]);
-      } else {
-        merged.add(new long[] {p[0], p[1]});
-      }
-    }
-    return merged;
-  }
-
-  private static long firstCoveredAtOrAfter(List<long[]> covered, long t) {
-    for (long[] c : covered) {
-      if (c[1] > t) {
-        return Math.max(c[0], t);
-      }
-    }
-    return Long.MAX_VALUE;
-  }
-
-  private static long longestGap(List<long[]> covered, long from, long to) {
-    long longest = 0;
-    long cursor = from;
-    for (long[] c : covered) {
-      if (c[1] <= cursor) {
-        continue;
-      }
-      if (c[0] >= to) {
-        break;
-      }
-      if (c[0] > cursor) {
-        longest = Math.max(longest, c[0] - cursor);
-      }
-      cursor = Math.max(cursor, c[1]);
-    }
-    if (cursor < to) {
-      longest = Math.max(longest, to - cursor);
-    }
-    return longest;
-  }
 
   // ---- 5. spurious losses ----
 
@@ -530,34 +402,6 @@ public final class HistoryChecker {
     }
   }
 
-  /** Attribution finds the fault window (from one injection to the next) a time falls in. */
-  private static final class Attribution {
-    private final List<FaultWindow> faults;
-
-    Attribution(History h) {
-      this.faults = h.faults();
-    }
-
-    FaultWindow at(long t) {
-      FaultWindow found = null;
-      for (FaultWindow f : faults) {
-        if (f.inject() <= t) {
-          found = f;
-        }
-      }
-      return found;
-    }
-
-    FaultStats stats(Map<String, FaultStats> stats, long t) {
-      FaultWindow f = at(t);
-      return f == null ? stats.computeIfAbsent(WARMUP, k -> new FaultStats()) : stats.get(f.fault());
-    }
-
-    Violation violation(Kind kind, long t, String detail) {
-      FaultWindow f = at(t);
-      return new Violation(kind, t, f == null ? WARMUP : f.fault(), f == null ? 0 : f.iteration(), detail);
-    }
-  }
 
   static String ms(long nanos) {
     if (nanos == Long.MAX_VALUE) {

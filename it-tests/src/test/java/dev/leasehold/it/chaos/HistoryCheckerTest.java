@@ -86,7 +86,7 @@ class HistoryCheckerTest {
   void aCleanHistoryPassesAndIsMeasured() {
     Result r = check(H.clean());
     assertTrue(r.ok(), () -> r.violations().toString());
-    HistoryChecker.FaultStats s = r.stats().get("candidate-kill");
+    FaultStats s = r.stats().get("candidate-kill");
     assertEquals(1, s.iterations());
     assertEquals(3 * S, s.longestLeaderlessNanos(), "no leader from the kill at 10 s to b's election at 13 s");
     assertTrue(r.table().contains("| candidate-kill | 1 | 0 | 0 | 3000 ms | 0 | 0 | 0 | 2500 ms | 0 | 0 |"), r.table());
@@ -98,7 +98,7 @@ class HistoryCheckerTest {
     h.intervals.set(1, new Interval("b.1", 20, 9 * S, 20 * S, "CLOSED"));
     Result r = check(h);
     assertOnly(r, Kind.OVERLAP);
-    assertEquals(1, r.stats().values().stream().mapToInt(HistoryChecker.FaultStats::overlaps).sum());
+    assertEquals(1, r.stats().values().stream().mapToInt(FaultStats::overlaps).sum());
   }
 
   @Test
