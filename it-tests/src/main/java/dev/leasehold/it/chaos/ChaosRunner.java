@@ -46,7 +46,7 @@ public final class ChaosRunner {
    * @param history the full history
    * @param historyFile the raw log of every line and harness note
    * @param reportLines one line per fault window
-   * @param wallNanos the whole run's wall time, cluster start included
+   * @param wallNanos the whole run's wall time, the store's start included
    * @param aborted why the schedule stopped early (a harness wait failed), or null
    * @param storeSettings the store's settings for the summary line ({@link ChaosStore#describe})
    */
