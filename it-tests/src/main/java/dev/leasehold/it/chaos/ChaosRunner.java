@@ -102,6 +102,7 @@ public final class ChaosRunner {
         .forEach(ProcessHandle::destroyForcibly), "chaos-candidate-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
     ChaosStore store = null;
+    AutoCloseable storeMonitor = null;
     ChaosContext ctx = null;
     long runStart = 0;
     long runEnd = 0;
@@ -113,6 +114,7 @@ public final class ChaosRunner {
         case MARIADB -> MariaDbStore.start();
       };
       store.prepare(electionKey, counterKey);
+      storeMonitor = store.monitor(recorder, store.params(config).stallNanos());
       ctx = new ChaosContext(config, store, recorder, electionKey, counterKey, dir);
       List<Integer> clientPorts = store.clientPorts();
       for (int i = 0; i < config.candidates(); i++) {
@@ -199,6 +201,13 @@ public final class ChaosRunner {
         // The hook runs anyway.
       }
       stallMonitor.close();
+      if (storeMonitor != null) {
+        try {
+          storeMonitor.close();
+        } catch (Exception ignored) {
+          // Only a measurement.
+        }
+      }
       if (ctx != null) {
         for (Slot s : ctx.slots()) {
           if (s.candidate() != null) {

@@ -33,6 +33,14 @@ public interface ChaosStore extends AutoCloseable {
   /** prepare creates what the run's counter workload needs before the first candidate starts (tables, triggers). */
   default void prepare(String electionKey, String counterKey) throws Exception {}
 
+  /**
+   * monitor starts whatever measures the store's own slowness into {@code recorder} as stalls of
+   * "store" (at least {@code thresholdNanos} each), and returns what stops it; none by default.
+   */
+  default AutoCloseable monitor(HistoryRecorder recorder, long thresholdNanos) {
+    return () -> { };
+  }
+
   /** read returns what the store itself recorded of the election and the counter, once every candidate is closed. */
   StoreHistory read(String electionKey, String counterKey) throws Exception;
 

@@ -21,9 +21,10 @@ import java.util.List;
  * @param freezes SIGSTOP..SIGCONT windows of candidate processes
  * @param stalls windows in which a candidate process, or the harness ("harness"), measured that
  *     it did not get the CPU (overloaded machine, GC); a stall of the harness stands for the
- *     whole machine, etcd members included
- * @param storeWrites every write etcd applied to the counter, in revision order
- * @param incarnations every incarnation of the election key, in revision order
+ *     whole machine, the store's processes included; a stall of "store" is a commit the store
+ *     took that long to make (MariaDB's {@link CommitProbe})
+ * @param storeWrites every write the store applied to the counter, in revision order
+ * @param incarnations every term as the store recorded it, in revision order
  * @param finalCounter the counter's value at the end (0 if absent)
  * @param runStart monotonic time the candidates started
  * @param runEnd monotonic time the candidates were closed

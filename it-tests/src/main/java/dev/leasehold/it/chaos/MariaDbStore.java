@@ -18,7 +18,8 @@ import java.util.List;
  * transaction. The guard's shared lock on the lease row and a take's exclusive lock exclude
  * each other, so a write's {@code rev} falls between the takes it was serialized between: the
  * term alive at a write's {@code rev} is the one it committed under. Only the harness writes
- * the triggers; the candidates run the library unchanged.
+ * the triggers; the candidates run the library unchanged. A {@link CommitProbe} measures how
+ * long the server takes to commit, for the checker's stall column.
  *
  * <p>Not thread-safe; the runner's thread only (the server itself is thread-safe).
  */
@@ -76,8 +77,16 @@ public final class MariaDbStore implements ChaosStore {
     server.sql(LOG_DDL);
     server.sql(COUNTER_DDL);
     TRIGGERS.forEach(server::sql);
+    server.sql("CREATE TABLE IF NOT EXISTS chaos_probe (id INT NOT NULL PRIMARY KEY, n BIGINT NOT NULL) ENGINE = InnoDB");
+    server.sql("INSERT INTO chaos_probe (id, n) VALUES (1, 0)");
     server.sql("INSERT INTO chaos_counter (name, n, writer, token, seq) VALUES (" + literal(counterKey)
         + ", 0, '', 0, 0)");
+  }
+
+  /** monitor starts a {@link CommitProbe} on a direct connection (not through any candidate's proxy). */
+  @Override
+  public AutoCloseable monitor(HistoryRecorder recorder, long thresholdNanos) {
+    return new CommitProbe(server.jdbcUrl(), server.rootUser(), server.rootPassword(), recorder, thresholdNanos);
   }
 
   @Override

@@ -319,4 +319,21 @@ class HistoryCheckerTest {
     h.faults.add(new FaultWindow(2, "mariadb-kill", TargetKind.STORE, "mariadbd", false, 17 * S, 18 * S));
     assertTrue(check(h).ok(), () -> check(h).violations().toString());
   }
+
+  @Test
+  void aSlowStoreCommitExcusesATimedOutRenewalButNeverAnOverlap() {
+    H h = mariaDb();
+    h.intervals.set(1, new Interval("b.1", 2, 13 * S, 18 * S, "STORE_UNAVAILABLE"));
+    h.end = 19 * S;
+    // The store took 600 ms to commit the probe's row just before b's renewal timed out.
+    h.stalls.add(new Freeze("store", 17 * S + 500 * MS, 18 * S + 100 * MS));
+    Result r = check(h);
+    assertTrue(r.ok(), () -> r.violations().toString());
+    assertEquals(1, r.stats().get("candidate-kill").excusedByStall);
+    // The same stall does not excuse two MASTERs at once.
+    h.intervals.set(0, new Interval("a.1", 1, 0, 17 * S + 900 * MS, "KILLED"));
+    h.stalls.add(new Freeze("store", 13 * S, 17 * S + 900 * MS));
+    assertTrue(check(h).violations().stream().anyMatch(v -> v.kind() == Kind.OVERLAP),
+        () -> check(h).violations().toString());
+  }
 }
