@@ -113,9 +113,21 @@ public final class ChaosContext {
     return counterKey;
   }
 
-  /** masterSlot is the slot of the single MASTER candidate; throws when there is none. */
-  public Slot masterSlot() {
+  /**
+   * masterSlot is the slot of the single MASTER candidate, waiting up to {@link #steadyTimeout()}
+   * for one: a MASTER may lose its term between the steady check and the injection (the checker
+   * judges that loss), and the fault then hits the next one. Throws when there is none by then.
+   */
+  public Slot masterSlot() throws InterruptedException {
     Optional<String> m = recorder.master();
+    if (m.isEmpty()) {
+      recorder.note("no single MASTER at injection (" + recorder.masters() + "); waiting for one");
+      long end = System.nanoTime() + steadyTimeout().toNanos();
+      while (m.isEmpty() && System.nanoTime() < end) {
+        Thread.sleep(20);
+        m = recorder.master();
+      }
+    }
     if (m.isEmpty()) {
       throw new IllegalStateException("no single MASTER: " + recorder.masters());
     }
@@ -158,9 +170,9 @@ public final class ChaosContext {
   }
 
   /** kill SIGKILLs the slot's JVM and ends its term in the history at the moment it is gone. */
-  public void kill(Slot slot) throws InterruptedException {
-    slot.candidate.kill();
-    recorder.killed(slot.process(), System.nanoTime());
+  public void kill(Slot slot) throws IOException, InterruptedException {
+    long gone = slot.candidate.kill();
+    recorder.killed(slot.process(), gone);
   }
 
   /** restart starts a new incarnation in a slot whose JVM was killed. */

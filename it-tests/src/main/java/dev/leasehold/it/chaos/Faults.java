@@ -202,7 +202,7 @@ public final class Faults {
     }
 
     @Override
-    public String inject(ChaosContext ctx, Random random) {
+    public String inject(ChaosContext ctx, Random random) throws InterruptedException {
       target = ctx.masterSlot();
       target.links().cut(mode);
       return target.process();

@@ -117,7 +117,7 @@ public final class MariaDbFaults {
     }
 
     @Override
-    public String inject(ChaosContext ctx, Random random) {
+    public String inject(ChaosContext ctx, Random random) throws InterruptedException {
       ChaosContext.Slot master = ctx.masterSlot();
       MariaDbServer db = ctx.store(MariaDbStore.class).server();
       String name = MariaDbStore.literal(ctx.electionKey());
