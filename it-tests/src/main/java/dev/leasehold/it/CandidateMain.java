@@ -1,22 +1,10 @@
 package dev.leasehold.it;
 
 import dev.leasehold.LeaderElector;
-import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
-import dev.leasehold.etcd.EtcdFencing;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.jdbc.JdbcLeaderElector;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KV;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -25,8 +13,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * CandidateMain runs one elector in its own JVM so tests and the demo can crash it for real
@@ -41,10 +27,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * End of input closes too. Not thread-safe; one instance per JVM.
  *
  * <p>With {@code --workload=counter --counter-key=KEY [--think-millis=N]} it also runs the
- * chaos workload: while MASTER ({@link Leadership#isValid()} checked before each attempt) it
- * reads the counter, waits the think time (the "work" a leader does with what it read), and
- * writes counter+1 in a transaction guarded by {@link EtcdFencing#guard} and by a compare on
- * the counter's mod revision. Each attempt prints
+ * chaos workload ({@link CounterWorkload}): while MASTER ({@link dev.leasehold.Leadership#isValid()}
+ * checked before each attempt) it reads the counter, waits the think time (the "work" a leader
+ * does with what it read), and writes counter+1 in a transaction guarded by
+ * {@link dev.leasehold.etcd.EtcdFencing#guard} and by a compare on the counter's mod revision
+ * ({@link EtcdCounterWorkload}; on MariaDB, {@link JdbcCounterWorkload}). Each attempt prints
  * {@code WRITE <checkNanos> <sendNanos> <endNanos> <token> <OK|FENCED|CONFLICT|ERROR> <value> <seq>}:
  * the time isValid() was last true before the attempt, the time the transaction was sent, the
  * time its outcome was known, the fencing token it carried, the outcome (ERROR: unknown, the
@@ -72,10 +59,7 @@ public final class CandidateMain {
       return;
     }
     List<String> endpoints = List.of(required(opts, "endpoints").split(","));
-    String workload = opts.getOrDefault("workload", "none");
-    if (!workload.equals("none") && !workload.equals("counter")) {
-      throw new IllegalArgumentException("--workload must be none or counter, but was \"" + workload + "\"");
-    }
+    String workload = workload(opts);
     Client client = null;
     if (workload.equals("counter")) {
       io.etcd.jetcd.ClientBuilder cb = Client.builder().endpoints(endpoints.toArray(String[]::new));
@@ -108,7 +92,7 @@ public final class CandidateMain {
     CounterWorkload counter = null;
     if (client != null) {
       counter =
-          new CounterWorkload(
+          new EtcdCounterWorkload(
               client.getKVClient(),
               required(opts, "key"),
               required(opts, "counter-key"),
@@ -116,42 +100,12 @@ public final class CandidateMain {
               Long.parseLong(opts.getOrDefault("think-millis", "20")),
               elector.config().rpcTimeout(),
               out);
-      CounterWorkload w = counter;
-      elector.onLeadershipChanged(
-          e -> {
-            out.println(line(e));
-            if (e.cause() == LeadershipEvent.Cause.ELECTED) {
-              e.leadership().ifPresent(w::lead);
-            }
-          });
-      Thread t = new Thread(counter, "counter-workload");
-      t.setDaemon(true);
-      t.start();
-    } else {
-      elector.onLeadershipChanged(e -> out.println(line(e)));
     }
-    if (Boolean.parseBoolean(opts.getOrDefault("stall-report", "false"))) {
-      Thread stalls = new Thread(() -> reportStalls(out), "stall-report");
-      stalls.setDaemon(true);
-      stalls.start();
-    }
+    subscribe(elector, counter, opts, out);
     elector.start();
     out.println("READY " + ProcessHandle.current().pid());
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String cmd;
     try {
-      while ((cmd = in.readLine()) != null) {
-        switch (cmd.trim()) {
-          case "resign" -> elector.resign();
-          case "close" -> {
-            elector.close();
-            out.println("CLOSED");
-            return;
-          }
-          default -> out.println("UNKNOWN " + cmd);
-        }
-      }
-      elector.close();
+      serve(elector, out);
     } finally {
       if (counter != null) {
         counter.stop();
@@ -165,23 +119,85 @@ public final class CandidateMain {
   /**
    * runJdbc runs a MariaDB/MySQL candidate: {@code --backend=jdbc --jdbc-url=URL --jdbc-user=U
    * --jdbc-password=P --key=NAME --id=ID [--ttl-seconds=N] [--poll-millis=N]
-   * [--allow-relaxed-durability=true]}; the same READY/EVENT lines and stdin commands, no
-   * workload.
+   * [--rpc-timeout-millis=N] [--allow-relaxed-durability=true]}; the same READY/EVENT/STALL lines
+   * and stdin commands. With {@code --workload=counter --counter-key=NAME [--think-millis=N]} it
+   * runs {@link JdbcCounterWorkload} on its own connection to the same URL, guarded by
+   * {@link dev.leasehold.jdbc.JdbcFencing#guard}.
    */
   static void runJdbc(Map<String, String> opts, PrintStream out) throws Exception {
-    LeaderElector elector =
+    String workload = workload(opts);
+    String url = required(opts, "jdbc-url");
+    String user = required(opts, "jdbc-user");
+    Duration ttl = Duration.ofSeconds(Long.parseLong(opts.getOrDefault("ttl-seconds", "2")));
+    JdbcLeaderElector.Builder builder =
         JdbcLeaderElector.builder()
-            .jdbcUrl(required(opts, "jdbc-url"), required(opts, "jdbc-user"), opts.get("jdbc-password"))
+            .jdbcUrl(url, user, opts.get("jdbc-password"))
             .createTable(true)
             .allowRelaxedDurability(Boolean.parseBoolean(opts.getOrDefault("allow-relaxed-durability", "false")))
             .electionKey(required(opts, "key"))
             .candidateId(required(opts, "id"))
-            .leaseTtl(Duration.ofSeconds(Long.parseLong(opts.getOrDefault("ttl-seconds", "2"))))
-            .pollInterval(Duration.ofMillis(Long.parseLong(opts.getOrDefault("poll-millis", "1000"))))
-            .build();
-    elector.onLeadershipChanged(e -> out.println(line(e)));
+            .leaseTtl(ttl)
+            .pollInterval(Duration.ofMillis(Long.parseLong(opts.getOrDefault("poll-millis", "1000"))));
+    if (opts.containsKey("rpc-timeout-millis")) {
+      builder.rpcTimeout(Duration.ofMillis(Long.parseLong(opts.get("rpc-timeout-millis"))));
+    }
+    LeaderElector elector = builder.build();
+    JdbcCounterWorkload counter = null;
+    if (workload.equals("counter")) {
+      counter = new JdbcCounterWorkload(url, user, opts.get("jdbc-password"), required(opts, "counter-key"),
+          required(opts, "id"), Long.parseLong(opts.getOrDefault("think-millis", "20")),
+          elector.config().rpcTimeout(), ttl, out);
+    }
+    subscribe(elector, counter, opts, out);
     elector.start();
     out.println("READY " + ProcessHandle.current().pid());
+    try {
+      serve(elector, out);
+    } finally {
+      if (counter != null) {
+        counter.stop();
+      }
+    }
+  }
+
+  /** workload returns the --workload option, none or counter. */
+  private static String workload(Map<String, String> opts) {
+    String workload = opts.getOrDefault("workload", "none");
+    if (!workload.equals("none") && !workload.equals("counter")) {
+      throw new IllegalArgumentException("--workload must be none or counter, but was \"" + workload + "\"");
+    }
+    return workload;
+  }
+
+  /**
+   * subscribe prints every event, hands each new term to the workload (if any) and starts its
+   * thread, and starts the stall reporter when {@code --stall-report=true}.
+   */
+  private static void subscribe(LeaderElector elector, CounterWorkload counter, Map<String, String> opts,
+      PrintStream out) {
+    if (counter != null) {
+      elector.onLeadershipChanged(
+          e -> {
+            out.println(line(e));
+            if (e.cause() == LeadershipEvent.Cause.ELECTED) {
+              e.leadership().ifPresent(counter::lead);
+            }
+          });
+      Thread t = new Thread(counter, "counter-workload");
+      t.setDaemon(true);
+      t.start();
+    } else {
+      elector.onLeadershipChanged(e -> out.println(line(e)));
+    }
+    if (Boolean.parseBoolean(opts.getOrDefault("stall-report", "false"))) {
+      Thread stalls = new Thread(() -> reportStalls(out), "stall-report");
+      stalls.setDaemon(true);
+      stalls.start();
+    }
+  }
+
+  /** serve runs the stdin commands until close or end of input, which closes too. */
+  private static void serve(LeaderElector elector, PrintStream out) throws java.io.IOException {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String cmd;
     while ((cmd = in.readLine()) != null) {
@@ -289,149 +305,6 @@ public final class CandidateMain {
       System.err.println("RPC " + now + " " + name + " " + what + " started=" + start + " after="
           + (now - start) / 1_000_000 + "ms remote=" + remote
           + (s == null ? "" : " status=" + s.getCode() + (s.getDescription() == null ? "" : " " + s.getDescription())));
-    }
-  }
-
-  /**
-   * CounterWorkload is the leader-only work of the chaos suite: a fenced read-modify-write of
-   * a shared counter, in a loop, while the current term is valid.
-   *
-   * <p>Thread-safe: {@link #lead} may be called from the event dispatcher while the loop runs
-   * on its own thread.
-   */
-  static final class CounterWorkload implements Runnable {
-    private final KV kv;
-    private final ByteSequence electionKey;
-    private final ByteSequence counterKey;
-    private final String id;
-    private final long thinkMillis;
-    private final long timeoutMillis;
-    private final PrintStream out;
-    private final AtomicReference<Leadership> term = new AtomicReference<>();
-    private final Object signal = new Object();
-    private volatile boolean stopped;
-    private long seq;
-
-    CounterWorkload(KV kv, String electionKey, String counterKey, String id, long thinkMillis,
-        Duration rpcTimeout, PrintStream out) {
-      this.kv = kv;
-      this.electionKey = ByteSequence.from(electionKey, StandardCharsets.UTF_8);
-      this.counterKey = ByteSequence.from(counterKey, StandardCharsets.UTF_8);
-      this.id = id;
-      this.thinkMillis = thinkMillis;
-      this.timeoutMillis = rpcTimeout.toMillis();
-      this.out = out;
-    }
-
-    void lead(Leadership leadership) {
-      term.set(leadership);
-      synchronized (signal) {
-        signal.notifyAll();
-      }
-    }
-
-    void stop() {
-      stopped = true;
-      synchronized (signal) {
-        signal.notifyAll();
-      }
-    }
-
-    @Override
-    public void run() {
-      while (!stopped) {
-        Leadership l = term.get();
-        if (l == null || !l.isValid()) {
-          synchronized (signal) {
-            try {
-              signal.wait(20);
-            } catch (InterruptedException e) {
-              return;
-            }
-          }
-          continue;
-        }
-        try {
-          attempt(l);
-        } catch (InterruptedException e) {
-          return;
-        } catch (RuntimeException e) {
-          sleep(50);
-        }
-      }
-    }
-
-    private void attempt(Leadership l) throws InterruptedException {
-      long check = System.nanoTime();
-      if (!l.isValid()) {
-        return;
-      }
-      GetResponse read;
-      try {
-        read = kv.get(counterKey).get(timeoutMillis, TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
-        if (e instanceof InterruptedException ie) {
-          throw ie;
-        }
-        sleep(50);
-        return;
-      }
-      long current = 0;
-      long modRevision = 0;
-      if (!read.getKvs().isEmpty()) {
-        KeyValue kvs = read.getKvs().get(0);
-        current = Long.parseLong(kvs.getValue().toString(StandardCharsets.UTF_8).split(" ")[0]);
-        modRevision = kvs.getModRevision();
-      }
-      if (thinkMillis > 0) {
-        Thread.sleep(thinkMillis);
-      }
-      long token = l.fencingToken();
-      long n = ++seq;
-      long next = current + 1;
-      String value = next + " " + id + " " + token + " " + n;
-      long send = System.nanoTime();
-      // Logged before sending: if this JVM is killed with the write in flight, the checker
-      // still knows the attempt existed (its outcome unknown).
-      out.println("SEND " + send + " " + token + " " + n);
-      String outcome;
-      long shown = next;
-      try {
-        TxnResponse r =
-            EtcdFencing.guard(kv.txn(), l)
-                .If(new Cmp(counterKey, Cmp.Op.EQUAL, CmpTarget.modRevision(modRevision)))
-                .Then(Op.put(counterKey, ByteSequence.from(value, StandardCharsets.UTF_8), PutOption.DEFAULT))
-                .Else(Op.get(electionKey, GetOption.DEFAULT), Op.get(counterKey, GetOption.DEFAULT))
-                .commit()
-                .get(timeoutMillis, TimeUnit.MILLISECONDS);
-        if (r.isSucceeded()) {
-          outcome = "OK";
-        } else {
-          List<KeyValue> election = r.getGetResponses().get(0).getKvs();
-          List<KeyValue> found = r.getGetResponses().get(1).getKvs();
-          boolean ours = !election.isEmpty() && election.get(0).getCreateRevision() == token;
-          outcome = ours ? "CONFLICT" : "FENCED";
-          shown = found.isEmpty() ? 0
-              : Long.parseLong(found.get(0).getValue().toString(StandardCharsets.UTF_8).split(" ")[0]);
-        }
-      } catch (InterruptedException e) {
-        throw e;
-      } catch (Exception e) {
-        outcome = "ERROR";
-      }
-      long end = System.nanoTime();
-      out.println("WRITE " + check + " " + send + " " + end + " " + token + " " + outcome + " " + shown + " " + n);
-      if (outcome.equals("ERROR")) {
-        sleep(50);
-      }
-    }
-
-    private static void sleep(long millis) {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 }

@@ -161,10 +161,20 @@ public final class CandidateProcess implements AutoCloseable {
     stdin.flush();
   }
 
-  /** kill sends SIGKILL and waits for the process to end. */
-  public void kill() throws InterruptedException {
-    process.destroyForcibly();
+  /**
+   * kill sends SIGKILL, waits for the process to end, and then for the reader to have taken
+   * every line the process printed before it died; returns the {@code System.nanoTime()} at
+   * which it was seen gone.
+   */
+  public long kill() throws IOException, InterruptedException {
+    // Not Process.destroyForcibly(): it also closes our end of the child's stdout, so lines the
+    // child printed but the reader had not yet taken (a reader starved on a loaded machine) were
+    // lost. The chaos checker then found store writes "matching no logged attempt".
+    signal("KILL");
     process.waitFor(10, TimeUnit.SECONDS);
+    long gone = System.nanoTime();
+    reader.join(TimeUnit.SECONDS.toMillis(5));
+    return gone;
   }
 
   /** terminate sends SIGTERM (what a supervisor sends to stop a service) and waits for the exit. */

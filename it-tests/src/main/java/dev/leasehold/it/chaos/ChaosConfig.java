@@ -18,6 +18,10 @@ import java.util.List;
  * @param pollMillis the candidates' follower poll interval
  * @param thinkMillis the workload's pause between reading the counter and writing it
  * @param wallBudget stop starting new iterations after this much time (null: no limit)
+ * @param store the backend: etcd, or MariaDB (where {@code electionTimeoutMillis} is no etcd
+ *     setting but the nominal time the store takes to serve again once a fault heals, which
+ *     enters the liveness bound TTL + 2 × it + 1 s; {@code preVote} and {@code requireLeader}
+ *     do not apply)
  */
 public record ChaosConfig(
     long seed,
@@ -31,7 +35,16 @@ public record ChaosConfig(
     boolean requireLeader,
     int pollMillis,
     int thinkMillis,
-    Duration wallBudget) {
+    Duration wallBudget,
+    Store store) {
+
+  /** Store is the backend the candidates elect on. */
+  public enum Store {
+    /** A 3-member etcd cluster behind peer proxies ({@link EtcdStore}). */
+    ETCD,
+    /** One private mariadbd ({@link MariaDbStore}); candidates run {@code --backend=jdbc}. */
+    MARIADB
+  }
 
   /**
    * defaults returns the suite's settings for a seed and a number of iterations per fault: 3
@@ -41,37 +54,49 @@ public record ChaosConfig(
    * the bounded run flaky.
    */
   public static ChaosConfig defaults(long seed, int iterationsPerFault) {
-    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 4, 500, true, 750, true, 500, 40, null);
+    return new ChaosConfig(seed, iterationsPerFault, Faults.all(), 3, 4, 500, true, 750, true, 500, 40, null,
+        Store.ETCD);
+  }
+
+  /**
+   * mariaDb returns the MariaDB suite's settings: 3 candidates, TTL 2 s (renewal every 333 ms,
+   * deadline window 1.78 s), rpc timeout core's default (TTL/4 = 500 ms), poll 500 ms, think
+   * 40 ms, every fault of {@link MariaDbFaults}, a nominal store recovery time of 500 ms (so the
+   * liveness bound is TTL + 2 s, as on etcd).
+   */
+  public static ChaosConfig mariaDb(long seed, int iterationsPerFault) {
+    return new ChaosConfig(seed, iterationsPerFault, MariaDbFaults.all(), 3, 2, 500, false, 0, false, 500, 40, null,
+        Store.MARIADB);
   }
 
   /** withFaults replaces the fault list. */
   public ChaosConfig withFaults(List<Fault> f) {
     return new ChaosConfig(seed, iterationsPerFault, f, candidates, ttlSeconds, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget, store);
   }
 
   /** withWallBudget stops starting iterations once this much time has passed. */
   public ChaosConfig withWallBudget(Duration budget) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, budget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, budget, store);
   }
 
   /** withElectionTimeoutMillis sets etcd's election timeout. */
   public ChaosConfig withElectionTimeoutMillis(int ms) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, ms, preVote,
-        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget, store);
   }
 
   /** withPreVote sets etcd's --pre-vote. */
   public ChaosConfig withPreVote(boolean on) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, on,
-        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget, store);
   }
 
   /** withRequireLeader sets whether candidates send etcd's hasleader metadata. */
   public ChaosConfig withRequireLeader(boolean on) {
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, preVote,
-        rpcTimeoutMillis, on, pollMillis, thinkMillis, wallBudget);
+        rpcTimeoutMillis, on, pollMillis, thinkMillis, wallBudget, store);
   }
 
   /**
@@ -81,6 +106,6 @@ public record ChaosConfig(
   public ChaosConfig withTtlSeconds(int s) {
     int rpc = rpcTimeoutMillis > 0 ? Math.min(rpcTimeoutMillis, s * 1000 / 4) : 0;
     return new ChaosConfig(seed, iterationsPerFault, faults, candidates, s, electionTimeoutMillis, preVote,
-        rpc, requireLeader, pollMillis, thinkMillis, wallBudget);
+        rpc, requireLeader, pollMillis, thinkMillis, wallBudget, store);
   }
 }

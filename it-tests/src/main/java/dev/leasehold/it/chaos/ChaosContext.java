@@ -1,8 +1,6 @@
 package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.CandidateProcess;
-import dev.leasehold.it.EtcdCluster;
-import dev.leasehold.it.EtcdMember;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,15 +10,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * ChaosContext is what a {@link Fault} works on: the etcd cluster and its peer proxies, the
- * candidate slots (each a candidate JVM behind its own client proxies), and the recorder.
+ * ChaosContext is what a {@link Fault} works on: the store ({@link ChaosStore}: the etcd
+ * cluster and its peer proxies, or a mariadbd), the candidate slots (each a candidate JVM
+ * behind its own client proxies), and the recorder.
  *
  * <p>Used from the runner's thread only; not thread-safe.
  */
 public final class ChaosContext {
   private final ChaosConfig config;
-  private final EtcdCluster cluster;
-  private final PeerProxies peers;
+  private final ChaosStore store;
   private final HistoryRecorder recorder;
   private final List<Slot> slots = new ArrayList<>();
   private final String electionKey;
@@ -47,7 +45,7 @@ public final class ChaosContext {
       return name + "." + incarnation;
     }
 
-    /** links are this slot's proxies to etcd. */
+    /** links are this slot's proxies to the store. */
     public ClientProxies links() {
       return links;
     }
@@ -58,25 +56,28 @@ public final class ChaosContext {
     }
   }
 
-  ChaosContext(ChaosConfig config, EtcdCluster cluster, PeerProxies peers, HistoryRecorder recorder,
-      String prefix, Path logDir) {
+  ChaosContext(ChaosConfig config, ChaosStore store, HistoryRecorder recorder, String electionKey,
+      String counterKey, Path logDir) {
     this.config = config;
-    this.cluster = cluster;
-    this.peers = peers;
+    this.store = store;
     this.recorder = recorder;
-    this.electionKey = prefix + "election";
-    this.counterKey = prefix + "counter";
+    this.electionKey = electionKey;
+    this.counterKey = counterKey;
     this.logDir = logDir;
   }
 
-  /** cluster is the etcd cluster. */
-  public EtcdCluster cluster() {
-    return cluster;
+  /** store is the run's store. */
+  public ChaosStore store() {
+    return store;
   }
 
-  /** peers are the proxies in front of every member's peer port. */
-  public PeerProxies peers() {
-    return peers;
+  /** store returns the run's store as the type a store-specific fault needs; throws if it is another store. */
+  public <T extends ChaosStore> T store(Class<T> type) {
+    if (!type.isInstance(store)) {
+      throw new IllegalStateException("this fault needs a " + type.getSimpleName() + ", but the run's store is "
+          + store.getClass().getSimpleName());
+    }
+    return type.cast(store);
   }
 
   /** recorder collects the history. */
@@ -89,7 +90,7 @@ public final class ChaosContext {
     return config.ttlSeconds() * 1000L;
   }
 
-  /** electionTimeoutMillis is etcd's election timeout. */
+  /** electionTimeoutMillis is etcd's election timeout (on MariaDB, the nominal recovery time; see ChaosConfig). */
   public long electionTimeoutMillis() {
     return config.electionTimeoutMillis();
   }
@@ -112,14 +113,21 @@ public final class ChaosContext {
     return counterKey;
   }
 
-  /** etcdLeader is the etcd leader member now (waits up to 10 s for one). */
-  public EtcdMember etcdLeader() {
-    return cluster.awaitLeader(Duration.ofSeconds(10));
-  }
-
-  /** masterSlot is the slot of the single MASTER candidate; throws when there is none. */
-  public Slot masterSlot() {
+  /**
+   * masterSlot is the slot of the single MASTER candidate, waiting up to {@link #steadyTimeout()}
+   * for one: a MASTER may lose its term between the steady check and the injection (the checker
+   * judges that loss), and the fault then hits the next one. Throws when there is none by then.
+   */
+  public Slot masterSlot() throws InterruptedException {
     Optional<String> m = recorder.master();
+    if (m.isEmpty()) {
+      recorder.note("no single MASTER at injection (" + recorder.masters() + "); waiting for one");
+      long end = System.nanoTime() + steadyTimeout().toNanos();
+      while (m.isEmpty() && System.nanoTime() < end) {
+        Thread.sleep(20);
+        m = recorder.master();
+      }
+    }
     if (m.isEmpty()) {
       throw new IllegalStateException("no single MASTER: " + recorder.masters());
     }
@@ -141,16 +149,12 @@ public final class ChaosContext {
         "--counter-key=" + counterKey,
         "--poll-millis=" + config.pollMillis(),
         "--think-millis=" + config.thinkMillis(),
-        "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
-        "--stall-report=true",
-        "--require-leader=" + config.requireLeader()));
-    if (config.rpcTimeoutMillis() > 0) {
-      args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
-    }
+        "--stall-report=true"));
+    args.addAll(store.candidateArgs(config, slot.links));
     slot.candidate =
         CandidateProcess.start(
             process,
-            slot.links.endpoints(),
+            store.endpoints(slot.links),
             electionKey,
             config.ttlSeconds(),
             logDir.resolve(process + ".log"),
@@ -166,9 +170,9 @@ public final class ChaosContext {
   }
 
   /** kill SIGKILLs the slot's JVM and ends its term in the history at the moment it is gone. */
-  public void kill(Slot slot) throws InterruptedException {
-    slot.candidate.kill();
-    recorder.killed(slot.process(), System.nanoTime());
+  public void kill(Slot slot) throws IOException, InterruptedException {
+    long gone = slot.candidate.kill();
+    recorder.killed(slot.process(), gone);
   }
 
   /** restart starts a new incarnation in a slot whose JVM was killed. */
@@ -177,8 +181,9 @@ public final class ChaosContext {
   }
 
   /**
-   * awaitSteady waits until every etcd member runs unpaused and healthy with a leader, no link
-   * is cut, every candidate JVM runs, and exactly one candidate is MASTER.
+   * awaitSteady waits until the store is healthy ({@link ChaosStore#unsteady()}: on etcd, every
+   * member runs unpaused and healthy with a leader), no link is cut, every candidate JVM runs,
+   * and exactly one candidate is MASTER.
    */
   public void awaitSteady(Duration timeout) throws InterruptedException {
     long end = System.nanoTime() + timeout.toNanos();
@@ -194,14 +199,6 @@ public final class ChaosContext {
   }
 
   private String unsteady() {
-    for (EtcdMember m : cluster.members()) {
-      if (!m.isRunning() || m.isPaused()) {
-        return m + " not running";
-      }
-    }
-    if (peers.isolated() != null) {
-      return peers.isolated() + " isolated";
-    }
     for (Slot s : slots) {
       if (s.candidate == null || !s.candidate.isAlive()) {
         return s.process() + " not running";
@@ -214,15 +211,7 @@ public final class ChaosContext {
     if (masters.size() != 1) {
       return "MASTERs: " + masters;
     }
-    if (cluster.leader().isEmpty()) {
-      return "no etcd leader";
-    }
-    try {
-      cluster.awaitHealthy(Duration.ofMillis(1));
-    } catch (IllegalStateException e) {
-      return "etcd unhealthy: " + e.getMessage();
-    }
-    return null;
+    return store.unsteady();
   }
 
   /** reportLine is the one-line report of a fault window. */

@@ -1,13 +1,12 @@
 package dev.leasehold.it.chaos;
 
-import dev.leasehold.it.EtcdCluster;
-import dev.leasehold.it.EtcdMember;
 import dev.leasehold.it.chaos.ChaosContext.Slot;
 import dev.leasehold.it.chaos.History.FaultWindow;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -21,11 +20,15 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * ChaosRunner runs one chaos run: a 3-member etcd cluster behind peer proxies, candidate JVMs
- * behind their own client proxies running the fenced counter workload, and a seeded schedule of
- * faults; then it reads etcd's own record and checks the whole history.
+ * ChaosRunner runs one chaos run: the store ({@link ChaosStore}: a 3-member etcd cluster behind
+ * peer proxies, or a mariadbd), candidate JVMs behind their own client proxies running the
+ * fenced counter workload, and a seeded schedule of faults; then it reads the store's own
+ * record and checks the whole history.
  *
- * <p>Everything it starts (etcd members, candidate JVMs, proxies) is ended before {@link #run}
+ * <p>Progress and report lines go to the caller and, as they come, to {@code progress.log} in
+ * the run's directory under {@code target/chaos}.
+ *
+ * <p>Everything it starts (store processes, candidate JVMs, proxies) is ended before {@link #run}
  * returns or throws. Not thread-safe; one run per instance.
  */
 public final class ChaosRunner {
@@ -33,6 +36,7 @@ public final class ChaosRunner {
 
   private final ChaosConfig config;
   private final Consumer<String> out;
+  private Path progress;
 
   /**
    * Report is a finished run.
@@ -42,8 +46,9 @@ public final class ChaosRunner {
    * @param history the full history
    * @param historyFile the raw log of every line and harness note
    * @param reportLines one line per fault window
-   * @param wallNanos the whole run's wall time, cluster start included
+   * @param wallNanos the whole run's wall time, the store's start included
    * @param aborted why the schedule stopped early (a harness wait failed), or null
+   * @param storeSettings the store's settings for the summary line ({@link ChaosStore#describe})
    */
   public record Report(
       ChaosConfig config,
@@ -52,7 +57,8 @@ public final class ChaosRunner {
       Path historyFile,
       List<String> reportLines,
       long wallNanos,
-      String aborted) {
+      String aborted,
+      String storeSettings) {
 
     /** ok is true when every iteration ran and the checker found nothing. */
     public boolean ok() {
@@ -63,9 +69,7 @@ public final class ChaosRunner {
     public String summary() {
       return "chaos run, seed " + config.seed() + ", " + history.faults().size() + " iterations, wall time "
           + String.format(Locale.ROOT, "%.1f s", wallNanos / 1e9) + ", TTL " + config.ttlSeconds()
-          + " s, etcd election timeout " + config.electionTimeoutMillis() + " ms, pre-vote " + config.preVote()
-          + ", candidate rpc timeout " + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms"
-          : "core's default") + ", hasleader metadata " + config.requireLeader() + "\n" + result.table();
+          + " s, " + storeSettings + "\n" + result.table();
     }
   }
 
@@ -81,32 +85,38 @@ public final class ChaosRunner {
     String runName = "chaos-" + config.seed() + "-" + LocalDateTime.now().format(STAMP);
     Path dir = Path.of("target", "chaos", runName).toAbsolutePath();
     Files.createDirectories(dir);
-    out.accept("chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
+    progress = dir.resolve("progress.log");
+    say("chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
         + config.iterationsPerFault() + " iteration(s) per fault, faults "
         + config.faults().stream().map(Fault::name).toList() + "; logs in " + dir);
     Random random = new Random(config.seed());
     HistoryRecorder recorder = new HistoryRecorder();
     String prefix = "/chaos/" + UUID.randomUUID() + "/";
     List<String> reportLines = new ArrayList<>();
-    PeerProxies peers = new PeerProxies();
     StallMonitor stallMonitor = new StallMonitor(recorder);
     // If this JVM dies before the finally below (Ctrl-C, a Failsafe timeout), still end the
     // candidate JVMs: one frozen with SIGSTOP would otherwise stay frozen for ever. SIGKILL
-    // reaches stopped processes too. (etcd members have the launcher's own reaper.)
+    // reaches stopped processes too. (etcd members and mariadbd have their launchers' own reapers.)
     Thread reaper = new Thread(() -> ProcessHandle.current().descendants()
         .filter(h -> h.info().commandLine().map(c -> c.contains("CandidateMain")).orElse(false))
         .forEach(ProcessHandle::destroyForcibly), "chaos-candidate-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
-    EtcdCluster cluster = null;
+    ChaosStore store = null;
+    AutoCloseable storeMonitor = null;
     ChaosContext ctx = null;
     long runStart = 0;
     long runEnd = 0;
+    String electionKey = prefix + "election";
+    String counterKey = prefix + "counter";
     try {
-      cluster = EtcdCluster.builder().members(3).name("chaos").electionTimeoutMillis(config.electionTimeoutMillis())
-          .preVote(config.preVote()).peerRouter(peers).start();
-      peers.attach(cluster);
-      ctx = new ChaosContext(config, cluster, peers, recorder, prefix, dir);
-      List<Integer> clientPorts = cluster.members().stream().map(EtcdMember::clientPort).toList();
+      store = switch (config.store()) {
+        case ETCD -> EtcdStore.start(config);
+        case MARIADB -> MariaDbStore.start();
+      };
+      store.prepare(electionKey, counterKey);
+      storeMonitor = store.monitor(recorder, store.params(config).stallNanos());
+      ctx = new ChaosContext(config, store, recorder, electionKey, counterKey, dir);
+      List<Integer> clientPorts = store.clientPorts();
       for (int i = 0; i < config.candidates(); i++) {
         ctx.addSlot("c" + i, ClientProxies.start("c" + i, clientPorts));
       }
@@ -127,7 +137,7 @@ public final class ChaosRunner {
       String aborted = null;
       for (Fault fault : schedule) {
         if (config.wallBudget() != null && System.nanoTime() - wallStart > config.wallBudget().toNanos()) {
-          out.accept("chaos: wall budget " + config.wallBudget() + " spent; stopping after " + iteration
+          say("chaos: wall budget " + config.wallBudget() + " spent; stopping after " + iteration
               + " iterations");
           break;
         }
@@ -137,12 +147,12 @@ public final class ChaosRunner {
         } catch (Exception | AssertionError e) {
           aborted = "iteration " + iteration + " (" + fault.name() + ") failed: " + e;
           recorder.note(aborted);
-          out.accept("chaos: " + aborted + "; checking the history so far");
+          say("chaos: " + aborted + "; checking the history so far");
           recoverQuietly(ctx, fault);
           break;
         }
       }
-      // Close every candidate gracefully: their terms end with CLOSED, their leases are revoked.
+      // Close every candidate gracefully: their terms end with CLOSED, their leases are revoked (rows released).
       for (Slot s : ctx.slots()) {
         if (s.candidate().isAlive()) {
           s.candidate().send("close");
@@ -155,22 +165,20 @@ public final class ChaosRunner {
       }
       runEnd = System.nanoTime();
       recorder.note("closed all candidates");
-      StoreHistory store = StoreHistory.read(cluster.clientEndpoints(), prefix, ctx.electionKey(), ctx.counterKey());
-      History history = new History(
-          new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L),
+      StoreHistory record = store.read(electionKey, counterKey);
+      History history = new History(store.params(config),
           recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), recorder.stalls(),
-          store.writes(),
-          store.incarnations(), store.finalCounter(), runStart, runEnd);
+          record.writes(), record.incarnations(), record.finalCounter(), runStart, runEnd);
       HistoryChecker.Result result = HistoryChecker.check(history);
       Path historyFile = dir.resolve("history.log");
       recorder.writeLog(historyFile);
       Report report = new Report(config, result, history, historyFile, reportLines, System.nanoTime() - wallStart,
-          aborted);
+          aborted, store.describe(config));
       Files.writeString(dir.resolve("summary.md"), report.summary() + "\n" + String.join("\n", reportLines) + "\n",
           StandardCharsets.UTF_8);
-      out.accept(report.summary());
+      say(report.summary());
       if (!report.ok()) {
-        out.accept(failureReport(report, recorder));
+        say(failureReport(report, recorder));
       }
       return report;
     } catch (Exception | Error e) {
@@ -182,9 +190,9 @@ public final class ChaosRunner {
       } catch (IOException ignored) {
         // The original failure matters more.
       }
-      out.accept("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
+      say("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
           + "; last lines:\n" + String.join("\n", recorder.excerpt(now, 10_000_000_000L, 80))
-          + (cluster != null ? "\npeer proxies: " + peers.describe() : ""));
+          + (store instanceof EtcdStore etcd ? "\npeer proxies: " + etcd.describePeers() : ""));
       throw e;
     } finally {
       try {
@@ -193,6 +201,13 @@ public final class ChaosRunner {
         // The hook runs anyway.
       }
       stallMonitor.close();
+      if (storeMonitor != null) {
+        try {
+          storeMonitor.close();
+        } catch (Exception ignored) {
+          // Only a measurement.
+        }
+      }
       if (ctx != null) {
         for (Slot s : ctx.slots()) {
           if (s.candidate() != null) {
@@ -201,9 +216,8 @@ public final class ChaosRunner {
           s.links().close();
         }
       }
-      peers.close();
-      if (cluster != null) {
-        cluster.close();
+      if (store != null) {
+        store.close();
       }
     }
   }
@@ -212,7 +226,7 @@ public final class ChaosRunner {
       long runStart, List<String> reportLines) throws Exception {
     fault.checkBefore(ctx);
     // A random phase against the renewal cycles (the MASTER's TTL/6, a standby lease's TTL/3)
-    // and etcd's heartbeats.
+    // and the store's own timers (etcd's heartbeats).
     Thread.sleep((long) (random.nextDouble() * ctx.ttlMillis() / 3));
     long hold = fault.hold(ctx, random).toMillis();
     recorder.note("inject " + fault.name() + " (iteration " + iteration + ")");
@@ -230,16 +244,31 @@ public final class ChaosRunner {
     String line = ChaosContext.reportLine(w, runStart) + String.format(Locale.ROOT, " steady=+%.3fs",
         (System.nanoTime() - runStart) / 1e9);
     reportLines.add(line);
-    out.accept(line);
+    say(line);
     // Let the workload run under the (new) MASTER before the next fault.
     Thread.sleep(500 + random.nextInt(500));
   }
 
+  /**
+   * say hands a line to the caller and appends it to {@code progress.log} in the run's directory
+   * at once: Failsafe may hold a test's output until the test ends, and a long run is watched
+   * while it goes.
+   */
+  private void say(String line) {
+    out.accept(line);
+    try {
+      Files.writeString(progress, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      // Progress is a convenience; the report still gets every line.
+    }
+  }
+
   private void recoverQuietly(ChaosContext ctx, Fault fault) {
     // Heal whatever the failed iteration may have left cut, frozen or dead, so the candidates can
-    // be closed and etcd read; which fault it was does not matter here.
-    out.accept("chaos: healing everything after " + fault.name());
-    ctx.peers().heal();
+    // be closed and the store read; which fault it was does not matter here.
+    say("chaos: healing everything after " + fault.name());
+    ctx.store().healAll();
     for (Slot s : ctx.slots()) {
       s.links().heal();
       try {
@@ -250,17 +279,6 @@ public final class ChaosRunner {
         }
       } catch (Exception ignored) {
         // Best effort; the final close kills it anyway.
-      }
-    }
-    for (EtcdMember m : ctx.cluster().members()) {
-      try {
-        if (m.isPaused()) {
-          m.resume();
-        } else if (!m.isRunning()) {
-          m.start();
-        }
-      } catch (RuntimeException ignored) {
-        // Best effort.
       }
     }
   }

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * ClientProxies are one candidate's own path to etcd: a {@link TcpProxy} per member client
- * port, so the harness can cut that one candidate off (blackhole or reset) while the others
- * and the members themselves stay connected. Thread-safe.
+ * ClientProxies are one candidate's own path to the store: a {@link TcpProxy} per etcd member
+ * client port (or for mariadbd's one port), so the harness can cut that one candidate off
+ * (blackhole or reset) while the others and the store itself stay connected. Thread-safe.
  */
 public final class ClientProxies implements AutoCloseable {
   private final String owner;
@@ -42,7 +42,12 @@ public final class ClientProxies implements AutoCloseable {
     return out;
   }
 
-  /** cut blackholes or resets all of this candidate's connections to etcd. */
+  /** ports are the proxies' own ports on 127.0.0.1, in target order. */
+  public List<Integer> ports() {
+    return proxies.stream().map(TcpProxy::port).toList();
+  }
+
+  /** cut blackholes or resets all of this candidate's connections to the store. */
   public void cut(TcpProxy.Mode how) {
     mode = how;
     proxies.forEach(p -> p.setMode(how));

@@ -8,7 +8,9 @@ import java.util.Random;
 
 /**
  * Faults are the failures of issue 4: etcd members killed, paused or cut off from their peers;
- * candidates cut from etcd, killed, or paused past their TTL. {@link #all()} lists one of each.
+ * candidates cut from the store, killed, or paused past their TTL. {@link #all()} lists one of
+ * each for etcd; {@link #candidateFaults()} are those that work on any store ({@link
+ * MariaDbFaults} adds mariadbd's own). Stateless; each fault instance is not thread-safe.
  */
 public final class Faults {
   private Faults() {}
@@ -27,21 +29,40 @@ public final class Faults {
         new PauseCandidate());
   }
 
-  /** byName returns the faults whose names are listed (comma separated), or all for null/blank/"all". */
+  /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */
+  public static List<Fault> candidateFaults() {
+    return List.of(
+        new CutCandidate(TcpProxy.Mode.BLACKHOLE),
+        new CutCandidate(TcpProxy.Mode.RESET),
+        new KillCandidate(),
+        new PauseCandidate());
+  }
+
+  /** named returns the etcd faults whose names are listed (comma separated), or all for null/blank/"all". */
   public static List<Fault> named(String names) {
+    return named(all(), names);
+  }
+
+  /**
+   * named returns those of {@code known} whose names are listed (comma separated), or all of
+   * them for null/blank/"all".
+   *
+   * @throws IllegalArgumentException naming the unknown fault and the known ones
+   */
+  public static List<Fault> named(List<Fault> known, String names) {
     if (names == null || names.isBlank() || names.equals("all")) {
-      return all();
+      return known;
     }
     List<String> wanted = List.of(names.split(","));
-    List<Fault> out = all().stream().filter(f -> wanted.contains(f.name())).toList();
+    List<Fault> out = known.stream().filter(f -> wanted.contains(f.name())).toList();
     if (out.size() != wanted.size()) {
-      throw new IllegalArgumentException("unknown fault in " + names + "; known: "
-          + all().stream().map(Fault::name).toList());
+      throw new IllegalArgumentException("chaos.faults has an unknown fault in \"" + names + "\"; known: "
+          + known.stream().map(Fault::name).toList());
     }
     return out;
   }
 
-  private static long between(Random r, long lo, long hi) {
+  static long between(Random r, long lo, long hi) {
     return lo + (long) (r.nextDouble() * (hi - lo));
   }
 
@@ -61,16 +82,16 @@ public final class Faults {
 
     @Override
     public TargetKind kind() {
-      return TargetKind.ETCD;
+      return TargetKind.STORE;
     }
 
     @Override
     public String inject(ChaosContext ctx, Random random) {
-      EtcdMember l = ctx.etcdLeader();
+      EtcdMember l = ctx.store(EtcdStore.class).leader();
       if (leader) {
         target = l;
       } else {
-        List<EtcdMember> followers = ctx.cluster().members().stream().filter(m -> m != l).toList();
+        List<EtcdMember> followers = ctx.store(EtcdStore.class).cluster().members().stream().filter(m -> m != l).toList();
         target = followers.get(random.nextInt(followers.size()));
       }
       target.kill();
@@ -100,12 +121,12 @@ public final class Faults {
 
     @Override
     public TargetKind kind() {
-      return TargetKind.ETCD;
+      return TargetKind.STORE;
     }
 
     @Override
     public String inject(ChaosContext ctx, Random random) {
-      target = ctx.etcdLeader();
+      target = ctx.store(EtcdStore.class).leader();
       target.pause();
       return target.name();
     }
@@ -139,13 +160,13 @@ public final class Faults {
 
     @Override
     public TargetKind kind() {
-      return TargetKind.ETCD;
+      return TargetKind.STORE;
     }
 
     @Override
     public String inject(ChaosContext ctx, Random random) {
-      EtcdMember l = ctx.etcdLeader();
-      ctx.peers().isolate(l.name(), mode);
+      EtcdMember l = ctx.store(EtcdStore.class).leader();
+      ctx.store(EtcdStore.class).peers().isolate(l.name(), mode);
       return l.name();
     }
 
@@ -157,11 +178,11 @@ public final class Faults {
 
     @Override
     public void recover(ChaosContext ctx) {
-      ctx.peers().heal();
+      ctx.store(EtcdStore.class).peers().heal();
     }
   }
 
-  /** Cut the MASTER candidate's client links to etcd (blackhole or reset) for longer than its TTL. */
+  /** Cut the MASTER candidate's client links to the store (blackhole or reset) for longer than its TTL. */
   static final class CutCandidate implements Fault {
     private final TcpProxy.Mode mode;
     private ChaosContext.Slot target;
@@ -181,7 +202,7 @@ public final class Faults {
     }
 
     @Override
-    public String inject(ChaosContext ctx, Random random) {
+    public String inject(ChaosContext ctx, Random random) throws InterruptedException {
       target = ctx.masterSlot();
       target.links().cut(mode);
       return target.process();

@@ -8,7 +8,9 @@ import java.util.List;
  * History is everything a chaos run observed, in the form {@link HistoryChecker} checks: the
  * candidates' leadership intervals and write attempts (their own monotonic stamps, comparable
  * across processes on one Linux host), the faults and freezes the harness caused, and what
- * etcd itself recorded (every write to the counter, every incarnation of the election key).
+ * the store itself recorded (every write to the counter, every incarnation of the election
+ * key or lease row), in the store's own order (etcd revisions; on MariaDB, the sequence of a
+ * log table written in the same transactions).
  *
  * <p>Immutable once built (the lists are copied); thread-safe.
  *
@@ -19,9 +21,10 @@ import java.util.List;
  * @param freezes SIGSTOP..SIGCONT windows of candidate processes
  * @param stalls windows in which a candidate process, or the harness ("harness"), measured that
  *     it did not get the CPU (overloaded machine, GC); a stall of the harness stands for the
- *     whole machine, etcd members included
- * @param storeWrites every write etcd applied to the counter, in revision order
- * @param incarnations every incarnation of the election key, in revision order
+ *     whole machine, the store's processes included; a stall of "store" is a commit the store
+ *     took that long to make (MariaDB's {@link CommitProbe})
+ * @param storeWrites every write the store applied to the counter, in revision order
+ * @param incarnations every term as the store recorded it, in revision order
  * @param finalCounter the counter's value at the end (0 if absent)
  * @param runStart monotonic time the candidates started
  * @param runEnd monotonic time the candidates were closed
@@ -59,10 +62,18 @@ public record History(
   /**
    * Params are the run's timing settings.
    *
-   * @param ttlNanos the lease TTL etcd granted
-   * @param electionTimeoutNanos etcd's election timeout
+   * @param ttlNanos the lease TTL the store granted
+   * @param electionTimeoutNanos etcd's election timeout; for a store without one (MariaDB), the
+   *     nominal time it takes to recover from a fault once healed, which plays the same part
+   * @param spuriousMinTtlNanos the smallest TTL at which check 5 (no spurious loss) applies: 3 s
+   *     on etcd, whose leader failover does not fit a shorter TTL's renewal slack (CHAOS.md)
    */
-  public record Params(long ttlNanos, long electionTimeoutNanos) {
+  public record Params(long ttlNanos, long electionTimeoutNanos, long spuriousMinTtlNanos) {
+    /** Params with check 5 from TTL 3 s on, as on etcd. */
+    public Params(long ttlNanos, long electionTimeoutNanos) {
+      this(ttlNanos, electionTimeoutNanos, 3_000_000_000L);
+    }
+
     /** livenessBoundNanos is TTL + 2 × election timeout + 1 s: a MASTER must exist this soon after a heal. */
     public long livenessBoundNanos() {
       return ttlNanos + 2 * electionTimeoutNanos + 1_000_000_000L;
@@ -91,7 +102,8 @@ public record History(
     /** isLoss is true when the term ended by one of the elector's loss causes (not resign, close or kill). */
     public boolean isLoss() {
       return switch (endCause) {
-        case "LEASE_EXPIRED_LOCALLY", "LEASE_REVOKED", "KEY_DELETED", "KEY_TAKEN" -> true;
+        // STORE_UNAVAILABLE ends a term only on the SQL backend, where the term is bound to its session.
+        case "LEASE_EXPIRED_LOCALLY", "LEASE_REVOKED", "KEY_DELETED", "KEY_TAKEN", "STORE_UNAVAILABLE" -> true;
         default -> false;
       };
     }
@@ -120,9 +132,9 @@ public record History(
   public record Attempt(
       String process, long seq, long token, long check, long send, long end, Outcome outcome, long value) {}
 
-  /** TargetKind says whether a fault hits etcd or one candidate (its process or its links). */
+  /** TargetKind says whether a fault hits the store (etcd members, mariadbd) or one candidate (its process, links or session). */
   public enum TargetKind {
-    ETCD,
+    STORE,
     CANDIDATE
   }
 
@@ -133,7 +145,8 @@ public record History(
    * @param fault the fault's name
    * @param kind what it hits
    * @param target the member name or the candidate process id
-   * @param quorumKept whether a majority of etcd members stayed up and connected throughout
+   * @param quorumKept whether the store stayed available throughout (on etcd: a majority of
+   *     members up and connected)
    * @param inject when it was injected
    * @param recover when it was healed
    */
@@ -144,7 +157,7 @@ public record History(
   public record Freeze(String process, long from, long to) {}
 
   /**
-   * StoreWrite is one write etcd applied to the counter.
+   * StoreWrite is one write the store applied to the counter.
    *
    * @param revision its revision
    * @param n the counter value it set
@@ -154,6 +167,15 @@ public record History(
    */
   public record StoreWrite(long revision, long n, String writer, long token, long seq) {}
 
-  /** Incarnation is one life of the election key: created at a revision, deleted at another (MAX_VALUE: still there). */
-  public record Incarnation(long createRevision, long deleteRevision, String holder) {}
+  /**
+   * Incarnation is one term as the store recorded it: created at a revision, ended at another
+   * (MAX_VALUE: still there), and the fencing token a write in it must carry: on etcd the
+   * key's create revision, on MariaDB the row's epoch.
+   */
+  public record Incarnation(long createRevision, long deleteRevision, String holder, long token) {
+    /** Incarnation of an etcd key, whose token is its create revision. */
+    public Incarnation(long createRevision, long deleteRevision, String holder) {
+      this(createRevision, deleteRevision, holder, createRevision);
+    }
+  }
 }

@@ -23,31 +23,32 @@ import java.util.Map;
  *       down while stopped); those are counted apart and covered by check 2;
  *   <li><b>stale</b>: no guarded write with a stale token was accepted: on the client side, no
  *       write that was sent after a newer term's ELECTED succeeded; on the store side, every
- *       applied write carried the create revision of the election key's incarnation alive at
- *       its revision;
+ *       applied write carried the token of the term the store had alive at its revision (etcd:
+ *       the election key's create revision; MariaDB: the lease row's epoch);
  *   <li><b>counter</b>: applied writes' tokens never decrease; the counter went 1, 2, 3, ...
  *       with one applied write per value and ends at the number of applied writes; every write
  *       a candidate saw succeed is in the store once; every applied write belongs to an attempt
  *       that was reported OK or ERROR (unknown), never FENCED or CONFLICT;
  *   <li><b>liveness</b>: after each fault heals, a MASTER (not frozen) exists within
  *       {@link History.Params#livenessBoundNanos()};
- *   <li><b>spurious</b> (only when TTL ≥ 3 s): a term ends by a loss cause only if its holder
- *       was the target of a candidate fault (process or links) during the last TTL before the
- *       loss, or etcd lost quorum then.
+ *   <li><b>spurious</b> (only when TTL ≥ {@link History.Params#spuriousMinTtlNanos()}): a
+ *       term ends by a loss cause only if its holder was the target of a candidate fault
+ *       (process, links or session) during the last TTL before the loss, or the store was
+ *       unavailable then.
  * </ol>
  *
  * <p>Measured CPU stalls ({@link History#stalls()}) are the one environmental excuse: a process
  * that did not run for longer than the margin is a paused process (overlap is then treated as
- * for a freeze, and check 2 covers it), and a loss or a missed liveness bound while the loser or
- * the whole machine (the harness) stalled for {@link History.Params#stallNanos()} or more is
- * counted in its own column, not as a violation. Safety checks 2 and 3 have no excuse at all.
+ * for a freeze, and check 2 covers it), and a loss or a missed liveness bound while the loser,
+ * the whole machine (the harness) or the store (on MariaDB: a commit that took that long,
+ * measured by {@link CommitProbe}) stalled for {@link History.Params#stallNanos()} or more is
+ * counted in its own column, not as a violation. A store stall never excuses an overlap. Safety checks 2 and 3 have no excuse at all.
  *
  * <p>It also measures, per fault, the longest time without a (non-frozen) MASTER from the
  * fault's injection to the next one. Stateless; thread-safe.
  */
 public final class HistoryChecker {
-  private static final long THREE_SECONDS = 3_000_000_000L;
-  static final String WARMUP = "(no fault)";
+    static final String WARMUP = "(no fault)";
 
   private HistoryChecker() {}
 
@@ -68,44 +69,6 @@ public final class HistoryChecker {
     }
   }
 
-  /** FaultStats are the per-fault numbers of the summary table. */
-  public static final class FaultStats {
-    int iterations;
-    int overlaps;
-    int excusedOverlaps;
-    int staleAccepted;
-    int fenced;
-    long longestLeaderless;
-    long longestTimeToMaster;
-    int livenessMisses;
-    int spuriousLosses;
-    int excusedByStall;
-
-    /** iterations is how many times the fault ran. */
-    public int iterations() {
-      return iterations;
-    }
-
-    /** overlaps counts unexcused overlapping intervals. */
-    public int overlaps() {
-      return overlaps;
-    }
-
-    /** staleAccepted counts stale writes etcd accepted. */
-    public int staleAccepted() {
-      return staleAccepted;
-    }
-
-    /** spuriousLosses counts losses of a healthy MASTER. */
-    public int spuriousLosses() {
-      return spuriousLosses;
-    }
-
-    /** longestLeaderlessNanos is the longest time without a MASTER seen after this fault's injection. */
-    public long longestLeaderlessNanos() {
-      return longestLeaderless;
-    }
-  }
 
   /** Result is the violations found and the per-fault numbers. */
   public record Result(List<Violation> violations, Map<String, FaultStats> stats, Totals totals) {
@@ -123,20 +86,10 @@ public final class HistoryChecker {
       b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       FaultStats all = new FaultStats();
       for (Map.Entry<String, FaultStats> e : stats.entrySet()) {
-        FaultStats s = e.getValue();
-        row(b, e.getKey(), s);
-        all.iterations += s.iterations;
-        all.overlaps += s.overlaps;
-        all.excusedOverlaps += s.excusedOverlaps;
-        all.staleAccepted += s.staleAccepted;
-        all.fenced += s.fenced;
-        all.longestLeaderless = Math.max(all.longestLeaderless, s.longestLeaderless);
-        all.longestTimeToMaster = Math.max(all.longestTimeToMaster, s.longestTimeToMaster);
-        all.livenessMisses += s.livenessMisses;
-        all.spuriousLosses += s.spuriousLosses;
-        all.excusedByStall += s.excusedByStall;
+        e.getValue().appendRow(b, e.getKey());
+        all.add(e.getValue());
       }
-      row(b, "**all**", all);
+      all.appendRow(b, "**all**");
       b.append("\nstore: ").append(totals.storeWrites).append(" writes applied, counter = ")
           .append(totals.finalCounter).append("; attempts: ").append(totals.ok).append(" OK, ")
           .append(totals.fenced).append(" FENCED, ").append(totals.conflict).append(" CONFLICT, ")
@@ -145,14 +98,6 @@ public final class HistoryChecker {
           .append(ms(totals.stallThreshold)).append(": ").append(totals.stalls).append(" (longest ")
           .append(ms(totals.longestStall)).append(")\n");
       return b.toString();
-    }
-
-    private static void row(StringBuilder b, String name, FaultStats s) {
-      b.append("| ").append(name).append(" | ").append(s.iterations).append(" | ").append(s.overlaps)
-          .append(" | ").append(s.staleAccepted).append(" | ").append(ms(s.longestLeaderless))
-          .append(" | ").append(s.spuriousLosses).append(" | ").append(s.excusedOverlaps)
-          .append(" | ").append(s.fenced).append(" | ").append(ms(s.longestTimeToMaster))
-          .append(" | ").append(s.livenessMisses).append(" | ").append(s.excusedByStall).append(" |\n");
     }
   }
 
@@ -258,10 +203,12 @@ public final class HistoryChecker {
     return false;
   }
 
-  /** stalledDuring: the process, or the whole machine, stalled for the threshold or more within [from, to]. */
+  /** stalledDuring: the process, the whole machine, or the store, stalled for the threshold or more within [from, to]. */
   private static boolean stalledDuring(History h, String process, long from, long to) {
     for (Freeze f : h.stalls()) {
-      boolean who = process == null || f.process().equals(process) || f.process().equals("harness");
+      // "store": the store itself could not commit (MariaDB's CommitProbe); it stands for every process.
+      boolean who = process == null || f.process().equals(process) || f.process().equals("harness")
+          || f.process().equals("store");
       if (who && f.to() - f.from() >= h.params().stallNanos() && f.from() < to && f.to() > from) {
         return true;
       }
@@ -306,7 +253,7 @@ public final class HistoryChecker {
           live = inc;
         }
       }
-      if (live == null || live.createRevision() != w.token()) {
+      if (live == null || live.token() != w.token()) {
         long t = sendTimeOf(h, w);
         FaultStats s = at.stats(stats, t);
         if (s != null) {
@@ -314,8 +261,8 @@ public final class HistoryChecker {
         }
         out.add(at.violation(Kind.STALE_WRITE, t,
             "store write at revision " + w.revision() + " by " + w.writer() + " #" + w.seq() + " carried token "
-                + w.token() + " but the election key's live incarnation was "
-                + (live == null ? "none" : live.createRevision() + " (" + live.holder() + ")")));
+                + w.token() + " but the term alive at that revision was "
+                + (live == null ? "none" : "token " + live.token() + " (" + live.holder() + ")")));
       }
     }
     return fenced;
@@ -353,7 +300,7 @@ public final class HistoryChecker {
             + " matches no logged attempt"));
       } else if (a.outcome() == Outcome.FENCED || a.outcome() == Outcome.CONFLICT) {
         out.add(at.violation(Kind.COUNTER, t, "attempt " + id + " was reported " + a.outcome()
-            + " but etcd applied it at revision " + w.revision()));
+            + " but the store applied it at revision " + w.revision()));
       } else if (a.outcome() == Outcome.ERROR) {
         errorApplied[0]++;
       }
@@ -361,11 +308,11 @@ public final class HistoryChecker {
     for (Attempt a : h.attempts()) {
       if (a.outcome() == Outcome.OK && !applied.containsKey(a.process() + "#" + a.seq())) {
         out.add(at.violation(Kind.COUNTER, a.send(), "attempt " + a.process() + "#" + a.seq()
-            + " was reported OK (value " + a.value() + ") but etcd has no such write (lost)"));
+            + " was reported OK (value " + a.value() + ") but the store has no such write (lost)"));
       }
     }
     if (h.finalCounter() != h.storeWrites().size()) {
-      out.add(at.violation(Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but etcd applied "
+      out.add(at.violation(Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but the store applied "
           + h.storeWrites().size() + " writes"));
     }
   }
@@ -391,13 +338,13 @@ public final class HistoryChecker {
   // ---- 4. liveness, and time without a leader ----
 
   private static void checkLiveness(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
-    List<long[]> covered = coverage(h);
+    List<long[]> covered = Coverage.of(h);
     long bound = h.params().livenessBoundNanos();
     List<FaultWindow> faults = h.faults();
     for (int i = 0; i < faults.size(); i++) {
       FaultWindow f = faults.get(i);
       FaultStats s = stats.get(f.fault());
-      long firstMaster = firstCoveredAtOrAfter(covered, f.recover());
+      long firstMaster = Coverage.firstCoveredAtOrAfter(covered, f.recover());
       long toMaster = firstMaster == Long.MAX_VALUE ? Long.MAX_VALUE : firstMaster - f.recover();
       if (toMaster > bound && f.recover() + bound <= h.runEnd()
           && stalledDuring(h, null, f.recover(), f.recover() + bound)) {
@@ -412,88 +359,16 @@ public final class HistoryChecker {
         s.longestTimeToMaster = Math.max(s.longestTimeToMaster, toMaster);
       }
       long windowEnd = i + 1 < faults.size() ? faults.get(i + 1).inject() : h.runEnd();
-      s.longestLeaderless = Math.max(s.longestLeaderless, longestGap(covered, f.inject(), windowEnd));
+      s.longestLeaderless = Math.max(s.longestLeaderless, Coverage.longestGap(covered, f.inject(), windowEnd));
     }
   }
 
-  /** coverage is the union of all intervals minus the freezes of their processes, as sorted disjoint [from, to). */
-  static List<long[]> coverage(History h) {
-    List<long[]> pieces = new ArrayList<>();
-    for (Interval iv : h.intervals()) {
-      List<long[]> parts = new ArrayList<>();
-      parts.add(new long[] {iv.start(), iv.end()});
-      for (Freeze f : h.freezes()) {
-        if (!f.process().equals(iv.process())) {
-          continue;
-        }
-        List<long[]> next = new ArrayList<>();
-        for (long[] p : parts) {
-          if (f.to() <= p[0] || f.from() >= p[1]) {
-            next.add(p);
-            continue;
-          }
-          if (f.from() > p[0]) {
-            next.add(new long[] {p[0], f.from()});
-          }
-          if (f.to() < p[1]) {
-            next.add(new long[] {f.to(), p[1]});
-          }
-        }
-        parts = next;
-      }
-      pieces.addAll(parts);
-    }
-    pieces.sort((x, y) -> Long.compare(x[0], y[0]));
-    List<long[]> merged = new ArrayList<>();
-    for (long[] p : pieces) {
-      if (p[1] <= p[0]) {
-        continue;
-      }
-      if (!merged.isEmpty() && p[0] <= merged.get(merged.size() - 1)[1]) {
-        long[] last = merged.get(merged.size() - 1);
-        last[1] = Math.max(last[1], p[1]);
-      } else {
-        merged.add(new long[] {p[0], p[1]});
-      }
-    }
-    return merged;
-  }
-
-  private static long firstCoveredAtOrAfter(List<long[]> covered, long t) {
-    for (long[] c : covered) {
-      if (c[1] > t) {
-        return Math.max(c[0], t);
-      }
-    }
-    return Long.MAX_VALUE;
-  }
-
-  private static long longestGap(List<long[]> covered, long from, long to) {
-    long longest = 0;
-    long cursor = from;
-    for (long[] c : covered) {
-      if (c[1] <= cursor) {
-        continue;
-      }
-      if (c[0] >= to) {
-        break;
-      }
-      if (c[0] > cursor) {
-        longest = Math.max(longest, c[0] - cursor);
-      }
-      cursor = Math.max(cursor, c[1]);
-    }
-    if (cursor < to) {
-      longest = Math.max(longest, to - cursor);
-    }
-    return longest;
-  }
 
   // ---- 5. spurious losses ----
 
   private static void checkSpurious(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
     long ttl = h.params().ttlNanos();
-    if (ttl < THREE_SECONDS) {
+    if (ttl < h.params().spuriousMinTtlNanos()) {
       return;
     }
     for (Interval iv : h.intervals()) {
@@ -525,39 +400,11 @@ public final class HistoryChecker {
         }
         out.add(at.violation(Kind.SPURIOUS_LOSS, loss, iv.process() + " lost its term (token " + iv.token()
             + ", elected at " + iv.start() + ") by " + iv.endCause() + " although its process and links were"
-            + " healthy and etcd kept quorum"));
+            + " healthy and the store stayed available"));
       }
     }
   }
 
-  /** Attribution finds the fault window (from one injection to the next) a time falls in. */
-  private static final class Attribution {
-    private final List<FaultWindow> faults;
-
-    Attribution(History h) {
-      this.faults = h.faults();
-    }
-
-    FaultWindow at(long t) {
-      FaultWindow found = null;
-      for (FaultWindow f : faults) {
-        if (f.inject() <= t) {
-          found = f;
-        }
-      }
-      return found;
-    }
-
-    FaultStats stats(Map<String, FaultStats> stats, long t) {
-      FaultWindow f = at(t);
-      return f == null ? stats.computeIfAbsent(WARMUP, k -> new FaultStats()) : stats.get(f.fault());
-    }
-
-    Violation violation(Kind kind, long t, String detail) {
-      FaultWindow f = at(t);
-      return new Violation(kind, t, f == null ? WARMUP : f.fault(), f == null ? 0 : f.iteration(), detail);
-    }
-  }
 
   static String ms(long nanos) {
     if (nanos == Long.MAX_VALUE) {

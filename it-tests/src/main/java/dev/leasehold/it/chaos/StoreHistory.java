@@ -17,11 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * StoreHistory reads what etcd itself recorded under a run's prefix: every write to the counter
- * and every incarnation of the election key, by replaying a watch from revision 1 (the chaos
- * cluster never compacts) up to a sentinel key written last.
+ * StoreHistory is what the store itself recorded of a run: every write to the counter and every
+ * term. {@link #read} reads it from etcd, under a run's prefix, by replaying a watch from
+ * revision 1 (the chaos cluster never compacts) up to a sentinel key written last;
+ * {@link MariaDbStore} builds it from its log table.
  *
- * <p>Not thread-safe; use once.
+ * <p>Immutable record; {@link #read} is not thread-safe, use once per run.
  *
  * @param writes every counter write, in revision order
  * @param incarnations every life of the election key, in revision order

@@ -25,37 +25,9 @@ class ChaosIT {
     boolean bounded = iterations == null;
     ChaosConfig config = ChaosConfig.defaults(seed, bounded ? 1 : iterations)
         .withFaults(Faults.named(System.getProperty("chaos.faults")));
-    Integer election = Integer.getInteger("chaos.electionTimeoutMillis");
-    if (election != null) {
-      config = config.withElectionTimeoutMillis(election);
-    }
-    String preVote = System.getProperty("chaos.preVote");
-    if (preVote != null) {
-      config = config.withPreVote(Boolean.parseBoolean(preVote));
-    }
-    String requireLeader = System.getProperty("chaos.requireLeader");
-    if (requireLeader != null) {
-      config = config.withRequireLeader(Boolean.parseBoolean(requireLeader));
-    }
-    Integer ttl = Integer.getInteger("chaos.ttlSeconds");
-    if (ttl != null) {
-      config = config.withTtlSeconds(ttl);
-    }
-    String budget = System.getProperty("chaos.budget.minutes");
-    if (budget != null) {
-      config = config.withWallBudget(Duration.ofMinutes(Long.parseLong(budget)));
-    } else if (bounded) {
-      // The issue allows at most 4 minutes for the bounded run, cluster start included.
-      config = config.withWallBudget(Duration.ofSeconds(170));
-    }
-    StringBuilder printed = new StringBuilder();
-    ChaosRunner.Report report = new ChaosRunner(config, line -> {
-      System.out.println(line);
-      synchronized (printed) {
-        printed.append(line).append('\n');
-      }
-    }).run();
-    assertTrue(report.ok(), () -> "chaos run failed, seed " + seed + ":\n" + printed);
+    // The issue allows at most 4 minutes for the bounded run, cluster start included.
+    config = ChaosRuns.configure(config, bounded, Duration.ofSeconds(170));
+    ChaosRunner.Report report = ChaosRuns.run(config);
     if (bounded) {
       assertTrue(report.wallNanos() < Duration.ofMinutes(4).toNanos(),
           "the bounded run took " + report.wallNanos() / 1_000_000 + " ms, more than 4 minutes");

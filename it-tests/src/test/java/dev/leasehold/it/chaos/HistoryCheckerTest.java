@@ -33,6 +33,7 @@ class HistoryCheckerTest {
    */
   private static final class H {
     long ttl = 3 * S;
+    long spuriousMinTtl = 3 * S;
     List<Interval> intervals = new ArrayList<>();
     List<Attempt> attempts = new ArrayList<>();
     List<FaultWindow> faults = new ArrayList<>();
@@ -67,7 +68,7 @@ class HistoryCheckerTest {
 
     History build() {
       long counter = finalCounter != null ? finalCounter : store.size();
-      return new History(new History.Params(ttl, 500 * MS), intervals, attempts, faults, freezes, stalls, store,
+      return new History(new History.Params(ttl, 500 * MS, spuriousMinTtl), intervals, attempts, faults, freezes, stalls, store,
           incarnations, counter, 0, end);
     }
   }
@@ -85,7 +86,7 @@ class HistoryCheckerTest {
   void aCleanHistoryPassesAndIsMeasured() {
     Result r = check(H.clean());
     assertTrue(r.ok(), () -> r.violations().toString());
-    HistoryChecker.FaultStats s = r.stats().get("candidate-kill");
+    FaultStats s = r.stats().get("candidate-kill");
     assertEquals(1, s.iterations());
     assertEquals(3 * S, s.longestLeaderlessNanos(), "no leader from the kill at 10 s to b's election at 13 s");
     assertTrue(r.table().contains("| candidate-kill | 1 | 0 | 0 | 3000 ms | 0 | 0 | 0 | 2500 ms | 0 | 0 |"), r.table());
@@ -97,7 +98,7 @@ class HistoryCheckerTest {
     h.intervals.set(1, new Interval("b.1", 20, 9 * S, 20 * S, "CLOSED"));
     Result r = check(h);
     assertOnly(r, Kind.OVERLAP);
-    assertEquals(1, r.stats().values().stream().mapToInt(HistoryChecker.FaultStats::overlaps).sum());
+    assertEquals(1, r.stats().values().stream().mapToInt(FaultStats::overlaps).sum());
   }
 
   @Test
@@ -207,7 +208,7 @@ class HistoryCheckerTest {
     h.attempts.removeIf(a -> a.process().equals("b.1"));
     h.store.removeIf(w -> w.writer().equals("b.1"));
     h.freezes.add(new Freeze("a.1", 9 * S, 17 * S + 900 * MS));
-    h.faults.set(0, new FaultWindow(1, "etcd-kill-follower", TargetKind.ETCD, "m1", true, 9 * S + 500 * MS, 10 * S));
+    h.faults.set(0, new FaultWindow(1, "etcd-kill-follower", TargetKind.STORE, "m1", true, 9 * S + 500 * MS, 10 * S));
     h.faults.add(new FaultWindow(2, "candidate-pause", TargetKind.CANDIDATE, "a.1", true, 9 * S, 17 * S + 900 * MS));
     Result r = check(h);
     assertOnly(r, Kind.LIVENESS);
@@ -265,7 +266,7 @@ class HistoryCheckerTest {
     H h = H.clean();
     h.intervals.set(1, new Interval("b.1", 20, 13 * S, 18 * S, "LEASE_EXPIRED_LOCALLY"));
     h.end = 19 * S;
-    h.faults.add(new FaultWindow(2, "etcd-quorum-loss", TargetKind.ETCD, "all", false, 16 * S, 17 * S));
+    h.faults.add(new FaultWindow(2, "etcd-quorum-loss", TargetKind.STORE, "all", false, 16 * S, 17 * S));
     assertTrue(check(h).ok(), () -> check(h).violations().toString());
 
     H shortTtl = H.clean();
@@ -273,5 +274,66 @@ class HistoryCheckerTest {
     shortTtl.intervals.set(1, new Interval("b.1", 20, 13 * S, 18 * S, "LEASE_EXPIRED_LOCALLY"));
     shortTtl.end = 19 * S;
     assertTrue(check(shortTtl).ok(), () -> check(shortTtl).violations().toString());
+  }
+
+  /**
+   * mariaDb is the clean history as the MariaDB store records it: revisions are the log table's
+   * sequence, and a term's token is the row's epoch (1, 2), not the revision it began at.
+   */
+  private static H mariaDb() {
+    H h = new H();
+    h.ttl = 2 * S;
+    h.spuriousMinTtl = 0;
+    h.intervals.add(new Interval("a.1", 1, 0, 10 * S, "KILLED"));
+    h.intervals.add(new Interval("b.1", 2, 13 * S, 20 * S, "CLOSED"));
+    h.faults.add(new FaultWindow(1, "candidate-kill", TargetKind.CANDIDATE, "a.1", true, 10 * S, 10 * S + 500 * MS));
+    h.incarnations.add(new Incarnation(1, 5, "a.1", 1));
+    h.incarnations.add(new Incarnation(5, Long.MAX_VALUE, "b.1", 2));
+    h.write("a.1", 1, 1, 1 * S, Outcome.OK, 2);
+    h.write("a.1", 2, 1, 2 * S, Outcome.OK, 3);
+    h.write("b.1", 1, 2, 14 * S, Outcome.OK, 6);
+    return h;
+  }
+
+  @Test
+  void onMariaDbTheStoreSideCheckComparesTheEpochNotTheRevision() {
+    Result clean = check(mariaDb());
+    assertTrue(clean.ok(), () -> clean.violations().toString());
+    H h = mariaDb();
+    // a's write, logged at revision 7 under b's term (epoch 2), carried epoch 1.
+    h.attempts.add(new Attempt("a.1", 3, 1, 9 * S, 9 * S, 10 * S, Outcome.ERROR, 4));
+    h.store.add(new StoreWrite(7, 4, "a.1", 1, 3));
+    Result r = check(h);
+    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.STALE_WRITE && v.detail().contains("token 2")),
+        () -> r.violations().toString());
+  }
+
+  @Test
+  void onMariaDbATermEndedByStoreUnavailableIsALossJudgedAtEveryTtl() {
+    H h = mariaDb();
+    // b's term session fails at 18 s with no fault near: spurious, although TTL is 2 s.
+    h.intervals.set(1, new Interval("b.1", 2, 13 * S, 18 * S, "STORE_UNAVAILABLE"));
+    h.end = 19 * S;
+    assertOnly(check(h), Kind.SPURIOUS_LOSS);
+    // The same loss while mariadbd was down is expected.
+    h.faults.add(new FaultWindow(2, "mariadb-kill", TargetKind.STORE, "mariadbd", false, 17 * S, 18 * S));
+    assertTrue(check(h).ok(), () -> check(h).violations().toString());
+  }
+
+  @Test
+  void aSlowStoreCommitExcusesATimedOutRenewalButNeverAnOverlap() {
+    H h = mariaDb();
+    h.intervals.set(1, new Interval("b.1", 2, 13 * S, 18 * S, "STORE_UNAVAILABLE"));
+    h.end = 19 * S;
+    // The store took 600 ms to commit the probe's row just before b's renewal timed out.
+    h.stalls.add(new Freeze("store", 17 * S + 500 * MS, 18 * S + 100 * MS));
+    Result r = check(h);
+    assertTrue(r.ok(), () -> r.violations().toString());
+    assertEquals(1, r.stats().get("candidate-kill").excusedByStall);
+    // The same stall does not excuse two MASTERs at once.
+    h.intervals.set(0, new Interval("a.1", 1, 0, 17 * S + 900 * MS, "KILLED"));
+    h.stalls.add(new Freeze("store", 13 * S, 17 * S + 900 * MS));
+    assertTrue(check(h).violations().stream().anyMatch(v -> v.kind() == Kind.OVERLAP),
+        () -> check(h).violations().toString());
   }
 }

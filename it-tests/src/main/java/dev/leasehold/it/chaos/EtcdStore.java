@@ -1,0 +1,138 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.EtcdCluster;
+import dev.leasehold.it.EtcdMember;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * EtcdStore is the chaos run's etcd: 3 members, each behind an inbound peer proxy
+ * ({@link PeerProxies}), so that faults can kill, pause or isolate members. Not thread-safe;
+ * the runner's thread only.
+ */
+public final class EtcdStore implements ChaosStore {
+  private final EtcdCluster cluster;
+  private final PeerProxies peers;
+
+  private EtcdStore(EtcdCluster cluster, PeerProxies peers) {
+    this.cluster = cluster;
+    this.peers = peers;
+  }
+
+  /** start launches the cluster with {@code config}'s election timeout and pre-vote, behind peer proxies. */
+  public static EtcdStore start(ChaosConfig config) {
+    PeerProxies peers = new PeerProxies();
+    try {
+      EtcdCluster cluster = EtcdCluster.builder().members(3).name("chaos")
+          .electionTimeoutMillis(config.electionTimeoutMillis()).preVote(config.preVote()).peerRouter(peers).start();
+      peers.attach(cluster);
+      return new EtcdStore(cluster, peers);
+    } catch (RuntimeException e) {
+      peers.close();
+      throw e;
+    }
+  }
+
+  /** cluster is the etcd cluster. */
+  public EtcdCluster cluster() {
+    return cluster;
+  }
+
+  /** peers are the proxies in front of every member's peer port. */
+  public PeerProxies peers() {
+    return peers;
+  }
+
+  /** leader is the etcd leader member now (waits up to 10 s for one). */
+  public EtcdMember leader() {
+    return cluster.awaitLeader(Duration.ofSeconds(10));
+  }
+
+  @Override
+  public List<Integer> clientPorts() {
+    return cluster.members().stream().map(EtcdMember::clientPort).toList();
+  }
+
+  @Override
+  public List<String> endpoints(ClientProxies links) {
+    return links.endpoints();
+  }
+
+  @Override
+  public List<String> candidateArgs(ChaosConfig config, ClientProxies links) {
+    List<String> args = new ArrayList<>(List.of(
+        "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
+        "--require-leader=" + config.requireLeader()));
+    if (config.rpcTimeoutMillis() > 0) {
+      args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
+    }
+    return args;
+  }
+
+  @Override
+  public String unsteady() {
+    for (EtcdMember m : cluster.members()) {
+      if (!m.isRunning() || m.isPaused()) {
+        return m + " not running";
+      }
+    }
+    if (peers.isolated() != null) {
+      return peers.isolated() + " isolated";
+    }
+    if (cluster.leader().isEmpty()) {
+      return "no etcd leader";
+    }
+    try {
+      cluster.awaitHealthy(Duration.ofMillis(1));
+    } catch (IllegalStateException e) {
+      return "etcd unhealthy: " + e.getMessage();
+    }
+    return null;
+  }
+
+  @Override
+  public void healAll() {
+    peers.heal();
+    for (EtcdMember m : cluster.members()) {
+      try {
+        if (m.isPaused()) {
+          m.resume();
+        } else if (!m.isRunning()) {
+          m.start();
+        }
+      } catch (RuntimeException ignored) {
+        // Best effort.
+      }
+    }
+  }
+
+  @Override
+  public StoreHistory read(String electionKey, String counterKey) throws Exception {
+    String prefix = electionKey.substring(0, electionKey.lastIndexOf('/') + 1);
+    return StoreHistory.read(cluster.clientEndpoints(), prefix, electionKey, counterKey);
+  }
+
+  @Override
+  public String describe(ChaosConfig config) {
+    return "etcd election timeout " + config.electionTimeoutMillis() + " ms, pre-vote " + config.preVote()
+        + ", candidate rpc timeout " + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms"
+        : "core's default") + ", hasleader metadata " + config.requireLeader();
+  }
+
+  @Override
+  public History.Params params(ChaosConfig config) {
+    return new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L);
+  }
+
+  /** describePeers is the peer proxies' state, for an aborted run's report. */
+  String describePeers() {
+    return peers.describe();
+  }
+
+  @Override
+  public void close() {
+    peers.close();
+    cluster.close();
+  }
+}

@@ -1,0 +1,146 @@
+package dev.leasehold.it.chaos;
+
+import dev.leasehold.it.chaos.History.TargetKind;
+import dev.leasehold.it.mariadb.MariaDbServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * MariaDbFaults are the chaos faults of a run on MariaDB: mariadbd killed and restarted,
+ * paused, and the MASTER's term session killed from outside, plus every candidate fault of
+ * {@link Faults#candidateFaults()} (its link to mariadbd blackholed or reset, its JVM killed or
+ * paused). Stateless; each fault instance is not thread-safe.
+ */
+public final class MariaDbFaults {
+  private MariaDbFaults() {}
+
+  /** all returns a fresh instance of every MariaDB fault, in report order. */
+  public static List<Fault> all() {
+    List<Fault> out = new ArrayList<>(List.of(new KillServer(), new PauseServer(), new KillSession()));
+    out.addAll(Faults.candidateFaults());
+    return List.copyOf(out);
+  }
+
+  /** named returns the MariaDB faults whose names are listed (comma separated), or all for null/blank/"all". */
+  public static List<Fault> named(String names) {
+    return Faults.named(all(), names);
+  }
+
+  /** SIGKILL mariadbd (a crash: every session and named lock gone), then start it again on its datadir. */
+  static final class KillServer implements Fault {
+    @Override
+    public String name() {
+      return "mariadb-kill";
+    }
+
+    @Override
+    public TargetKind kind() {
+      return TargetKind.STORE;
+    }
+
+    @Override
+    public boolean quorumKept() {
+      return false;
+    }
+
+    @Override
+    public String inject(ChaosContext ctx, Random random) {
+      ctx.store(MariaDbStore.class).server().kill();
+      return "mariadbd";
+    }
+
+    @Override
+    public Duration hold(ChaosContext ctx, Random random) {
+      return Duration.ofMillis(Faults.between(random, 500, 1500));
+    }
+
+    @Override
+    public void recover(ChaosContext ctx) {
+      ctx.store(MariaDbStore.class).server().start();
+    }
+  }
+
+  /**
+   * SIGSTOP mariadbd for between half and one and a half TTL, then SIGCONT: connections stay
+   * open and nothing answers, so the MASTER's renewal times out and ends its term.
+   */
+  static final class PauseServer implements Fault {
+    @Override
+    public String name() {
+      return "mariadb-pause";
+    }
+
+    @Override
+    public TargetKind kind() {
+      return TargetKind.STORE;
+    }
+
+    @Override
+    public boolean quorumKept() {
+      return false;
+    }
+
+    @Override
+    public String inject(ChaosContext ctx, Random random) {
+      ctx.store(MariaDbStore.class).server().pause();
+      return "mariadbd";
+    }
+
+    @Override
+    public Duration hold(ChaosContext ctx, Random random) {
+      return Duration.ofMillis(Faults.between(random, ctx.ttlMillis() / 2, ctx.ttlMillis() * 3 / 2));
+    }
+
+    @Override
+    public void recover(ChaosContext ctx) {
+      ctx.store(MariaDbStore.class).server().resume();
+    }
+  }
+
+  /**
+   * {@code KILL} the MASTER's term session: the server session that holds the named lock of the
+   * row's holder token ({@code IS_USED_LOCK('leasehold/' + holder)}), as an operator or a
+   * {@code wait_timeout} would. The term is bound to its session, so the MASTER must step down
+   * at its next statement. A candidate fault: the loss it causes is expected.
+   */
+  static final class KillSession implements Fault {
+    @Override
+    public String name() {
+      return "mariadb-kill-session";
+    }
+
+    @Override
+    public TargetKind kind() {
+      return TargetKind.CANDIDATE;
+    }
+
+    @Override
+    public String inject(ChaosContext ctx, Random random) throws InterruptedException {
+      ChaosContext.Slot master = ctx.masterSlot();
+      MariaDbServer db = ctx.store(MariaDbStore.class).server();
+      String name = MariaDbStore.literal(ctx.electionKey());
+      List<List<String>> rows = db.sql("SELECT IS_USED_LOCK(CONCAT('leasehold/', holder)) FROM leasehold_lease"
+          + " WHERE name = " + name + " AND candidate = " + MariaDbStore.literal(master.process()));
+      if (rows.isEmpty() || rows.get(0).get(0) == null) {
+        throw new IllegalStateException("the lease row " + ctx.electionKey() + " names no live term session of "
+            + master.process() + ": " + rows);
+      }
+      String session = rows.get(0).get(0);
+      ctx.recorder().note("KILL " + session + " (term session of " + master.process() + ")");
+      db.sql("KILL " + Long.parseLong(session));
+      return master.process();
+    }
+
+    @Override
+    public Duration hold(ChaosContext ctx, Random random) {
+      return Duration.ofMillis(Faults.between(random, 0, 200));
+    }
+
+    @Override
+    public void recover(ChaosContext ctx) {
+      // Nothing to heal: the MASTER opens a new session itself.
+    }
+  }
+}

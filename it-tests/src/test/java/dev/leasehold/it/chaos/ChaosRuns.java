@@ -1,0 +1,58 @@
+package dev.leasehold.it.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+
+/**
+ * ChaosRuns holds what the chaos ITs share: the {@code -Dchaos.*} properties applied to a
+ * store's default settings, and one run that prints its lines and fails with all of them.
+ * Stateless; thread-safe.
+ */
+final class ChaosRuns {
+  private ChaosRuns() {}
+
+  /**
+   * configure applies {@code chaos.electionTimeoutMillis}, {@code chaos.preVote},
+   * {@code chaos.requireLeader}, {@code chaos.ttlSeconds} and {@code chaos.budget.minutes} (or,
+   * for a bounded run, {@code boundedBudget}) to {@code config}.
+   */
+  static ChaosConfig configure(ChaosConfig config, boolean bounded, Duration boundedBudget) {
+    Integer election = Integer.getInteger("chaos.electionTimeoutMillis");
+    if (election != null) {
+      config = config.withElectionTimeoutMillis(election);
+    }
+    String preVote = System.getProperty("chaos.preVote");
+    if (preVote != null) {
+      config = config.withPreVote(Boolean.parseBoolean(preVote));
+    }
+    String requireLeader = System.getProperty("chaos.requireLeader");
+    if (requireLeader != null) {
+      config = config.withRequireLeader(Boolean.parseBoolean(requireLeader));
+    }
+    Integer ttl = Integer.getInteger("chaos.ttlSeconds");
+    if (ttl != null) {
+      config = config.withTtlSeconds(ttl);
+    }
+    String budget = System.getProperty("chaos.budget.minutes");
+    if (budget != null) {
+      config = config.withWallBudget(Duration.ofMinutes(Long.parseLong(budget)));
+    } else if (bounded) {
+      config = config.withWallBudget(boundedBudget);
+    }
+    return config;
+  }
+
+  /** run runs {@code config}, printing every line, and asserts that it passed. */
+  static ChaosRunner.Report run(ChaosConfig config) throws Exception {
+    StringBuilder printed = new StringBuilder();
+    ChaosRunner.Report report = new ChaosRunner(config, line -> {
+      System.out.println(line);
+      synchronized (printed) {
+        printed.append(line).append('\n');
+      }
+    }).run();
+    assertTrue(report.ok(), () -> "chaos run failed, seed " + config.seed() + ":\n" + printed);
+    return report;
+  }
+}
