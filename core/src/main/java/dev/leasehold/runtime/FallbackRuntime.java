@@ -15,7 +15,6 @@ import dev.leasehold.select.Backend;
 import dev.leasehold.select.FallbackElector;
 import dev.leasehold.select.FallbackPolicy;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -57,8 +56,7 @@ public final class FallbackRuntime implements FallbackElector {
   final long returnAfterNanos;
   final Scheduler scheduler;
   final String name;
-  private final ListenerBus bus;
-  private final LeadershipWaiters waiters;
+  private final FallbackEvents events;
   private final RenewalListeners renewals;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -68,9 +66,6 @@ public final class FallbackRuntime implements FallbackElector {
   // Written on the loop only, read anywhere.
   private volatile LeaderElector innerView;
   private volatile int activeView;
-  private volatile ElectorState told = ElectorState.FOLLOWER;
-  private volatile Leadership termView;
-  private volatile LeaderInfo leaderView;
   // Why the active tier's elector could not be built; null once one was.
   private volatile String buildFailure;
 
@@ -98,10 +93,7 @@ public final class FallbackRuntime implements FallbackElector {
     if (this.tiers.isEmpty()) {
       throw new IllegalArgumentException("tiers must not be empty");
     }
-    this.bus = new ListenerBus(scheduler.dispatcher());
-    this.waiters =
-        new LeadershipWaiters(
-            scheduler, () -> told == ElectorState.MASTER ? termView : null, () -> closeRequested);
+    this.events = new FallbackEvents(scheduler, () -> closeRequested);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.reach = new Reach(this);
   }
@@ -161,7 +153,7 @@ public final class FallbackRuntime implements FallbackElector {
 
   @Override
   public ElectorState state() {
-    if (told == ElectorState.STOPPED) {
+    if (events.told() == ElectorState.STOPPED) {
       return ElectorState.STOPPED;
     }
     LeaderElector inner = innerView;
@@ -189,19 +181,19 @@ public final class FallbackRuntime implements FallbackElector {
 
   @Override
   public CompletionStage<Leadership> whenLeading() {
-    return waiters.leading().minimalCompletionStage();
+    return events.waiters().leading().minimalCompletionStage();
   }
 
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
-    return waiters.await(timeout);
+    return events.waiters().await(timeout);
   }
 
   @Override
   public ElectorHealth health() {
     return FallbackHealth.of(
         innerView, state(), started.get() && !closing.get(), activeBackend(), fallbackInForce(),
-        leaderView, buildFailure);
+        events.leader(), buildFailure);
   }
 
   @Override
@@ -224,19 +216,7 @@ public final class FallbackRuntime implements FallbackElector {
 
   @Override
   public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
-    Objects.requireNonNull(listener, "listener");
-    Objects.requireNonNull(executor, "executor");
-    ListenerBus.Sub sub = bus.newSubscription(listener, executor);
-    try {
-      scheduler.execute(() -> bus.add(sub, snapshotEvent()));
-    } catch (RejectedExecutionException closedAlready) {
-      try {
-        listener.onLeadershipChanged(snapshotEvent());
-      } catch (RuntimeException e) {
-        log.error("leadership listener {} threw on its first event", listener, e);
-      }
-    }
-    return sub;
+    return events.subscribe(listener, executor);
   }
 
   @Override
@@ -299,9 +279,9 @@ public final class FallbackRuntime implements FallbackElector {
     }
     pending = null;
     innerView = null;
-    if (told == ElectorState.MASTER) {
+    if (events.told() == ElectorState.MASTER) {
       // Only when its CLOSED event never came: the term is over all the same (it was closed).
-      publish(closeRequested ? ElectorState.STOPPED : ElectorState.FOLLOWER,
+      events.publish(closeRequested ? ElectorState.STOPPED : ElectorState.FOLLOWER,
           closeRequested ? Cause.CLOSED : Cause.RESIGNED, null, null, null);
     }
     if (closeRequested) {
@@ -314,17 +294,17 @@ public final class FallbackRuntime implements FallbackElector {
   /** enter makes tier {@code target} active: the switch's one event and WARN line, then its elector. */
   private void enter(int target, Cause cause, String reason) {
     activeView = target;
-    publish(told, cause, null, null, reason);
+    events.publish(events.told(), cause, null, null, reason);
     log.warn("{}: {} {}; terms now carry guarantee {}", name, cause, reason,
         tiers.get(target).backend().guarantee());
     startInner();
   }
 
   private void finishClose() {
-    if (told != ElectorState.STOPPED) {
-      publish(ElectorState.STOPPED, Cause.CLOSED, null, null, null);
+    if (events.told() != ElectorState.STOPPED) {
+      events.publish(ElectorState.STOPPED, Cause.CLOSED, null, null, null);
     }
-    waiters.closed();
+    events.waiters().closed();
     reach.stop();
     scheduler.shutdown();
     log.info("{}: closed", name);
@@ -343,7 +323,7 @@ public final class FallbackRuntime implements FallbackElector {
     } catch (RuntimeException e) {
       log.error("{}: could not build the {} elector", name, tier.backend().propertyName(), e);
       buildFailure = tier.backend().propertyName() + ": " + e;
-      publish(told, Cause.STORE_UNAVAILABLE, null, null, buildFailure);
+      events.publish(events.told(), Cause.STORE_UNAVAILABLE, null, null, buildFailure);
       reach.unreachable(scheduler.nanoTime(), String.valueOf(e.getMessage()));
       return;
     }
@@ -364,9 +344,9 @@ public final class FallbackRuntime implements FallbackElector {
       return;
     }
     if (e.to() == ElectorState.STOPPED) {
-      if (told == ElectorState.MASTER) {
+      if (events.told() == ElectorState.MASTER) {
         // A close we began: the composite lives on unless it is closing itself.
-        publish(closeRequested ? ElectorState.STOPPED : ElectorState.FOLLOWER,
+        events.publish(closeRequested ? ElectorState.STOPPED : ElectorState.FOLLOWER,
             closeRequested ? Cause.CLOSED : Cause.RESIGNED, null, null, null);
       }
       if (s != null && s.leaving == source) {
@@ -374,7 +354,7 @@ public final class FallbackRuntime implements FallbackElector {
       }
       return;
     }
-    publish(e.to(), e.cause(), e.leader().orElse(null), e.leadership().orElse(null),
+    events.publish(e.to(), e.cause(), e.leader().orElse(null), e.leadership().orElse(null),
         e.reason().orElse(null));
     if (s == null) {
       reach.observed(e);
@@ -401,7 +381,7 @@ public final class FallbackRuntime implements FallbackElector {
 
   /** toldRole is the role listeners were last told; read on the loop. */
   ElectorState toldRole() {
-    return told;
+    return events.told();
   }
 
   /** switching is true while a switch (or the close) is under way; read on the loop. */
@@ -421,37 +401,5 @@ public final class FallbackRuntime implements FallbackElector {
   /** graceNanos is how long a closed elector's CLOSED event may lag its close. */
   static long graceNanos() {
     return CLOSED_EVENT_GRACE_NANOS;
-  }
-
-  // ---- events: the one choke point ----
-
-  private void publish(
-      ElectorState to, Cause cause, LeaderInfo leader, Leadership leadership, String reason) {
-    ElectorState from = told;
-    LeadershipEvent event =
-        new LeadershipEvent(
-            from, to, cause, Optional.ofNullable(leader), Instant.now(), scheduler.nanoTime(),
-            Optional.ofNullable(to == ElectorState.MASTER ? leadership : null),
-            Optional.ofNullable(reason));
-    told = to;
-    leaderView = leader;
-    if (event.isElected()) {
-      termView = leadership;
-    } else if (to != ElectorState.MASTER) {
-      termView = null;
-    }
-    bus.publish(event);
-    if (event.isElected() && leadership != null) {
-      waiters.elected(leadership);
-    }
-  }
-
-  private LeadershipEvent snapshotEvent() {
-    ElectorState role = told;
-    Leadership t = termView;
-    return new LeadershipEvent(
-        role, role, Cause.SUBSCRIBED, Optional.ofNullable(leaderView), Instant.now(),
-        scheduler.nanoTime(),
-        Optional.ofNullable(role == ElectorState.MASTER ? t : null));
   }
 }

@@ -1,0 +1,112 @@
+package dev.leasehold.runtime;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.LeadershipListener;
+import dev.leasehold.Subscription;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * FallbackEvents is what a {@link FallbackRuntime}'s listeners are told: the one choke point
+ * that publishes its events (forwarded from the inner electors, or its own FALLBACK,
+ * FALLBACK_ENDED and CLOSED), the role, leader and term they were last told, the listener bus
+ * and the leadership waiters.
+ *
+ * <p>Thread safety: {@link #publish} runs on the runtime's loop only; the views it writes are
+ * volatile, read from any thread; {@link #subscribe} may be called from any thread.
+ */
+final class FallbackEvents {
+  private static final Logger log = LoggerFactory.getLogger(FallbackEvents.class);
+
+  private final Scheduler scheduler;
+  private final ListenerBus bus;
+  private final LeadershipWaiters waiters;
+
+  // Written on the loop only, read anywhere.
+  private volatile ElectorState told = ElectorState.FOLLOWER;
+  private volatile Leadership termView;
+  private volatile LeaderInfo leaderView;
+
+  FallbackEvents(Scheduler scheduler, BooleanSupplier closing) {
+    this.scheduler = scheduler;
+    this.bus = new ListenerBus(scheduler.dispatcher());
+    this.waiters =
+        new LeadershipWaiters(
+            scheduler, () -> told == ElectorState.MASTER ? termView : null, closing);
+  }
+
+  /** told is the role listeners were last told. */
+  ElectorState told() {
+    return told;
+  }
+
+  /** leader is the leader listeners were last told of, or null. */
+  LeaderInfo leader() {
+    return leaderView;
+  }
+
+  /** waiters are the {@code whenLeading}/{@code awaitLeadership} waiters. */
+  LeadershipWaiters waiters() {
+    return waiters;
+  }
+
+  /** publish tells every listener one event from the role they were last told to {@code to}. */
+  void publish(ElectorState to, Cause cause, LeaderInfo leader, Leadership leadership, String reason) {
+    LeadershipEvent event =
+        new LeadershipEvent(
+            told, to, cause, Optional.ofNullable(leader), Instant.now(), scheduler.nanoTime(),
+            Optional.ofNullable(to == ElectorState.MASTER ? leadership : null),
+            Optional.ofNullable(reason));
+    told = to;
+    leaderView = leader;
+    if (event.isElected()) {
+      termView = leadership;
+    } else if (to != ElectorState.MASTER) {
+      termView = null;
+    }
+    bus.publish(event);
+    if (event.isElected() && leadership != null) {
+      waiters.elected(leadership);
+    }
+  }
+
+  /**
+   * subscribe adds a listener, whose first event (SUBSCRIBED, the state now) is taken on the
+   * loop so later events cannot overtake it; once the loop is gone it is told on the calling
+   * thread.
+   */
+  Subscription subscribe(LeadershipListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    ListenerBus.Sub sub = bus.newSubscription(listener, executor);
+    try {
+      scheduler.execute(() -> bus.add(sub, snapshotEvent()));
+    } catch (RejectedExecutionException closedAlready) {
+      try {
+        listener.onLeadershipChanged(snapshotEvent());
+      } catch (RuntimeException e) {
+        log.error("leadership listener {} threw on its first event", listener, e);
+      }
+    }
+    return sub;
+  }
+
+  private LeadershipEvent snapshotEvent() {
+    ElectorState role = told;
+    Leadership t = termView;
+    return new LeadershipEvent(
+        role, role, Cause.SUBSCRIBED, Optional.ofNullable(leaderView), Instant.now(),
+        scheduler.nanoTime(),
+        Optional.ofNullable(role == ElectorState.MASTER ? t : null));
+  }
+}
