@@ -186,23 +186,7 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
-    Objects.requireNonNull(listener, "listener");
-    Objects.requireNonNull(executor, "executor");
-    ListenerBus.Sub sub = bus.newSubscription(listener, executor);
-    try {
-      // On the loop, so the first event and later ones cannot interleave. A task accepted
-      // before the loop shuts down still runs.
-      scheduler.execute(() -> bus.add(sub, snapshotEvent()));
-    } catch (RejectedExecutionException closedAlready) {
-      // The loop is gone, so the state can no longer change: tell the listener it is STOPPED
-      // on the calling thread, the only thread left that is not ours.
-      try {
-        listener.onLeadershipChanged(snapshotEvent());
-      } catch (RuntimeException e) {
-        log.error("leadership listener {} threw on its first event", listener, e);
-      }
-    }
-    return sub;
+    return bus.subscribe(scheduler::execute, listener, executor, this::snapshotEvent);
   }
 
   @Override

@@ -8,13 +8,9 @@ import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.Subscription;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BooleanSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * FallbackEvents is what a {@link FallbackRuntime}'s listeners are told: the one choke point
@@ -26,8 +22,6 @@ import org.slf4j.LoggerFactory;
  * volatile, read from any thread; {@link #subscribe} may be called from any thread.
  */
 final class FallbackEvents {
-  private static final Logger log = LoggerFactory.getLogger(FallbackEvents.class);
-
   private final Scheduler scheduler;
   private final ListenerBus bus;
   private final LeadershipWaiters waiters;
@@ -80,25 +74,9 @@ final class FallbackEvents {
     }
   }
 
-  /**
-   * subscribe adds a listener, whose first event (SUBSCRIBED, the state now) is taken on the
-   * loop so later events cannot overtake it; once the loop is gone it is told on the calling
-   * thread.
-   */
+  /** subscribe adds a listener; see {@link ListenerBus#subscribe}. */
   Subscription subscribe(LeadershipListener listener, Executor executor) {
-    Objects.requireNonNull(listener, "listener");
-    Objects.requireNonNull(executor, "executor");
-    ListenerBus.Sub sub = bus.newSubscription(listener, executor);
-    try {
-      scheduler.execute(() -> bus.add(sub, snapshotEvent()));
-    } catch (RejectedExecutionException closedAlready) {
-      try {
-        listener.onLeadershipChanged(snapshotEvent());
-      } catch (RuntimeException e) {
-        log.error("leadership listener {} threw on its first event", listener, e);
-      }
-    }
-    return sub;
+    return bus.subscribe(scheduler::execute, listener, executor, this::snapshotEvent);
   }
 
   private LeadershipEvent snapshotEvent() {

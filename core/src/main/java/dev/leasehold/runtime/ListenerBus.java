@@ -3,12 +3,14 @@ package dev.leasehold.runtime;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.Subscription;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,30 @@ final class ListenerBus {
 
   Sub newSubscription(LeadershipListener listener, Executor executor) {
     return new Sub(listener, executor);
+  }
+
+  /**
+   * subscribe adds {@code listener}, delivered on {@code executor}, with {@code snapshot} (the
+   * state now, SUBSCRIBED) as its first event. The snapshot is taken and the subscription added
+   * on {@code loop}, so the first event and later ones cannot interleave (a task accepted before
+   * the loop shuts down still runs). Once the loop is gone the state can no longer change: the
+   * listener is told on the calling thread, the only thread left that is not the elector's.
+   */
+  Subscription subscribe(
+      Executor loop, LeadershipListener listener, Executor executor, Supplier<LeadershipEvent> snapshot) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    Sub sub = newSubscription(listener, executor);
+    try {
+      loop.execute(() -> add(sub, snapshot.get()));
+    } catch (RejectedExecutionException closedAlready) {
+      try {
+        listener.onLeadershipChanged(snapshot.get());
+      } catch (RuntimeException e) {
+        log.error("leadership listener {} threw on its first event", listener, e);
+      }
+    }
+    return sub;
   }
 
   /** add registers a subscription after enqueueing its snapshot event. */
