@@ -40,5 +40,5 @@ sealed interface SqlInput extends Input {
    * Failed is a statement that failed, timed out or was refused (a server check); its outcome
    * is unknown, and the session it ran on is over.
    */
-  record Failed(long op, String reason) implements SqlInput {}
+  record Failed(long op, String reason) implements SqlInput, Input.Failed {}
 }

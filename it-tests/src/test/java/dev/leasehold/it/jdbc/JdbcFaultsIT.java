@@ -47,6 +47,8 @@ class JdbcFaultsIT {
       db.sql("KILL " + session);
       LeadershipEvent loss = g.log(leader).awaitLoss(SOON);
       assertEquals(Cause.STORE_UNAVAILABLE, loss.cause(), "the term ends with its session");
+      String reason = loss.reason().orElse("");
+      assertTrue(!reason.isEmpty() && !reason.equals("unknown"), "the loss names the failure: " + reason);
       long stepDownMs = (loss.nanoTime() - killed) / 1_000_000;
       assertTrue(loss.nanoTime() - killed < WINDOW_NANOS, "stepped down at its next statement: " + stepDownMs + " ms");
       LeaderElector next = await().atMost(SOON).until(() -> g.electors.stream()
