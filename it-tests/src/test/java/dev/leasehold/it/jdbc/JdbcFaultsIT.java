@@ -76,8 +76,12 @@ class JdbcFaultsIT {
       long deleted = System.nanoTime();
       db.sql("DELETE FROM leasehold_lease WHERE name = '" + g.election + "'");
       LeadershipEvent loss = g.log(leader).awaitLoss(SOON);
-      assertEquals(Cause.KEY_DELETED, loss.cause());
-      log.info("row deleted: the leader stepped down after {} ms", (loss.nanoTime() - deleted) / 1_000_000);
+      // KEY_DELETED when its renewal finds the row gone; KEY_TAKEN when the follower's poll came
+      // first and took the free row (then the renewal finds another holder). Both end the term.
+      assertTrue(loss.cause() == Cause.KEY_DELETED || loss.cause() == Cause.KEY_TAKEN,
+          "row deleted: " + loss.cause());
+      log.info("row deleted: the leader stepped down ({}) after {} ms", loss.cause(),
+          (loss.nanoTime() - deleted) / 1_000_000);
       LeaderElector second = g.awaitLeader();
       long secondToken = second.leadership().orElseThrow().fencingToken();
       assertTrue(secondToken > token, "1 + the largest epoch read: " + secondToken);
