@@ -13,19 +13,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * MariaDbReport writes the Markdown report of the MariaDB phases, its CDF plots and a CSV of
  * every sample. Every number in it comes from {@link MariaDbResults} and {@link Results} (the
  * run's machine, command and load); the prose only names the mechanisms. Not thread-safe.
  */
-final class MariaDbReport {
+final class MariaDbReport extends MarkdownReport {
   private final Results run;
   private final MariaDbResults r;
   private final Path dir;
   private final String stem;
-  private final StringBuilder md = new StringBuilder();
 
   MariaDbReport(Results run, MariaDbResults results, Path dir, String stem) {
     this.run = run;
@@ -279,27 +277,5 @@ final class MariaDbReport {
 
   private static String verdict(boolean ok) {
     return ok ? "met" : "**missed**";
-  }
-
-  private void h2(String s) {
-    md.append("## ").append(s).append("\n\n");
-  }
-
-  private void p(String s) {
-    md.append(s).append("\n\n");
-  }
-
-  private void img(String alt, Path png) {
-    md.append("![").append(alt).append("](").append(png.getFileName()).append(")\n\n");
-  }
-
-  private void table(List<String> header, List<List<String>> rows) {
-    md.append("| ").append(String.join(" | ", header)).append(" |\n");
-    md.append("|").append("---|".repeat(header.size())).append('\n');
-    for (List<String> row : rows) {
-      md.append("| ").append(row.stream().map(x -> x.replace("|", "\\|")).collect(Collectors.joining(" | ")))
-          .append(" |\n");
-    }
-    md.append('\n');
   }
 }

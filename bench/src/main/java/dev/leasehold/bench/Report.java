@@ -21,11 +21,10 @@ import java.util.stream.Collectors;
  * Every number in it comes from {@link Results}; the prose around the numbers only names the
  * mechanisms. Not thread-safe.
  */
-final class Report {
+final class Report extends MarkdownReport {
   private final Results r;
   private final Path dir;
   private final String stem;
-  private final StringBuilder md = new StringBuilder();
   private final List<String> missed = new ArrayList<>();
 
   Report(Results results, Path dir, String stem) {
@@ -646,27 +645,5 @@ final class Report {
 
   private void h1(String s) {
     md.append("# ").append(s).append("\n\n");
-  }
-
-  private void h2(String s) {
-    md.append("## ").append(s).append("\n\n");
-  }
-
-  private void p(String s) {
-    md.append(s).append("\n\n");
-  }
-
-  private void img(String alt, Path png) {
-    md.append("![").append(alt).append("](").append(png.getFileName()).append(")\n\n");
-  }
-
-  private void table(List<String> header, List<List<String>> rows) {
-    md.append("| ").append(String.join(" | ", header)).append(" |\n");
-    md.append("|").append("---|".repeat(header.size())).append('\n');
-    for (List<String> row : rows) {
-      md.append("| ").append(row.stream().map(c -> c.replace("|", "\\|")).collect(Collectors.joining(" | ")))
-          .append(" |\n");
-    }
-    md.append('\n');
   }
 }
