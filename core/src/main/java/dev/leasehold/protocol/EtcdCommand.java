@@ -13,8 +13,16 @@ import dev.leasehold.runtime.StoreCall;
  * <p>All commands are immutable records, safe to pass between threads.
  */
 public sealed interface EtcdCommand extends Command {
-  /** Poll reads the key linearizably (follower). */
-  record Poll(long op) implements EtcdCommand, StoreCall {
+  /**
+   * Poll reads the key linearizably (follower); with {@code participants}, the queue's keys
+   * too, in the same read ({@link Participant}).
+   */
+  record Poll(long op, boolean participants) implements EtcdCommand, StoreCall {
+    /** Poll reads the key alone. */
+    public Poll(long op) {
+      this(op, false);
+    }
+
     @Override
     public Input failed(String reason) {
       return new EtcdInput.PollFailed(op, reason);
@@ -37,6 +45,32 @@ public sealed interface EtcdCommand extends Command {
     @Override
     public Input failed(String reason) {
       return new EtcdInput.CampaignFailed(op, reason);
+    }
+  }
+
+  /**
+   * Enlist puts this candidate's participant key ({@link Participant#keyOf}, its id as the
+   * value) on its standby lease {@code leaseId}, which joins it to the queue, or moves it to the
+   * tail if it was there.
+   */
+  record Enlist(long op, long leaseId) implements EtcdCommand, StoreCall {
+    @Override
+    public Input failed(String reason) {
+      return new EtcdInput.EnlistFailed(op, reason);
+    }
+  }
+
+  /**
+   * Handover gives the key to the successor in one transaction: {@code Txn(If ModRevision(key)
+   * == token, CreateRevision(successor's participant key) == successor.createRevision, Then
+   * Put(key, successor.candidateId, successor.leaseId), Put(own participant key, candidateId,
+   * leaseId), Else Get(key))}. The key's new mod revision is the successor's fencing token.
+   */
+  record Handover(long op, long token, long leaseId, Participant successor)
+      implements EtcdCommand, StoreCall {
+    @Override
+    public Input failed(String reason) {
+      return new EtcdInput.HandoverFailed(op, reason);
     }
   }
 
@@ -64,7 +98,10 @@ public sealed interface EtcdCommand extends Command {
     }
   }
 
-  /** Watch watches the key from {@code fromRevision} with requireLeader. */
+  /**
+   * Watch watches the key, and the participant keys under it, from {@code fromRevision} with
+   * requireLeader.
+   */
   record Watch(long watchId, long fromRevision) implements EtcdCommand {}
 
   /** CancelWatch ends the watch. */

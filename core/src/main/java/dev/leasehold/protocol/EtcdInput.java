@@ -1,6 +1,7 @@
 package dev.leasehold.protocol;
 
 import dev.leasehold.runtime.Input;
+import java.util.List;
 
 /**
  * EtcdInput is what etcd tells the machine: the reply to a call it commanded, or a watch
@@ -11,8 +12,22 @@ import dev.leasehold.runtime.Input;
  * pass between threads.
  */
 public sealed interface EtcdInput extends Input {
-  /** PollResult is a linearizable read of the key; {@code key} is null when it is absent. */
-  record PollResult(long op, KeyRecord key, long revision) implements EtcdInput {}
+  /**
+   * PollResult is a linearizable read of the key ({@code key} null when it is absent) and, when
+   * asked for, of the participants in queue order ({@code participants} null when not asked).
+   */
+  record PollResult(long op, KeyRecord key, long revision, List<Participant> participants)
+      implements EtcdInput {
+    /** PollResult copies the participants. */
+    public PollResult {
+      participants = participants == null ? null : List.copyOf(participants);
+    }
+
+    /** PollResult is a read of the key alone. */
+    public PollResult(long op, KeyRecord key, long revision) {
+      this(op, key, revision, null);
+    }
+  }
 
   /** PollFailed is a read that failed or timed out. */
   record PollFailed(long op, String reason) implements EtcdInput, Input.Failed {}
@@ -35,6 +50,24 @@ public sealed interface EtcdInput extends Input {
    */
   record CampaignFailed(long op, String reason) implements EtcdInput, Input.Failed {}
 
+  /** Enlisted is a participant key put at {@code revision}. */
+  record Enlisted(long op, long revision) implements EtcdInput {}
+
+  /** EnlistFailed is a participant key put that failed or timed out (it may have been applied). */
+  record EnlistFailed(long op, String reason) implements EtcdInput, Input.Failed {}
+
+  /** HandedOver is a committed handover: the key now belongs to the successor, since {@code revision}. */
+  record HandedOver(long op, long revision) implements EtcdInput {}
+
+  /**
+   * HandoverRefused is a handover whose compare failed: the key is no longer this term's, or
+   * the successor left the queue; {@code key} is the key as it stands (null when absent).
+   */
+  record HandoverRefused(long op, KeyRecord key, long revision) implements EtcdInput {}
+
+  /** HandoverFailed is a handover whose outcome is unknown (error or timeout). */
+  record HandoverFailed(long op, String reason) implements EtcdInput, Input.Failed {}
+
   /** KeepAliveAcked is a keep-alive reply with the renewed TTL and the replying member's raft term. */
   record KeepAliveAcked(long op, long ttlSeconds, long raftTerm) implements EtcdInput {}
 
@@ -56,6 +89,12 @@ public sealed interface EtcdInput extends Input {
 
   /** WatchDelete is a deletion of the key seen by watch {@code watchId} at {@code revision}. */
   record WatchDelete(long watchId, long revision) implements EtcdInput {}
+
+  /** WatchEnlisted is a put of a participant key seen by watch {@code watchId}. */
+  record WatchEnlisted(long watchId, Participant participant, long revision) implements EtcdInput {}
+
+  /** WatchWithdrawn is a deletion of the participant key of {@code leaseId} seen by watch {@code watchId}. */
+  record WatchWithdrawn(long watchId, long leaseId, long revision) implements EtcdInput {}
 
   /** WatchFailed is a watch that ended; {@code compacted} when its start revision was compacted. */
   record WatchFailed(long watchId, boolean compacted, String reason)
