@@ -36,6 +36,15 @@ final class Candidate extends Role {
     m.lease.grantForCampaign(now);
   }
 
+  /**
+   * adopt makes the FOLLOWER that found the key handed to its standby lease MASTER with the
+   * key's mod revision as token (PROTOCOL.md §4.5); the caller checked the lease's deadline.
+   */
+  void adopt(long token, long now) {
+    m.moveTo(ElectorState.CANDIDATE, null, null, now);
+    m.master.begin(token, now);
+  }
+
   private void campaign() {
     campaignOp = m.fx.id();
     m.fx.add(new EtcdCommand.Campaign(campaignOp, m.lease.id()));
@@ -98,11 +107,12 @@ final class Candidate extends Role {
       case RENEW -> m.lease.renew(now);
       case DEADLINE -> m.lease.onDeadline(now, this);
       case REWATCH -> m.ensureWatch();
-      case POLL, PROBE -> {}
+      case POLL, PROBE, CAMPAIGN -> {}
     }
   }
 
-  private void won(long createRevision, long now) {
+  // A key the campaign created has its mod revision at its create revision: that is the token.
+  private void won(long token, long now) {
     if (!m.lease.isHeld() || now >= m.lease.deadline()) {
       // Too slow to be useful (or the lease is gone): holding the key now would mean leading
       // past the deadline. Revoking removes the key.
@@ -115,7 +125,7 @@ final class Candidate extends Role {
       m.follower.poll();
       return;
     }
-    m.master.begin(createRevision, now);
+    m.master.begin(token, now);
   }
 
   private void lost(EtcdInput.CampaignLost l, long now) {
@@ -123,7 +133,7 @@ final class Candidate extends Role {
     if (holder != null && m.lease.isHeld() && holder.leaseId() == m.lease.id()) {
       // The key is bound to our own lease: an earlier attempt of this very transaction was
       // applied (a retried request). It is ours, created at that revision.
-      won(holder.createRevision(), now);
+      won(holder.token(), now);
       return;
     }
     m.moveTo(ElectorState.FOLLOWER, null, null, now);
@@ -131,6 +141,7 @@ final class Candidate extends Role {
       m.abandonLease();
     }
     m.follower.observe(holder, l.revision(), now);
+    m.maybeEnlist();
     if (m.keyAbsent) {
       m.follower.poll();
     } else {

@@ -62,6 +62,7 @@ public final class ElectionMachine implements Machine {
   final Candidate candidate;
   final Master master;
   final Probing probing;
+  final Queue queue = new Queue();
 
   private ElectorState role = ElectorState.FOLLOWER;
   // The role the listeners' view stands at; see moveTo.
@@ -74,6 +75,15 @@ public final class ElectionMachine implements Machine {
   long knownRevision;
   // The last lease this instance gave up; until etcd deletes its key, that key names no leader.
   long abandonedLeaseId;
+  // The token of the last term this instance handed over or gave up: a key bound to its lease
+  // at that revision is the old term's, not a handover to it (PROTOCOL.md §4.5).
+  long givenUpToken;
+  // The lease of the key's last holder seen, whose participant key goes with it.
+  long holderLease;
+
+  // The queue: the lease whose participant key was put (or is being put), and that put.
+  private long enlistedLease;
+  private long enlistOp;
 
   // Watch.
   private long watchId;
@@ -160,6 +170,24 @@ public final class ElectionMachine implements Machine {
       close(now);
     } else if (input instanceof EtcdInput.WatchFailed f) {
       watchFailed(f, now);
+    } else if (input instanceof EtcdInput.WatchEnlisted e) {
+      if (fromWatch(e.watchId())) {
+        queue.enlisted(e.participant());
+      }
+    } else if (input instanceof EtcdInput.WatchWithdrawn w) {
+      if (fromWatch(w.watchId())) {
+        queue.withdrawn(w.leaseId(), w.revision());
+      }
+    } else if (input instanceof EtcdInput.Enlisted e) {
+      if (e.op() == enlistOp) {
+        enlistOp = 0;
+      }
+    } else if (input instanceof EtcdInput.EnlistFailed f) {
+      if (f.op() == enlistOp) {
+        // It may have been applied; either way the next standby renewal puts it again.
+        enlistOp = 0;
+        enlistedLease = 0;
+      }
     } else if (input instanceof Input.TimerFired t) {
       TimerKind kind = fx.fired(t);
       if (kind != null) {
@@ -235,6 +263,7 @@ public final class ElectionMachine implements Machine {
       Transitions.check(was, to);
       if (was == ElectorState.FOLLOWER) {
         fx.cancelTimer(TimerKind.POLL);
+        fx.cancelTimer(TimerKind.CAMPAIGN);
       } else if (was == ElectorState.MASTER) {
         lease.stopRenewing();
       }
@@ -309,6 +338,30 @@ public final class ElectionMachine implements Machine {
     }
   }
 
+  /**
+   * maybeEnlist joins the queue with the held lease (PROTOCOL.md §4.5), once per lease: a
+   * follower with a standby lease, not PROBING. The key lives as long as the lease.
+   */
+  void maybeEnlist() {
+    if (!config.standbyLease() || !lease.isHeld() || role != ElectorState.FOLLOWER
+        || phase != Phase.NONE || enlistedLease == lease.id() || enlistOp != 0) {
+      return;
+    }
+    enlistedLease = lease.id();
+    enlistOp = fx.id();
+    fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
+  }
+
+  /** enlisted notes that the held lease's participant key is put (a handover re-puts it). */
+  void enlisted() {
+    enlistedLease = lease.id();
+  }
+
+  /** participants is the queue as this instance knows it, head first. */
+  public List<Participant> participants() {
+    return queue.inOrder();
+  }
+
   /** abandonLease revokes the held lease; a key still bound to it names no leader (see observe). */
   void abandonLease() {
     abandonedLeaseId = lease.id();
@@ -345,10 +398,11 @@ public final class ElectionMachine implements Machine {
     }
     watchId = 0;
     watchFailures++;
+    queue.markStale();
     fx.setTimer(TimerKind.REWATCH, now + fx.backoff(watchFailures));
   }
 
   static LeaderInfo info(KeyRecord key) {
-    return new LeaderInfo(key.holderId(), key.createRevision(), key.leaseId());
+    return new LeaderInfo(key.holderId(), key.token(), key.leaseId());
   }
 }

@@ -9,8 +9,10 @@ import java.util.Objects;
 /**
  * Follower handles the FOLLOWER's inputs: it reads the key linearizably (at start, every poll
  * interval, and after errors with backoff), follows the watch, reports each new leader, keeps
- * a standby lease if configured, and becomes CANDIDATE when the key is absent and no resign
- * hold-off applies. While PROBING the role is FOLLOWER too: {@link Probing} hands it every
+ * a standby lease if configured (and joins the queue with it), and becomes CANDIDATE when the
+ * key is absent and no resign hold-off applies: at once at the head of the queue, after its
+ * rank's stagger otherwise. It adopts a key handed to its standby lease, and carries out a
+ * resigned MASTER's handover (PROTOCOL.md §4.5). While PROBING the role is FOLLOWER too: {@link Probing} hands it every
  * input but the probe's, and it then neither campaigns nor takes a standby lease.
  *
  * <p>Not thread-safe: owned by one {@link ElectionMachine}.
@@ -19,6 +21,9 @@ final class Follower extends Role {
   private boolean started;
   private long pollOp;
   private long holdoffUntil = Long.MIN_VALUE;
+  // The handover in flight after resign(), and the lease it keeps.
+  private long handoverOp;
+  private long handoverLease;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -43,6 +48,7 @@ final class Follower extends Role {
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       if (m.lease.awaitsGrant(g.op(), false) && !m.lease.isHeld()) {
         m.lease.hold(g, now);
+        m.maybeEnlist();
       } else {
         m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       }
@@ -52,16 +58,56 @@ final class Follower extends Role {
         m.lease.standbyGrantFailed(now + m.fx.backoff(m.failures));
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.fromWatch(p.watchId())) {
-        observe(p.key(), p.revision(), now);
+      if (m.fromWatch(p.watchId()) && !observe(p.key(), p.revision(), now)) {
         maybeAcquireStandby(now);
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
       if (m.fromWatch(d.watchId())) {
         deleted(d.revision(), now);
       }
+    } else if (in instanceof EtcdInput.HandedOver h) {
+      if (h.op() == handoverOp) {
+        handoverOp = 0;
+        m.progressed(now);
+        if (m.lease.id() == handoverLease) {
+          m.enlisted();
+        }
+      }
+    } else if (in instanceof EtcdInput.HandoverRefused r) {
+      if (r.op() == handoverOp) {
+        handoverOp = 0;
+        m.progressed(now);
+        handoverEnded();
+        if (!observe(r.key(), r.revision(), now) && m.keyAbsent) {
+          poll();
+        }
+      }
+    } else if (in instanceof EtcdInput.HandoverFailed f) {
+      if (f.op() == handoverOp) {
+        handoverOp = 0;
+        m.failed(now);
+        handoverEnded();
+      }
     } else {
       m.lease.on(in, now, this);
+    }
+  }
+
+  /**
+   * handOver sends the transaction that gives the key of the term {@code token} to {@code
+   * next}; the MASTER already stepped down and kept its lease as a standby.
+   */
+  void handOver(long token, Participant next) {
+    handoverOp = m.fx.id();
+    handoverLease = m.lease.id();
+    m.fx.add(new EtcdCommand.Handover(handoverOp, token, handoverLease, next));
+  }
+
+  // A handover refused or of unknown outcome: release the lease as a resign without successor
+  // does; a key still bound to it goes with it, one handed over already is not on it.
+  private void handoverEnded() {
+    if (m.lease.isHeld() && m.lease.id() == handoverLease) {
+      m.abandonLease();
     }
   }
 
@@ -78,6 +124,11 @@ final class Follower extends Role {
       // The watch may have missed changes, and its start revision may have been compacted:
       // re-read first, and the read re-opens the watch.
       case REWATCH -> poll();
+      case CAMPAIGN -> {
+        if (m.phase == ElectionMachine.Phase.NONE && m.keyAbsent && now >= holdoffUntil) {
+          m.candidate.begin(now);
+        }
+      }
       case PROBE -> {}
     }
   }
@@ -86,7 +137,7 @@ final class Follower extends Role {
   void poll() {
     if (pollOp == 0) {
       pollOp = m.fx.id();
-      m.fx.add(new EtcdCommand.Poll(pollOp));
+      m.fx.add(new EtcdCommand.Poll(pollOp, m.config.standbyLease() && m.queue.stale()));
     }
   }
 
@@ -105,11 +156,16 @@ final class Follower extends Role {
       return;
     }
     pollOp = 0;
+    if (r.participants() != null) {
+      m.queue.reset(r.participants());
+    }
     if (r.key() != null) {
       // The key is held: a follower needs nothing more. Absent, it still needs its campaign.
       m.progressed(now);
     }
-    observe(r.key(), r.revision(), now);
+    if (observe(r.key(), r.revision(), now)) {
+      return;
+    }
     m.ensureWatch();
     if (m.phase == ElectionMachine.Phase.NONE) {
       if (m.keyAbsent) {
@@ -136,21 +192,28 @@ final class Follower extends Role {
 
   /**
    * observe records what a read or watch saw of the key, ignoring anything older than what
-   * is already known, and reports a new leader.
+   * is already known, and reports a new leader. A key bound to this instance's own standby
+   * lease, after any term it gave up, is its own (a handover to it, or a campaign of its that
+   * was applied after all, PROTOCOL.md §4.5): it adopts it.
+   *
+   * @return whether it adopted the key (the role is then MASTER)
    */
-  void observe(KeyRecord key, long revision, long now) {
+  boolean observe(KeyRecord key, long revision, long now) {
     if (revision < m.knownRevision) {
-      return;
+      return false;
     }
     m.knownRevision = revision;
-    if (key != null && m.lease.isHeld() && key.leaseId() == m.lease.id()) {
-      // A CAS of ours that we saw lose was applied after all (a retried copy reaching etcd
-      // once the key was free): the key is bound to the standby lease we renew as a follower,
-      // and would stay so. Revoking the lease deletes the key.
-      m.abandonLease();
-    }
     m.keyAbsent = key == null;
-    LeaderInfo seen = key == null || key.leaseId() == m.abandonedLeaseId ? null : ElectionMachine.info(key);
+    boolean mine = key != null && m.lease.isHeld() && key.leaseId() == m.lease.id();
+    if (key != null) {
+      m.holderLease = key.leaseId();
+    }
+    if (mine && key.token() > m.givenUpToken && m.phase == ElectionMachine.Phase.NONE
+        && adopt(key, now)) {
+      return true;
+    }
+    LeaderInfo seen =
+        key == null || mine || key.leaseId() == m.abandonedLeaseId ? null : ElectionMachine.info(key);
     if (seen != null) {
       // Someone else took over: the hold-off after resign() has done its job.
       holdoffUntil = Long.MIN_VALUE;
@@ -161,6 +224,22 @@ final class Follower extends Role {
         m.tell(Cause.LEADER_CHANGED, seen, now);
       }
     }
+    return false;
+  }
+
+  /**
+   * adopt leads with a key handed to the standby lease if that lease has a renewal interval of
+   * its deadline left, like a campaign on a standby lease; otherwise it renews first, and the
+   * confirming read, which shows the key, adopts it (its deadline passing releases the lease,
+   * and the key with it).
+   */
+  private boolean adopt(KeyRecord key, long now) {
+    if (m.lease.hasRenewalLeft(now)) {
+      m.candidate.adopt(key.token(), now);
+      return true;
+    }
+    m.lease.renew(now);
+    return false;
   }
 
   /**
@@ -178,9 +257,18 @@ final class Follower extends Role {
     m.lease.grantStandby(now);
   }
 
+  /**
+   * campaignOrWait campaigns for the free key unless a resign hold-off applies; with a queue,
+   * only its head at once, the others after their rank's stagger (PROTOCOL.md §4.5).
+   */
   private void campaignOrWait(long now) {
     if (now < holdoffUntil) {
       pollAt(holdoffUntil);
+      return;
+    }
+    int rank = m.config.standbyLease() ? m.queue.rank(m.lease.id(), m.holderLease) : 0;
+    if (rank > 0) {
+      m.fx.setTimer(TimerKind.CAMPAIGN, now + rank * Math.max(m.config.backoffInitialNanos(), 1_000_000L));
       return;
     }
     m.candidate.begin(now);
@@ -200,7 +288,10 @@ final class Follower extends Role {
       if (key != null) {
         m.progressed(now);
       }
-      observe(key, revision, now);
+      if (observe(key, revision, now)) {
+        return;
+      }
+      m.maybeEnlist();
       if (m.keyAbsent && pollOp == 0) {
         campaignOrWait(now);
       }

@@ -204,6 +204,17 @@ final class Lease {
     }
   }
 
+  /**
+   * follow switches the lease of a MASTER that handed its key over back to the standby cadence,
+   * and re-arms its timers (the step-down disarmed them).
+   */
+  void follow(long now) {
+    leading = false;
+    failures = 0;
+    fx.setTimer(TimerKind.DEADLINE, deadline);
+    fx.setTimer(TimerKind.RENEW, Math.max(now, baseSentAt + renewInterval()));
+  }
+
   // ---- renewal ----
 
   /** renew sends a keep-alive unless one renewal is already in flight or no lease is held. */

@@ -9,9 +9,10 @@ import dev.leasehold.runtime.Input;
 /**
  * Master handles the MASTER's inputs. Its lease renews every TTL/6 and earns the deadline
  * ({@link Lease}); the MASTER judges what reads and watch events show of its key, and steps
- * down at the deadline, when its key is taken (bound to another lease or create revision),
+ * down at the deadline, when its key is taken (bound to another lease or mod revision),
  * when etcd reports its lease gone, or on resign() (RESIGNED, or WORK_STALLED from the
- * runtime's watchdog). When its key is deleted it steps down at
+ * runtime's watchdog; with a successor in the queue it hands the key over and keeps its lease as
+ * a standby, PROTOCOL.md §4.5). When its key is deleted it steps down at
  * once and asks whether its lease went too ({@link Probing}).
  *
  * <p>Every way out changes the role before the event goes out, so {@code isLeader()} is false
@@ -26,15 +27,18 @@ final class Master extends Role {
     super(m);
   }
 
-  /** token is the fencing token of the current or last term: its key's create revision. */
+  /** token is the fencing token of the current or last term: its key's mod revision at the term's start. */
   long token() {
     return token;
   }
 
-  /** begin makes the CANDIDATE whose key was created at {@code createRevision} MASTER. */
-  void begin(long createRevision, long now) {
-    m.noteRevision(createRevision);
-    token = createRevision;
+  /**
+   * begin makes the CANDIDATE whose key became its at revision {@code token} (created by its
+   * campaign, or handed to it) MASTER.
+   */
+  void begin(long token, long now) {
+    m.noteRevision(token);
+    this.token = token;
     m.leader = new LeaderInfo(m.config.candidateId(), token, m.lease.id());
     m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
     m.lease.lead(now);
@@ -45,7 +49,12 @@ final class Master extends Role {
   void on(Input in, long now) {
     if (in instanceof Input.Resign r) {
       m.follower.holdOff(now + m.config.resignHoldoffNanos());
-      lose(r.cause(), null, now);
+      Participant next = m.config.standbyLease() ? m.queue.successor(m.lease.id()) : null;
+      if (next == null) {
+        lose(r.cause(), null, now);
+      } else {
+        handOver(r.cause(), next, now);
+      }
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
     } else if (in instanceof EtcdInput.WatchPut p) {
@@ -74,12 +83,26 @@ final class Master extends Role {
       case RENEW -> m.lease.renew(now);
       case DEADLINE -> m.lease.onDeadline(now, this);
       case REWATCH -> m.ensureWatch();
-      case POLL, PROBE -> {}
+      case POLL, PROBE, CAMPAIGN -> {}
     }
   }
 
   private boolean ours(KeyRecord key) {
-    return key.leaseId() == m.lease.id() && key.createRevision() == token;
+    return key.leaseId() == m.lease.id() && key.token() == token;
+  }
+
+  /**
+   * handOver ends the term by giving the key to the queue's head (PROTOCOL.md §4.5): the role
+   * and the event first, then the transaction; the lease stays, renewed as a standby lease.
+   */
+  private void handOver(Cause cause, Participant next, long now) {
+    m.givenUpToken = token;
+    m.leader = null;
+    m.keyAbsent = false;
+    m.moveTo(ElectorState.FOLLOWER, cause, null, now);
+    m.lease.follow(now);
+    m.follower.handOver(token, next);
+    m.follower.pollAt(now + m.config.pollIntervalNanos());
   }
 
   /**
@@ -87,6 +110,7 @@ final class Master extends Role {
    * listeners are told {@code cause}, and the follower reads the key again.
    */
   private void lose(Cause cause, LeaderInfo newLeader, long now) {
+    m.givenUpToken = token;
     m.lease.stopRenewing();
     m.abandonedLeaseId = m.lease.id();
     if (cause == Cause.LEASE_REVOKED) {

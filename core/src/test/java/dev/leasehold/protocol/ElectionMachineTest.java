@@ -420,13 +420,13 @@ class ElectionMachineTest {
   /**
    * A CAS of ours that we saw lose (CampaignLost) can still be applied later when the client
    * library retried it and the other copy reaches etcd after the key was freed: the key is then
-   * bound to the lease we keep as a standby while we follow. Renewing that lease would keep the
-   * key, and so every other candidate, out for good; the follower revokes it instead. Found by
-   * the protocol-spec simulation (seed 892503 of SimulationTest: no MASTER for the rest of the
-   * run).
+   * bound to the lease we keep as a standby while we follow. Renewing that lease without leading
+   * would keep every other candidate out for good (found by the protocol-spec simulation, seed
+   * 892503 of SimulationTest). The key is ours, like a key handed to the standby lease: the
+   * follower adopts it (PROTOCOL.md §4.5).
    */
   @Test
-  void followerThatFindsTheKeyBoundToItsStandbyLeaseRevokesIt() {
+  void followerThatFindsTheKeyBoundToItsStandbyLeaseAdoptsIt() {
     ProtocolConfig standby =
         new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true);
     ElectionMachine s = new ElectionMachine(standby, new SplittableRandom(1));
@@ -450,9 +450,10 @@ class ElectionMachineTest {
     last = s.step(new Input.TimerFired(TimerKind.POLL, poll.seq()), t);
     t += 1 * MS;
     last = s.step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), new KeyRecord("me", LEASE, 23, 23), 24), t);
-    assertEquals(ElectorState.FOLLOWER, s.role());
-    assertEquals(LEASE, only(Command.Release.class).leaseId(), "the key goes with the revoked lease");
-    assertEquals(0, s.leaseId());
+    // The key is this instance's (PROTOCOL.md §4.5): it leads with it, token = its mod revision.
+    assertEquals(ElectorState.MASTER, s.role());
+    assertEquals(23, s.fencingToken());
+    assertEquals(LEASE, s.leaseId());
     assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "reported itself as someone else: " + last);
   }
 

@@ -116,6 +116,13 @@ final class RandomDriver {
       watchId = 0;
       return new EtcdInput.WatchFailed(id, random.nextBoolean(), "stream reset");
     }
+    if (pick == 1) {
+      revision++;
+      long lease = 1 + random.nextInt(3);
+      return random.nextBoolean()
+          ? new EtcdInput.WatchEnlisted(watchId, new Participant("other", lease, revision, revision), revision)
+          : new EtcdInput.WatchWithdrawn(watchId, lease, revision);
+    }
     if (pick < 5) {
       revision++;
       return new EtcdInput.WatchDelete(watchId, staleOrCurrent());
@@ -161,6 +168,16 @@ final class RandomDriver {
     }
     if (call instanceof EtcdCommand.ProbeLease p) {
       return new EtcdInput.LeaseProbed(p.op(), random.nextInt(4) != 0, random.nextBoolean());
+    }
+    if (call instanceof EtcdCommand.Enlist e) {
+      revision++;
+      return new EtcdInput.Enlisted(e.op(), revision);
+    }
+    if (call instanceof EtcdCommand.Handover h) {
+      revision++;
+      return random.nextBoolean()
+          ? new EtcdInput.HandedOver(h.op(), revision)
+          : new EtcdInput.HandoverRefused(h.op(), key(), revision);
     }
     throw new AssertionError("unknown call " + call);
   }

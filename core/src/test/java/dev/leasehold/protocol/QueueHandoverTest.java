@@ -1,0 +1,203 @@
+package dev.leasehold.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The queue and the handover (PROTOCOL.md §4.5) on the pure machine, with no store. */
+class QueueHandoverTest {
+  private static final long MS = 1_000_000L;
+  private static final long S = 1_000_000_000L;
+  private static final ProtocolConfig CONFIG =
+      new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true);
+  private static final KeyRecord OTHER = new KeyRecord("other", 5, 3, 3);
+  private static final long OWN = 77;
+
+  private final ElectionMachine m = new ElectionMachine(CONFIG, new SplittableRandom(1));
+  private long now = 50 * S;
+  private List<Command> last;
+  private long watchId;
+  private Command.SetTimer firstPoll;
+
+  private void step(Input in) {
+    last = m.step(in, now);
+    last.stream().filter(EtcdCommand.Watch.class::isInstance).forEach(w -> watchId = ((EtcdCommand.Watch) w).watchId());
+  }
+
+  private <T extends Command> T only(Class<T> type) {
+    List<T> found = last.stream().filter(type::isInstance).map(type::cast).collect(Collectors.toList());
+    assertEquals(1, found.size(), () -> "expected one " + type.getSimpleName() + " in " + last);
+    return found.get(0);
+  }
+
+  private boolean has(Class<? extends Command> type) {
+    return last.stream().anyMatch(type::isInstance);
+  }
+
+  private List<Cause> published() {
+    return last.stream()
+        .filter(Command.Publish.class::isInstance)
+        .map(c -> ((Command.Publish) c).cause())
+        .collect(Collectors.toList());
+  }
+
+  private Command.SetTimer timer(TimerKind kind) {
+    return last.stream()
+        .filter(c -> c instanceof Command.SetTimer t && t.timer() == kind)
+        .map(Command.SetTimer.class::cast)
+        .reduce((a, b) -> b)
+        .orElseThrow(() -> new AssertionError("no " + kind + " timer in " + last));
+  }
+
+  /** A follower that sees OTHER lead, takes its standby lease OWN and enlists it. */
+  private void enlistedFollower(List<Participant> queue) {
+    step(new Input.Start());
+    EtcdCommand.Poll first = only(EtcdCommand.Poll.class);
+    assertTrue(first.participants(), "the first read takes the queue too");
+    step(new EtcdInput.PollResult(first.op(), OTHER, 4, queue));
+    firstPoll = timer(TimerKind.POLL);
+    long grant = only(EtcdCommand.GrantLease.class).op();
+    now += 3 * MS;
+    step(new EtcdInput.LeaseGranted(grant, OWN, 3));
+    EtcdCommand.Enlist enlist = only(EtcdCommand.Enlist.class);
+    assertEquals(OWN, enlist.leaseId(), "the standby lease joins the queue");
+    step(new EtcdInput.Enlisted(enlist.op(), 5));
+    step(new EtcdInput.WatchEnlisted(watchId, new Participant("me", OWN, 5, 5), 5));
+  }
+
+  private void masterWithStandby() {
+    enlistedFollower(List.of());
+    now += 100 * MS;
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    long op = only(EtcdCommand.Campaign.class).op();
+    step(new EtcdInput.CampaignWon(op, 11));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(11, m.fencingToken());
+  }
+
+  @Test
+  void aResigningMasterHandsTheKeyToTheHeadOfTheQueueAndKeepsItsLease() {
+    masterWithStandby();
+    Participant b = new Participant("b", 90, 12, 12);
+    Participant c = new Participant("c", 91, 13, 13);
+    step(new EtcdInput.WatchEnlisted(watchId, c, 13));
+    step(new EtcdInput.WatchEnlisted(watchId, b, 12));
+    now += 1 * S;
+    step(new Input.Resign(Cause.RESIGNED));
+    assertEquals(ElectorState.FOLLOWER, m.role(), "steps down before the handover goes out");
+    assertEquals(List.of(Cause.RESIGNED), published());
+    EtcdCommand.Handover h = only(EtcdCommand.Handover.class);
+    assertEquals(11, h.token());
+    assertEquals(OWN, h.leaseId());
+    assertEquals(b, h.successor(), "the head: the lowest mod revision, leaving out its own key");
+    assertFalse(has(Command.Release.class), "the lease stays, as a standby");
+    assertEquals(OWN, m.leaseId());
+    assertTrue(timer(TimerKind.RENEW).atNanos() >= now, "still renewed, as a standby lease");
+    step(new EtcdInput.HandedOver(h.op(), 14));
+    assertFalse(has(Command.Release.class));
+    // The successor's key shows in the watch: a new leader, with the handover's revision as token.
+    step(new EtcdInput.WatchPut(watchId, new KeyRecord("b", 90, 11, 14), 14));
+    assertEquals(List.of(Cause.LEADER_CHANGED), published());
+    assertEquals(14, m.leader().fencingToken());
+    assertEquals(ElectorState.FOLLOWER, m.role());
+  }
+
+  @Test
+  void aRefusedHandoverReleasesTheLeaseAsAResignWithoutSuccessorDoes() {
+    masterWithStandby();
+    step(new EtcdInput.WatchEnlisted(watchId, new Participant("b", 90, 12, 12), 12));
+    step(new Input.Resign(Cause.RESIGNED));
+    EtcdCommand.Handover h = only(EtcdCommand.Handover.class);
+    // b's lease ended meanwhile: the compare on its participant key fails; K is still ours.
+    step(new EtcdInput.HandoverRefused(h.op(), new KeyRecord("me", OWN, 11, 11), 14));
+    assertEquals(OWN, only(Command.Release.class).leaseId(), "K goes with the released lease");
+    assertEquals(0, m.leaseId());
+    assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "our own old term named a leader: " + last);
+  }
+
+  @Test
+  void aResignWithNobodyQueuedReleasesTheLease() {
+    masterWithStandby();
+    step(new Input.Resign(Cause.RESIGNED));
+    assertFalse(has(EtcdCommand.Handover.class));
+    assertEquals(OWN, only(Command.Release.class).leaseId());
+  }
+
+  @Test
+  void aFollowerAdoptsTheKeyHandedToItsStandbyLease() {
+    enlistedFollower(List.of());
+    now += 10 * MS;
+    step(new EtcdInput.WatchPut(watchId, new KeyRecord("me", OWN, 3, 20), 20));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(20, m.fencingToken(), "the token is the handover's revision, not the create revision");
+    assertEquals(List.of(Cause.ELECTED), published());
+    assertFalse(has(EtcdCommand.Campaign.class), "no campaign: the key is already ours");
+  }
+
+  @Test
+  void aFollowerWhoseStandbyDeadlineIsNearRenewsBeforeAdopting() {
+    enlistedFollower(List.of());
+    // Its standby renewals failed for a while: under TTL/3 of its deadline is left.
+    now += 2_000 * MS;
+    step(new EtcdInput.WatchPut(watchId, new KeyRecord("me", OWN, 3, 20), 20));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    long ka = only(EtcdCommand.KeepAlive.class).op();
+    long sent = now;
+    now += 2 * MS;
+    step(new EtcdInput.KeepAliveAcked(ka, 3, 7));
+    now += 1 * MS;
+    step(new EtcdInput.ConfirmRead(only(EtcdCommand.ConfirmRead.class).op(), new KeyRecord("me", OWN, 3, 20), 21, 7));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(20, m.fencingToken());
+    assertTrue(m.deadline() > sent + S, "leads on the fresh deadline");
+  }
+
+  @Test
+  void onlyTheHeadCampaignsAtOnceTheOthersAfterTheirRanksStagger() {
+    // The queue: OTHER's own key (it leads), x, then us.
+    enlistedFollower(List.of(new Participant("other", 5, 2, 2), new Participant("x", 60, 3, 3)));
+    now += 100 * MS;
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    assertFalse(has(EtcdCommand.Campaign.class), "rank 1 waits");
+    Command.SetTimer later = timer(TimerKind.CAMPAIGN);
+    assertEquals(now + 100 * MS, later.atNanos(), "one stagger (retryBackoffInitial) per rank");
+    now = later.atNanos();
+    step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
+    assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "x did not take it: we do");
+  }
+
+  @Test
+  void aCandidateThatSeesTheHeadWinStaysOut() {
+    enlistedFollower(List.of(new Participant("x", 60, 3, 3)));
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    Command.SetTimer later = timer(TimerKind.CAMPAIGN);
+    step(new EtcdInput.WatchPut(watchId, new KeyRecord("x", 60, 11, 11), 11));
+    now = later.atNanos();
+    step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
+    assertFalse(has(EtcdCommand.Campaign.class));
+  }
+
+  @Test
+  void aFailedWatchMakesTheNextReadTakeTheQueueAgain() {
+    enlistedFollower(List.of());
+    Command.SetTimer poll = firstPoll;
+    now = poll.atNanos();
+    step(new Input.TimerFired(TimerKind.POLL, poll.seq()));
+    assertFalse(only(EtcdCommand.Poll.class).participants(), "the watch keeps the queue");
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), OTHER, 6));
+    step(new EtcdInput.WatchFailed(watchId, false, "stream reset"));
+    Command.SetTimer rewatch = timer(TimerKind.REWATCH);
+    now = rewatch.atNanos();
+    step(new Input.TimerFired(TimerKind.REWATCH, rewatch.seq()));
+    assertTrue(only(EtcdCommand.Poll.class).participants());
+  }
+}
