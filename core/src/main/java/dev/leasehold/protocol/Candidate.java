@@ -145,7 +145,7 @@ final class Candidate extends Role {
     if (m.keyAbsent) {
       m.follower.poll();
     } else {
-      m.follower.pollAt(now + m.config.pollIntervalNanos());
+      m.follower.pollLater(now);
     }
   }
 

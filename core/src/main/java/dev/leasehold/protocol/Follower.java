@@ -141,6 +141,19 @@ final class Follower extends Role {
     }
   }
 
+  /**
+   * pollLater arms the routine read a poll interval from now, unless a standby lease is held:
+   * the confirming read of each of its renewals reads the key, so it is the poll then
+   * (PROTOCOL.md §4.4), and a follower costs etcd one keep-alive and one read per renewal.
+   */
+  void pollLater(long now) {
+    if (m.config.standbyLease() && m.lease.isHeld() && m.phase == ElectionMachine.Phase.NONE) {
+      m.fx.cancelTimer(TimerKind.POLL);
+      return;
+    }
+    pollAt(now + m.config.pollIntervalNanos());
+  }
+
   /** pollAt arms the next read. */
   void pollAt(long at) {
     m.fx.setTimer(TimerKind.POLL, at);
@@ -171,7 +184,7 @@ final class Follower extends Role {
       if (m.keyAbsent) {
         campaignOrWait(now);
       } else {
-        pollAt(now + m.config.pollIntervalNanos());
+        pollLater(now);
         maybeAcquireStandby(now);
       }
     }
@@ -279,6 +292,7 @@ final class Follower extends Role {
   @Override
   public void gone(long now) {
     m.lease.forget();
+    pollAt(now + m.config.pollIntervalNanos());
   }
 
   @Override
@@ -301,8 +315,10 @@ final class Follower extends Role {
   @Override
   public void expired(long now) {
     if (m.lease.isHeld()) {
-      // A standby lease we can no longer vouch for: let it go, take a fresh one later.
+      // A standby lease we can no longer vouch for: let it go, take a fresh one later, and
+      // poll again meanwhile.
       m.abandonLease();
+      pollAt(now + m.config.pollIntervalNanos());
     }
   }
 }

@@ -16,7 +16,7 @@ import dev.leasehold.runtime.Input;
  *       {@code send time of the keep-alive + TTL × (1 − maxDriftRate) − margin}, and only ever
  *       moves later.
  *   <li><b>Timers.</b> RENEW every TTL/6 from the last confirmed send time while it serves a
- *       MASTER ({@link #lead}), every TTL/3 as a standby or candidate lease; DEADLINE at the
+ *       MASTER ({@link #lead}), every 2·TTL/5 as a standby or candidate lease; DEADLINE at the
  *       deadline.
  *   <li><b>Retries.</b> A MASTER's renewal is retried after {@code min(backoffInitial, TTL/24)}
  *       (at least 1 ms), a standby lease's after the error backoff; a failed standby grant is
@@ -178,12 +178,14 @@ final class Lease {
   /**
    * renewInterval is how long after a confirmed renewal's send time the next one goes out:
    * TTL/6 for the MASTER, so that TTL × (1 − ρ) − margin − TTL/6 is left to ride out an etcd
-   * leader election; TTL/3 for a standby lease, since followers may be many. It also sets the
+   * leader election; 2·TTL/5 for a standby lease, since followers may be many and each of its
+   * renewals is also the follower's poll (a keep-alive and a read per renewal: a follower costs
+   * etcd 5/TTL messages a second, one at the default TTL of 5 s). It also sets the
    * MASTER's retry delay (see retry). PROTOCOL.md §4.4 gives the measurements behind it.
    */
   private long renewInterval() {
     long ttl = ttlSeconds * NANOS_PER_SECOND;
-    return leading ? ttl / 6 : ttl / 3;
+    return leading ? ttl / 6 : ttl * 2 / 5;
   }
 
   /** hasRenewalLeft tells whether at least a renewal interval of the deadline is left. */

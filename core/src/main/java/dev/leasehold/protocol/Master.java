@@ -102,7 +102,7 @@ final class Master extends Role {
     m.moveTo(ElectorState.FOLLOWER, cause, null, now);
     m.lease.follow(now);
     m.follower.handOver(token, next);
-    m.follower.pollAt(now + m.config.pollIntervalNanos());
+    m.follower.pollLater(now);
   }
 
   /**

@@ -184,16 +184,16 @@ class LeaseTest {
   }
 
   @Test
-  void aStandbyLeaseRenewsEveryThirdOfTheTtlAndALeadingOneEverySixth() {
+  void aStandbyLeaseRenewsEveryTwoFifthsOfTheTtlAndALeadingOneEverySixth() {
     long granted = held();
-    assertEquals(granted + S, timer(TimerKind.RENEW).atNanos(), "standby: TTL/3 after the grant");
-    assertTrue(lease.hasRenewalLeft(granted + WINDOW - S));
-    assertFalse(lease.hasRenewalLeft(granted + WINDOW - S + 1));
+    assertEquals(granted + 6 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 2·TTL/5 after the grant");
+    assertTrue(lease.hasRenewalLeft(granted + WINDOW - 6 * S / 5));
+    assertFalse(lease.hasRenewalLeft(granted + WINDOW - 6 * S / 5 + 1));
 
-    now = granted + S;
+    now = granted + 6 * S / 5;
     long sent = now;
     read(ack(keepAlive(), 5), 5);
-    assertEquals(sent + S, timer(TimerKind.RENEW).atNanos(), "standby: TTL/3 after a renewal");
+    assertEquals(sent + 6 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 2·TTL/5 after a renewal");
 
     now += 10 * MS;
     act(() -> lease.lead(now));
