@@ -81,10 +81,6 @@ public final class ElectionMachine implements Machine {
   // The lease of the key's last holder seen, whose participant key goes with it.
   long holderLease;
 
-  // The queue: the lease whose participant key was put (or is being put), and that put.
-  private long enlistedLease;
-  private long enlistOp;
-
   // Watch.
   private long watchId;
   private long watchFailures;
@@ -178,16 +174,8 @@ public final class ElectionMachine implements Machine {
       if (fromWatch(w.watchId())) {
         queue.withdrawn(w.leaseId(), w.revision());
       }
-    } else if (input instanceof EtcdInput.Enlisted e) {
-      if (e.op() == enlistOp) {
-        enlistOp = 0;
-      }
-    } else if (input instanceof EtcdInput.EnlistFailed f) {
-      if (f.op() == enlistOp) {
-        // It may have been applied; either way the next standby renewal puts it again.
-        enlistOp = 0;
-        enlistedLease = 0;
-      }
+    } else if (input instanceof EtcdInput.Enlisted || input instanceof EtcdInput.EnlistFailed) {
+      follower.enlistAnswered(input);
     } else if (input instanceof Input.TimerFired t) {
       TimerKind kind = fx.fired(t);
       if (kind != null) {
@@ -336,25 +324,6 @@ public final class ElectionMachine implements Machine {
         && tell(Cause.STORE_UNAVAILABLE, leader, now)) {
       unavailable = true;
     }
-  }
-
-  /**
-   * maybeEnlist joins the queue with the held lease (PROTOCOL.md §4.5), once per lease: a
-   * follower with a standby lease, not PROBING. The key lives as long as the lease.
-   */
-  void maybeEnlist() {
-    if (!config.standbyLease() || !lease.isHeld() || role != ElectorState.FOLLOWER
-        || phase != Phase.NONE || enlistedLease == lease.id() || enlistOp != 0) {
-      return;
-    }
-    enlistedLease = lease.id();
-    enlistOp = fx.id();
-    fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
-  }
-
-  /** enlisted notes that the held lease's participant key is put (a handover re-puts it). */
-  void enlisted() {
-    enlistedLease = lease.id();
   }
 
   /** participants is the queue as this instance knows it, head first. */

@@ -1,5 +1,6 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
@@ -24,6 +25,9 @@ final class Follower extends Role {
   // The handover in flight after resign(), and the lease it keeps.
   private long handoverOp;
   private long handoverLease;
+  // The queue: the lease whose participant key was put (or is being put), and that put.
+  private long enlistedLease;
+  private long enlistOp;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -48,7 +52,7 @@ final class Follower extends Role {
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       if (m.lease.awaitsGrant(g.op(), false) && !m.lease.isHeld()) {
         m.lease.hold(g, now);
-        m.maybeEnlist();
+        maybeEnlist();
       } else {
         m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       }
@@ -70,7 +74,8 @@ final class Follower extends Role {
         handoverOp = 0;
         m.progressed(now);
         if (m.lease.id() == handoverLease) {
-          m.enlisted();
+          // The handover put this lease's participant key, at the tail.
+          enlistedLease = handoverLease;
         }
       }
     } else if (in instanceof EtcdInput.HandoverRefused r) {
@@ -90,6 +95,31 @@ final class Follower extends Role {
       }
     } else {
       m.lease.on(in, now, this);
+    }
+  }
+
+  /**
+   * maybeEnlist joins the queue with the held lease (PROTOCOL.md §4.5), once per lease: a
+   * follower with a standby lease, not PROBING. The key lives as long as the lease.
+   */
+  void maybeEnlist() {
+    if (!m.config.standbyLease() || !m.lease.isHeld() || m.role() != ElectorState.FOLLOWER
+        || m.phase != ElectionMachine.Phase.NONE || enlistedLease == m.lease.id() || enlistOp != 0) {
+      return;
+    }
+    enlistedLease = m.lease.id();
+    enlistOp = m.fx.id();
+    m.fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
+  }
+
+  /** enlistAnswered takes the reply to an Enlist, in any role. */
+  void enlistAnswered(Input in) {
+    if (in instanceof EtcdInput.Enlisted e && e.op() == enlistOp) {
+      enlistOp = 0;
+    } else if (in instanceof EtcdInput.EnlistFailed f && f.op() == enlistOp) {
+      // It may have been applied; either way the next standby renewal puts it again.
+      enlistOp = 0;
+      enlistedLease = 0;
     }
   }
 
@@ -305,7 +335,7 @@ final class Follower extends Role {
       if (observe(key, revision, now)) {
         return;
       }
-      m.maybeEnlist();
+      maybeEnlist();
       if (m.keyAbsent && pollOp == 0) {
         campaignOrWait(now);
       }
