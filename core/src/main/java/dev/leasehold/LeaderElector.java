@@ -1,6 +1,8 @@
 package dev.leasehold;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -105,7 +107,18 @@ public interface LeaderElector extends AutoCloseable {
   }
 
   /**
-   * resign gives leadership up now if held (the lease is revoked so others take over at
+   * participants lists the election's candidates in queue order, head first (PROTOCOL.md §4.5),
+   * as this instance knows them from its watch: on etcd and local, every candidate with a
+   * standby lease; empty for JDBC, and before this instance has read the queue. The stage
+   * completes on the dispatcher thread, with the empty list once the elector is closed.
+   */
+  default CompletionStage<List<Participant>> participants() {
+    return CompletableFuture.completedFuture(List.of());
+  }
+
+  /**
+   * resign gives leadership up now if held (on etcd with standby leases the key goes to the
+   * queue's head in one transaction; otherwise the lease is revoked so others take over at
    * once) and keeps this instance a candidate for later terms; it does nothing otherwise.
    */
   void resign();

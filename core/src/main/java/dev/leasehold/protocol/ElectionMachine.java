@@ -1,5 +1,6 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.Participant;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
@@ -327,6 +328,7 @@ public final class ElectionMachine implements Machine {
   }
 
   /** participants is the queue as this instance knows it, head first. */
+  @Override
   public List<Participant> participants() {
     return queue.inOrder();
   }

@@ -1,5 +1,6 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.Participant;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;

@@ -1,5 +1,6 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.Participant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

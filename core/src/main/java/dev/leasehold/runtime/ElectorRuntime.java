@@ -1,5 +1,6 @@
 package dev.leasehold.runtime;
 
+import dev.leasehold.Participant;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorHealth;
 import dev.leasehold.ElectorState;
@@ -162,6 +163,21 @@ public final class ElectorRuntime implements LeaderElector {
       HandoverTrace.mark(HandoverTrace.Hop.RESIGN_CALLED);
     }
     submit(new Input.Resign());
+  }
+
+  @Override
+  public CompletionStage<List<Participant>> participants() {
+    CompletableFuture<List<Participant>> view = new CompletableFuture<>();
+    try {
+      // Read on the loop, which owns the machine; completed on the dispatcher, never the loop.
+      scheduler.execute(() -> {
+        List<Participant> now = machine.participants();
+        scheduler.dispatcher().execute(() -> view.complete(now));
+      });
+    } catch (RejectedExecutionException closed) {
+      view.complete(List.of());
+    }
+    return view;
   }
 
   /** resignTerm resigns {@code t} from any thread, if it is still the current term then. */

@@ -2,6 +2,7 @@ package dev.leasehold.runtime;
 
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
+import dev.leasehold.Participant;
 import java.util.List;
 
 /**
@@ -26,6 +27,11 @@ public interface Machine {
 
   /** fencingToken is the MASTER's fencing token, or 0 when not MASTER. */
   long fencingToken();
+
+  /** participants is the election's queue as this instance knows it, head first; empty when the backend has none. */
+  default List<Participant> participants() {
+    return List.of();
+  }
 
   /** leaseId is the lease the MASTER's term rides on (0 when none). */
   long leaseId();

@@ -1,5 +1,6 @@
 package dev.leasehold.protocol;
 
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;

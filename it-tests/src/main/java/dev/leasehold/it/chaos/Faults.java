@@ -26,7 +26,8 @@ public final class Faults {
         new CutCandidate(TcpProxy.Mode.BLACKHOLE),
         new CutCandidate(TcpProxy.Mode.RESET),
         new KillCandidate(),
-        new PauseCandidate());
+        new PauseCandidate(),
+        new ResignCandidate());
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */
@@ -292,6 +293,40 @@ public final class Faults {
     public void recover(ChaosContext ctx) throws Exception {
       target.candidate().resume();
       ctx.recorder().froze(target.process(), stoppedAt, System.nanoTime());
+    }
+  }
+
+  /**
+   * The MASTER resigns (a graceful handover): on etcd with standby leases, the key goes to the
+   * queue's head in one transaction (PROTOCOL.md §4.5), which must hand over without overlap
+   * and without a stale write, like every other term change.
+   */
+  static final class ResignCandidate implements Fault {
+    @Override
+    public String name() {
+      return "candidate-resign";
+    }
+
+    @Override
+    public TargetKind kind() {
+      return TargetKind.CANDIDATE;
+    }
+
+    @Override
+    public String inject(ChaosContext ctx, Random random) throws Exception {
+      ChaosContext.Slot target = ctx.masterSlot();
+      target.candidate().send("resign");
+      return target.process();
+    }
+
+    @Override
+    public Duration hold(ChaosContext ctx, Random random) {
+      return Duration.ofMillis(between(random, 200, 800));
+    }
+
+    @Override
+    public void recover(ChaosContext ctx) {
+      // Nothing to heal: the resigned candidate stays in the election.
     }
   }
 }

@@ -1,13 +1,16 @@
-package dev.leasehold.protocol;
+package dev.leasehold;
 
 import java.util.Objects;
 
 /**
- * Participant is one candidate in an election's queue: the key {@code <electionKey>/candidates/
+ * Participant is one candidate in an etcd election's queue, as {@link
+ * LeaderElector#participants()} lists it: the key {@code <electionKey>/candidates/
  * <lease id in 16 hex digits>} it put on its standby lease, with its candidate id as the value
  * (PROTOCOL.md §4.5). The queue is ordered by the keys' mod revisions: a candidate that put its
  * key again (a resigned MASTER does, in its handover) goes to the tail. The key lives exactly as
- * long as the lease, so an operator can tell from etcd which lease belongs to which candidate.
+ * long as the lease, so an operator can tell from etcd which lease belongs to which candidate
+ * ({@code etcdctl get --prefix <electionKey>/candidates/}). The local backend keeps the same
+ * queue; the JDBC backend has none.
  *
  * <p>Immutable and thread-safe.
  *
