@@ -427,6 +427,10 @@ final class Bench {
       if (o.scaleHandovers() > 0) {
         perHandover = (s3.proposals() - s2.proposals()) / o.scaleHandovers();
       }
+      c.send("failover");
+      g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT failover_all_know_ms") || e.is("EXITED"), long_);
+      EtcdMetrics.Sample s4 = EtcdMetrics.scrape(eps);
+      values.put("proposals_per_failover", String.format("%.0f", s4.proposals() - s3.proposals()));
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
       values.put("leases_left_after_close", Integer.toString(EtcdMetrics.leases(eps.get(0))));
       for (int i = 0; ; i++) {

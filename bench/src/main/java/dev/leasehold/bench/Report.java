@@ -314,7 +314,9 @@ final class Report extends MarkdownReport {
         + "Handover: `resign()` on the leader until the next elected callback, with every elector "
         + "following; " + r.options.scaleHandovers() + " handovers per row (each moves all electors, so fewer "
         + "than the 50 of the small scenarios). Proposals per handover: committed proposals during the "
-        + "handovers divided by their number.");
+        + "handovers divided by their number. Leader closed: the leader closes without a handover (its "
+        + "lease revoked, as etcd revokes a crashed leader's), the time to the next ELECTED, and the "
+        + "proposals committed until every elector knows the new leader.");
     List<List<String>> rows = new ArrayList<>();
     for (Results.ScaleRun s : r.scale) {
       Stats h = stats(s.handovers());
@@ -322,13 +324,14 @@ final class Report extends MarkdownReport {
           ms(s.value("first_leader_ms")), ms(s.value("all_know_leader_ms")),
           h == null ? "–" : ms(h.p50()) + " / " + ms(h.p99()) + " / " + ms(h.max()) + " (n=" + h.n() + ")",
           Double.isNaN(s.proposalsPerHandover()) ? "–" : f0(s.proposalsPerHandover()),
+          ms(s.value("failover_ms")) + " / " + f0(s.value("proposals_per_failover")),
           kib(s.value("heap_bytes_per_elector")), f2(s.value("threads_per_elector")),
           kib(s.value("rss_bytes_per_elector")),
           s.idle() == null ? "–" : f2(s.idle().proposalsPerSec()) + " / " + f0(s.idle().rpcsPerSec()),
           f0(s.value("leases_left_after_close")), s.failure() == null ? "" : s.failure()));
     }
     table(List.of("client", "electors", "first leader", "all know", "handover p50 / p99 / max",
-        "proposals/handover", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
+        "proposals/handover", "leader closed: failover / proposals", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
         "leases left after close", "failure"), rows);
     // Which idle proposals clients asked for: the rest are etcd's own (expired leases).
     List<List<String>> writes = new ArrayList<>();

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * name value} lines: the time to the first leader, the time until every elector knows it, heap,
  * threads and resident memory per elector, and the handover time at that scale. Between
  * settling and the handovers it prints {@code SETTLED} and waits for a {@code handover} line,
- * so the bench can measure etcd's idle cost meanwhile.
+ * so the bench can measure etcd's idle cost meanwhile; then for a {@code failover} line, after
+ * which the leader closes without a handover and the next election is timed.
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=K --count=N --shared-client=true|false
  * --ttl-seconds=N --handovers=N [--settle-ms=N] [--standby=true|false]}. Not thread-safe; one per JVM.
@@ -116,6 +117,22 @@ public final class ScaleMain {
       }
     }
     result(out, "handover_ms", samples.toString());
+    if ("failover".equals(in.readLine())) {
+      // The leader goes without a handover: close() revokes its lease, which deletes the key and
+      // its participant key in one proposal, as etcd's expiry of a crashed leader's lease does;
+      // then only the queue's head campaigns (PROTOCOL.md §4.5).
+      int was = leader.get();
+      long t;
+      synchronized (lock) {
+        t = System.nanoTime();
+        electedAt.set(0);
+      }
+      electors.get(was).close();
+      long at = awaitElected(lock, electedAt, t);
+      result(out, "failover_ms", String.format("%.3f", ms(at - t)));
+      awaitAllKnow(electors.stream().filter(e -> e != electors.get(was)).toList(), electors.get(leader.get()));
+      result(out, "failover_all_know_ms", String.format("%.3f", ms(System.nanoTime() - t)));
+    }
     long c0 = System.nanoTime();
     electors.parallelStream().forEach(LeaderElector::close);
     if (client != null) {
