@@ -4,10 +4,12 @@ import dev.leasehold.Guarantee;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.protocol.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -16,8 +18,10 @@ import java.util.function.Consumer;
 /**
  * LocalPort is one elector's {@link StorePort} onto a {@link LocalStore}: each
  * {@link EtcdCommand} becomes one request to the store, answered with the {@link EtcdInput}
- * etcd's adapter would produce, so the etcd machine runs on it unchanged. The store's raft
- * term never changes, so every keep-alive ack and confirming read carry the same one.
+ * etcd's adapter would produce, so the etcd machine runs on it unchanged: the campaign, the
+ * queue's participant keys ({@code Enlist}, read by {@code Poll(participants)}) and the
+ * handover (PROTOCOL.md §4.5), and a watch of the key and its participant keys. The store's
+ * raft term never changes, so every keep-alive ack and confirming read carry the same one.
  *
  * <p>Not thread-safe: the runtime's event loop calls it; replies complete on the store's
  * thread, where this class only maps data.
@@ -52,8 +56,11 @@ final class LocalPort implements StorePort {
   @Override
   public CompletionStage<? extends Input> call(StoreCall call) {
     if (call instanceof EtcdCommand.Poll p) {
+      // K and, when asked, the queue's keys: one range read, at one revision.
       return store.request(
-          s -> new EtcdInput.PollResult(p.op(), s.get(key), s.revision()), call::failed);
+          s -> new EtcdInput.PollResult(
+              p.op(), s.get(key), s.revision(), p.participants() ? s.participants(key) : null),
+          call::failed);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return store.request(
           s -> {
@@ -63,6 +70,10 @@ final class LocalPort implements StorePort {
           call::failed);
     } else if (call instanceof EtcdCommand.Campaign c) {
       return store.request(s -> campaign(s, c), call::failed);
+    } else if (call instanceof EtcdCommand.Enlist e) {
+      return store.request(s -> enlist(s, e), call::failed);
+    } else if (call instanceof EtcdCommand.Handover h) {
+      return store.request(s -> handover(s, h), call::failed);
     } else if (call instanceof EtcdCommand.KeepAlive k) {
       return store.request(
           s -> {
@@ -96,6 +107,43 @@ final class LocalPort implements StorePort {
       return new EtcdInput.CampaignFailed(c.op(), "requested lease not found");
     }
     return new EtcdInput.CampaignWon(c.op(), s.put(key, value, c.leaseId()).createRevision());
+  }
+
+  /**
+   * enlist is etcd's {@code Put(P(lease), value, lease)}: it joins the queue, or moves this
+   * candidate to its tail; like etcd's put it fails when the lease is gone.
+   */
+  private Input enlist(StoreState s, EtcdCommand.Enlist e) {
+    if (!s.isAlive(e.leaseId())) {
+      return new EtcdInput.EnlistFailed(e.op(), "requested lease not found");
+    }
+    KeyRecord put = s.put(Participant.keyOf(key, e.leaseId()), value, e.leaseId());
+    return new EtcdInput.Enlisted(e.op(), put.modRevision());
+  }
+
+  /**
+   * handover is etcd's {@code Txn(If ModRevision(key) == token, CreateRevision(P(successor)) ==
+   * successor.createRevision, Then Put(key, successor's id, successor's lease), Put(P(own),
+   * value, own lease), Else Get(key))}, in one revision; like etcd it fails as a whole when a
+   * lease of the Then branch is gone.
+   */
+  private Input handover(StoreState s, EtcdCommand.Handover h) {
+    Participant succ = h.successor();
+    KeyRecord k = s.get(key);
+    KeyRecord p = s.get(Participant.keyOf(key, succ.leaseId()));
+    boolean holds = k != null && k.modRevision() == h.token();
+    boolean queued = p != null && p.createRevision() == succ.createRevision();
+    if (!holds || !queued) {
+      return new EtcdInput.HandoverRefused(h.op(), k, s.revision());
+    }
+    if (!s.isAlive(succ.leaseId()) || !s.isAlive(h.leaseId())) {
+      return new EtcdInput.HandoverFailed(h.op(), "requested lease not found");
+    }
+    s.write(
+        List.of(
+            new StoreState.Put(key, succ.candidateId(), succ.leaseId()),
+            new StoreState.Put(Participant.keyOf(key, h.leaseId()), value, h.leaseId())));
+    return new EtcdInput.HandedOver(h.op(), s.revision());
   }
 
   @Override

@@ -21,8 +21,10 @@ import java.util.function.Supplier;
  * LocalStore is an in-process store with etcd's lease semantics, for the electors of one JVM
  * that share it (see {@link LocalLeaderElector}): leases whose TTLs run out on the monotonic
  * clock ({@link System#nanoTime()}), keys bound to leases, one revision counter, the
- * compare-and-swap that creates a key only when absent, keep-alives, linearizable reads and
- * watches. A key's create revision is its holder's fencing token, so tokens strictly increase.
+ * compare-and-swap that creates a key only when absent, the election's queue of participant
+ * keys and the handover transaction (PROTOCOL.md §4.5), keep-alives, linearizable reads and
+ * watches. A key's mod revision is its holder's fencing token (a campaign's create, a
+ * handover's put), so tokens strictly increase.
  *
  * <p>A lease expires exactly when its TTL has passed since the store applied its grant or
  * last keep-alive, never earlier: every access first expires what is due, and a sweeper
@@ -103,14 +105,15 @@ public final class LocalStore implements AutoCloseable {
     return inspect(StoreState::leaseCount);
   }
 
-  /** keyCount is the number of keys present; for tests. */
+  /** keyCount is the number of keys present, participant keys included; for tests. */
   public int keyCount() {
     return inspect(StoreState::keyCount);
   }
 
   /**
    * isCurrentTerm is true while the term's key exists with the term's fencing token as its
-   * create revision: the compare etcd makes for {@code EtcdFencing}. It is the store's view,
+   * mod revision: the compare etcd makes for {@code EtcdFencing}. A term whose key was handed
+   * over is no longer current. It is the store's view,
    * not the elector's deadline; check {@link Leadership#isValid()} as well.
    *
    * @throws IllegalStateException while the store is unavailable or after it was closed, as
@@ -281,7 +284,7 @@ public final class LocalStore implements AutoCloseable {
 
   private static boolean current(StoreState s, Leadership term) {
     KeyRecord k = s.get(term.electionKey());
-    return k != null && k.createRevision() == term.fencingToken();
+    return k != null && k.token() == term.fencingToken();
   }
 
   /** deliver queues a reply or watch event for the store thread; called under the lock. */
@@ -330,7 +333,7 @@ public final class LocalStore implements AutoCloseable {
   }
 
   private static LeaderInfo info(KeyRecord k) {
-    return new LeaderInfo(k.holderId(), k.createRevision(), k.leaseId());
+    return new LeaderInfo(k.holderId(), k.token(), k.leaseId());
   }
 
   private static ThreadFactory daemon(String name) {

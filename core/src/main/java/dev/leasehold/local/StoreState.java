@@ -2,22 +2,30 @@ package dev.leasehold.local;
 
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.protocol.Participant;
 import dev.leasehold.runtime.Input;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
  * StoreState is the data of a {@link LocalStore}, with etcd's semantics for the parts the
  * protocol uses: one revision counter for the whole store, leases with TTLs on the store's
- * monotonic clock, keys bound to leases (a lease that ends deletes its keys in one revision),
- * and watches that replay a key's recent changes from a revision.
+ * monotonic clock, keys with create and mod revisions, bound to leases (a lease that ends
+ * deletes all its keys in one revision, the election key and participant keys alike, in key
+ * order as etcd does), writes of several keys in one revision (a transaction), and watches of
+ * an election key and its participant keys ({@link Participant#prefix}) that replay their
+ * recent changes from a revision.
  *
  * <p>Not thread-safe: every method runs under the owning store's lock. Watch notifications
  * are handed to {@code deliver}, which queues them for the store thread in the order of the
@@ -27,6 +35,13 @@ final class StoreState {
   /** HISTORY is how many changes per key a watch can replay; older starts fail as compacted. */
   static final int HISTORY = 64;
 
+  /**
+   * DEAD_HISTORIES is how many deleted keys' histories are kept (participant keys come and go
+   * with standby leases); beyond it the oldest is forgotten, and watches from before its last
+   * change fail as compacted, as after an etcd compaction.
+   */
+  static final int DEAD_HISTORIES = 1024;
+
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
   /** Lease is a granted lease; it lives while {@code now - expiresAt < 0}. */
@@ -34,7 +49,8 @@ final class StoreState {
     final long id;
     final long ttlSeconds;
     long expiresAt;
-    final Set<String> keys = new LinkedHashSet<>();
+    /** keys are the keys bound to it, in key order (the order etcd deletes them in). */
+    final Set<String> keys = new TreeSet<>();
 
     Lease(long id, long ttlSeconds, long expiresAt) {
       this.id = id;
@@ -43,8 +59,14 @@ final class StoreState {
     }
   }
 
-  /** Change is one put ({@code key} set) or delete ({@code key} null) of a key at a revision. */
-  private record Change(long revision, KeyRecord key) {}
+  /** Put is one write of a transaction: {@code key} := {@code value}, bound to {@code leaseId}. */
+  record Put(String key, String value, long leaseId) {}
+
+  /**
+   * Change is one put ({@code record} set) or delete ({@code record} null) of a key at a
+   * revision; {@code seq} orders the changes of one revision as they were made.
+   */
+  private record Change(long seq, String key, long revision, KeyRecord record) {}
 
   /** History is a key's recent changes; {@code droppedThrough} is the newest one forgotten. */
   private static final class History {
@@ -52,8 +74,12 @@ final class StoreState {
     long droppedThrough;
   }
 
-  /** Watcher is one open watch; {@code owner} is the port that opened it. */
-  private record Watcher(Object owner, long id, String key, Consumer<Input> inbox) {}
+  /** Watcher is one open watch of an election key; {@code owner} is the port that opened it. */
+  private record Watcher(Object owner, long id, String key, Consumer<Input> inbox) {
+    boolean covers(String changed) {
+      return changed.equals(key) || Participant.leaseOf(key, changed) != 0;
+    }
+  }
 
   /** Expiry is a lease's expiry as queued; stale once the lease was renewed or removed. */
   private record Expiry(long at, long leaseId) {}
@@ -61,9 +87,13 @@ final class StoreState {
   private final Consumer<Runnable> deliver;
   private long revision = 1;
   private long nextLeaseId = 1;
+  private long changeSeq;
   private final Map<Long, Lease> leases = new HashMap<>();
-  private final Map<String, KeyRecord> keys = new HashMap<>();
+  private final TreeMap<String, KeyRecord> keys = new TreeMap<>();
   private final Map<String, History> histories = new HashMap<>();
+  /** deadKeys are the deleted keys whose histories are kept, the longest dead first. */
+  private final LinkedHashSet<String> deadKeys = new LinkedHashSet<>();
+  private long forgottenThrough;
   private final List<Watcher> watchers = new ArrayList<>();
   // Compared as differences: monotonic clock values may be negative.
   private final PriorityQueue<Expiry> expiries =
@@ -73,7 +103,7 @@ final class StoreState {
     this.deliver = deliver;
   }
 
-  /** revision is the store's current revision; every put or delete raises it by one. */
+  /** revision is the store's current revision; every write (one key or a transaction) raises it by one. */
   long revision() {
     return revision;
   }
@@ -83,12 +113,32 @@ final class StoreState {
     return keys.get(key);
   }
 
+  /**
+   * participants is the queue of the election key: its participant keys, lowest mod revision
+   * first, read at the current revision.
+   */
+  List<Participant> participants(String electionKey) {
+    String prefix = Participant.prefix(electionKey);
+    List<Participant> out = new ArrayList<>();
+    for (Map.Entry<String, KeyRecord> e : keys.tailMap(prefix, true).entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        break;
+      }
+      long lease = Participant.leaseOf(electionKey, e.getKey());
+      if (lease != 0) {
+        out.add(participant(lease, e.getValue()));
+      }
+    }
+    out.sort(Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId));
+    return out;
+  }
+
   /** leaseCount is the number of live leases. */
   int leaseCount() {
     return leases.size();
   }
 
-  /** keyCount is the number of keys present. */
+  /** keyCount is the number of keys present, participant keys included. */
   int keyCount() {
     return keys.size();
   }
@@ -118,14 +168,42 @@ final class StoreState {
     return l.ttlSeconds;
   }
 
-  /** put creates the absent key, bound to a live lease, at a new revision: its create revision. */
+  /** put writes one key, bound to a live lease, at a new revision; see {@link #write}. */
   KeyRecord put(String key, String value, long leaseId) {
+    return write(List.of(new Put(key, value, leaseId))).get(0);
+  }
+
+  /**
+   * write applies the puts, in order, all at one new revision, as an etcd transaction's Then
+   * branch does: each key's mod revision becomes that revision, its create revision stays (or
+   * is that revision when the key was absent), and it is bound to its put's lease (unbound from
+   * any earlier one). Every lease must be alive; the caller checks, as etcd fails the whole
+   * transaction otherwise. Returns the records written, in order.
+   */
+  List<KeyRecord> write(List<Put> puts) {
+    for (Put p : puts) {
+      if (!leases.containsKey(p.leaseId())) {
+        throw new IllegalStateException("lease " + p.leaseId() + " not found");
+      }
+    }
     revision++;
-    KeyRecord record = new KeyRecord(value, leaseId, revision, revision);
-    keys.put(key, record);
-    leases.get(leaseId).keys.add(key);
-    changed(key, new Change(revision, record));
-    return record;
+    List<KeyRecord> out = new ArrayList<>(puts.size());
+    for (Put p : puts) {
+      KeyRecord old = keys.get(p.key());
+      if (old != null && old.leaseId() != p.leaseId()) {
+        Lease was = leases.get(old.leaseId());
+        if (was != null) {
+          was.keys.remove(p.key());
+        }
+      }
+      long created = old != null ? old.createRevision() : revision;
+      KeyRecord record = new KeyRecord(p.value(), p.leaseId(), created, revision);
+      keys.put(p.key(), record);
+      leases.get(p.leaseId()).keys.add(p.key());
+      changed(new Change(++changeSeq, p.key(), revision, record));
+      out.add(record);
+    }
+    return out;
   }
 
   /** deleteKey deletes the key at a new revision and leaves its lease alive; false if absent. */
@@ -139,11 +217,11 @@ final class StoreState {
       lease.keys.remove(key);
     }
     revision++;
-    changed(key, new Change(revision, null));
+    changed(new Change(++changeSeq, key, revision, null));
     return true;
   }
 
-  /** revoke ends the lease and deletes its keys, all in one new revision; false if absent. */
+  /** revoke ends the lease and deletes its keys, in key order, all in one new revision; false if absent. */
   boolean revoke(long leaseId) {
     Lease lease = leases.remove(leaseId);
     if (lease == null) {
@@ -153,7 +231,7 @@ final class StoreState {
       revision++;
       for (String key : lease.keys) {
         keys.remove(key);
-        changed(key, new Change(revision, null));
+        changed(new Change(++changeSeq, key, revision, null));
       }
     }
     return true;
@@ -184,27 +262,37 @@ final class StoreState {
   }
 
   /**
-   * watch opens a watch of {@code key} that first replays the key's changes from
-   * {@code fromRevision} on, then reports each new one; it fails as compacted when changes
-   * from that revision were already forgotten.
+   * watch opens a watch of {@code key} and its participant keys that first replays their
+   * changes from {@code fromRevision} on, in the order they were made, then reports each new
+   * one; it fails as compacted when changes from that revision were already forgotten.
    */
   void watch(Object owner, long id, String key, long fromRevision, Consumer<Input> inbox) {
     cancelWatch(owner, id);
-    History h = histories.get(key);
-    if (h != null && fromRevision <= h.droppedThrough) {
+    Watcher w = new Watcher(owner, id, key, inbox);
+    boolean compacted = fromRevision <= forgottenThrough;
+    List<Change> replay = new ArrayList<>();
+    for (Map.Entry<String, History> e : histories.entrySet()) {
+      if (!w.covers(e.getKey())) {
+        continue;
+      }
+      History h = e.getValue();
+      compacted |= fromRevision <= h.droppedThrough;
+      for (Change c : h.changes) {
+        if (c.revision() >= fromRevision) {
+          replay.add(c);
+        }
+      }
+    }
+    if (compacted) {
       deliver.accept(
           () -> inbox.accept(
               new EtcdInput.WatchFailed(id, true, "revision " + fromRevision + " compacted")));
       return;
     }
-    Watcher w = new Watcher(owner, id, key, inbox);
     watchers.add(w);
-    if (h != null) {
-      for (Change c : h.changes) {
-        if (c.revision() >= fromRevision) {
-          notify(w, c);
-        }
-      }
+    replay.sort(Comparator.comparingLong(Change::seq));
+    for (Change c : replay) {
+      notify(w, c);
     }
   }
 
@@ -226,24 +314,50 @@ final class StoreState {
     watchers.clear();
   }
 
-  private void changed(String key, Change c) {
-    History h = histories.computeIfAbsent(key, k -> new History());
+  private void changed(Change c) {
+    History h = histories.computeIfAbsent(c.key(), k -> new History());
     h.changes.addLast(c);
     if (h.changes.size() > HISTORY) {
       h.droppedThrough = h.changes.removeFirst().revision();
     }
+    if (c.record() == null) {
+      deadKeys.remove(c.key());
+      deadKeys.add(c.key());
+      if (deadKeys.size() > DEAD_HISTORIES) {
+        Iterator<String> it = deadKeys.iterator();
+        String oldest = it.next();
+        it.remove();
+        forgottenThrough = Math.max(forgottenThrough, histories.remove(oldest).changes.getLast().revision());
+      }
+    } else {
+      deadKeys.remove(c.key());
+    }
     for (Watcher w : watchers) {
-      if (w.key().equals(key)) {
+      if (w.covers(c.key())) {
         notify(w, c);
       }
     }
   }
 
   private void notify(Watcher w, Change c) {
-    Input event =
-        c.key() != null
-            ? new EtcdInput.WatchPut(w.id(), c.key(), c.revision())
-            : new EtcdInput.WatchDelete(w.id(), c.revision());
+    Input event;
+    if (c.key().equals(w.key())) {
+      event =
+          c.record() != null
+              ? new EtcdInput.WatchPut(w.id(), c.record(), c.revision())
+              : new EtcdInput.WatchDelete(w.id(), c.revision());
+    } else {
+      long lease = Participant.leaseOf(w.key(), c.key());
+      event =
+          c.record() != null
+              ? new EtcdInput.WatchEnlisted(w.id(), participant(lease, c.record()), c.revision())
+              : new EtcdInput.WatchWithdrawn(w.id(), lease, c.revision());
+    }
     deliver.accept(() -> w.inbox().accept(event));
+  }
+
+  /** participant is the queue entry of the participant key of {@code leaseId} with record {@code r}. */
+  private static Participant participant(long leaseId, KeyRecord r) {
+    return new Participant(r.holderId(), leaseId, r.createRevision(), r.modRevision());
   }
 }

@@ -9,8 +9,8 @@
  *
  * <p>What it guarantees: among the electors that share one store, at most one leads a key at
  * a time (a lease expires no earlier than its TTL after the store applied its last renewal,
- * and an elector steps down by its local deadline, before that); fencing tokens (create
- * revisions) strictly increase; {@code close()} leaves no lease and no key behind.
+ * and an elector steps down by its local deadline, before that); fencing tokens (the key's mod
+ * revision when a term began) strictly increase; {@code close()} leaves no lease and no key behind.
  *
  * <p>What it does not cover: other processes, other JVMs, or other class loaders with their
  * own {@code LocalStore}; each elects its own leader. It never falls back to "always leader".

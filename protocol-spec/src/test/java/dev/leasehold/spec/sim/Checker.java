@@ -28,7 +28,7 @@ final class Checker {
   private final Proc[] current;
   /** Leases an operator revoked: every term on them is excused. */
   final Set<Long> revokedByOperator = new HashSet<>();
-  /** Incarnations of K (lease, create revision) an operator deleted: those terms are excused. */
+  /** Terms of K (lease, token = K's mod revision) an operator deleted: those terms are excused. */
   final Set<Term> deletedByOperator = new HashSet<>();
   private final Map<Long, Long> releasedAt = new HashMap<>();
   private long lastElectedToken;
@@ -91,7 +91,7 @@ final class Checker {
       if (excused(p.m.leaseId(), token)) {
         // An operator deleted K (or revoked this lease) while the CAS reply was in flight: a
         // later incarnation of K may already have been elected. Fenced writes with this token
-        // fail (K's create revision differs); the order of ELECTED events is not guaranteed.
+        // fail (K's mod revision differs); the order of ELECTED events is not guaranteed.
         if (token <= lastElectedToken) {
           engine.stats.inc(Stat.STALE_ELECTED_AFTER_ADMIN_DELETE);
         }
@@ -162,7 +162,7 @@ final class Checker {
       end = Math.max(end, machineTerm ? p.clock.trueAt(p.m.deadline(), now) : now);
       if (engine.checks(Inv.MASTER_OWNS_KEY)) {
         KeyRecord k = store.key;
-        if (k == null || k.leaseId() != t.leaseId() || k.createRevision() != t.fencingToken()) {
+        if (k == null || k.leaseId() != t.leaseId() || k.token() != t.fencingToken()) {
           fail(Inv.MASTER_OWNS_KEY, p + " is leader (isLeader " + p.elector.isLeader() + ", " + t + ") but K is " + k);
         }
       }
@@ -282,13 +282,13 @@ final class Checker {
   }
 
   void checkNothingLeftBehind() {
-    if (store.key != null || !store.leases.isEmpty()) {
+    if (store.key != null || !store.leases.isEmpty() || !store.queue.isEmpty()) {
       StringBuilder b = new StringBuilder();
       for (SimStore.Lease l : store.leases.values()) {
         b.append(Long.toHexString(l.id)).append(" of ").append(l.owner).append(" expiring ")
             .append(Simulation.fmt(l.expiry)).append("; ");
       }
-      fail(Inv.NO_LEASE_LEFT_BEHIND, "K=" + store.key + " leases: " + b);
+      fail(Inv.NO_LEASE_LEFT_BEHIND, "K=" + store.key + " queue=" + store.queued() + " leases: " + b);
     }
     checkClosesDone();
     for (Proc p : current) {
@@ -311,7 +311,7 @@ final class Checker {
     StringBuilder b = new StringBuilder();
     b.append("store{rev=").append(store.revision).append(" term=").append(store.term)
         .append(" leader=").append(store.hasLeader).append(" isolated=").append(store.isolated)
-        .append(" K=").append(store.key).append(" leases=[");
+        .append(" K=").append(store.key).append(" queue=").append(store.queued()).append(" leases=[");
     for (SimStore.Lease l : store.leases.values()) {
       b.append(Long.toHexString(l.id)).append("@").append(Simulation.fmt(l.expiry)).append(" ");
     }

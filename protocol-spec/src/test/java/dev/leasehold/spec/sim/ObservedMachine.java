@@ -137,9 +137,13 @@ final class ObservedMachine implements Machine {
     if (in instanceof EtcdInput.CampaignFailed f && p.appliedCampaigns.contains(f.op())) {
       engine.stats.inc(Stat.CAMPAIGN_APPLIED_BUT_FAILED);
     }
+    if (in instanceof EtcdInput.HandoverFailed f && p.appliedHandovers.contains(f.op())) {
+      engine.stats.inc(Stat.HANDOVER_APPLIED_BUT_FAILED);
+    }
     if (in instanceof EtcdInput.PollFailed || in instanceof EtcdInput.GrantFailed
         || in instanceof EtcdInput.CampaignFailed || in instanceof EtcdInput.ConfirmFailed
-        || in instanceof EtcdInput.KeepAliveFailed) {
+        || in instanceof EtcdInput.KeepAliveFailed || in instanceof EtcdInput.EnlistFailed
+        || in instanceof EtcdInput.HandoverFailed) {
       engine.stats.inc(Stat.REQUESTS_FAILED);
     }
   }

@@ -38,6 +38,7 @@ final class Proc {
   // For the mutations and the counters.
   long lastAckTerm;
   final Set<Long> appliedCampaigns = new HashSet<>();
+  final Set<Long> appliedHandovers = new HashSet<>();
 
   Proc(int slot, String name, ElectorConfig ec, ProtocolConfig pc, long seed, SimClock clock,
       Engine engine, SimNetwork net, SimEtcd etcd, Checker checker, Mutation mutation) {

@@ -1,6 +1,7 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.protocol.Participant;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.spec.sim.SimNetwork.Member;
 import dev.leasehold.spec.sim.Stats.Stat;
@@ -9,7 +10,10 @@ import dev.leasehold.spec.sim.Stats.Stat;
  * SimEtcd is the simulated etcd's request handling: each request as the member it reaches
  * (the majority's leader, or an isolated old leader) would answer it, as the input
  * {@code EtcdStore} would map that answer to. A null answer is none at all (the client times
- * out). Revoke answers TRUE (revoked), "not found", or FALSE (failed).
+ * out). Revoke answers TRUE (revoked), "not found", or FALSE (failed). Proposals (grant,
+ * campaign, enlist, handover) reach no commit on an isolated old leader; a transaction whose
+ * Then branch puts on a lease that is gone (or expired, awaiting the sweep) fails with "requested
+ * lease not found", as etcd's does.
  *
  * <p>Not thread-safe: one simulation owns it.
  */
@@ -29,18 +33,19 @@ final class SimEtcd {
     return engine.rnd.nextBoolean() ? failure : null;
   }
 
-  Object poll(Member mem, long op) {
+  /** poll reads K and, with {@code participants}, the queue: one range, at one revision. */
+  Object poll(Member mem, long op, boolean participants) {
     if (mem == Member.OLD_LEADER) {
       if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
         engine.stats.inc(Stat.STALE_READS_SERVED);
-        return new EtcdInput.PollResult(op, store.isoKey, store.isoRevision);
+        return new EtcdInput.PollResult(op, store.isoKey, store.isoRevision, participants ? store.isoQueue : null);
       }
       return null; // a linearizable read needs a quorum: it times out
     }
     if (!store.hasLeader) {
       return noLeader(new EtcdInput.PollFailed(op, "etcdserver: no leader"));
     }
-    return new EtcdInput.PollResult(op, store.key, store.revision);
+    return new EtcdInput.PollResult(op, store.key, store.revision, participants ? store.queued() : null);
   }
 
   Object confirm(Member mem, long op) {
@@ -86,6 +91,42 @@ final class SimEtcd {
       return new EtcdInput.CampaignFailed(op, "etcdserver: requested lease not found");
     }
     return new EtcdInput.CampaignLost(op, o.holder(), o.revision());
+  }
+
+  Object enlist(Member mem, Proc p, long op, long leaseId) {
+    if (mem == Member.OLD_LEADER) {
+      return null; // a proposal that cannot commit
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.EnlistFailed(op, "etcdserver: no leader"));
+    }
+    long rev = store.enlist(p.ec.candidateId(), leaseId, engine.now);
+    if (rev < 0) {
+      return new EtcdInput.EnlistFailed(op, "etcdserver: requested lease not found");
+    }
+    engine.stats.inc(Stat.ENLISTS);
+    return new EtcdInput.Enlisted(op, rev);
+  }
+
+  Object handover(Member mem, Proc p, long op, long token, long leaseId, Participant successor) {
+    if (mem == Member.OLD_LEADER) {
+      return null;
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.HandoverFailed(op, "etcdserver: no leader"));
+    }
+    SimStore.HandoverOutcome o = store.handover(p.ec.candidateId(), leaseId, token, successor, engine.now);
+    if (o.committed()) {
+      engine.stats.inc(Stat.HANDOVERS);
+      p.appliedHandovers.add(op);
+      engine.note("store: " + p + " handed K over to " + successor + " rev=" + o.revision());
+      return new EtcdInput.HandedOver(op, o.revision());
+    }
+    if (o.leaseNotFound()) {
+      return new EtcdInput.HandoverFailed(op, "etcdserver: requested lease not found");
+    }
+    engine.stats.inc(Stat.HANDOVERS_REFUSED);
+    return new EtcdInput.HandoverRefused(op, o.key(), o.revision());
   }
 
   Object keepAlive(Member mem, long op, long lease) {

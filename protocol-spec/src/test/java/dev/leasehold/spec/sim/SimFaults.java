@@ -4,13 +4,16 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.protocol.KeyRecord;
 import dev.leasehold.spec.sim.Scenario.Fault;
 import dev.leasehold.spec.sim.Stats.Stat;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
  * SimFaults applies a {@link Scenario}'s faults when they come due: to the network
  * ({@link SimNetwork}), to the store ({@link SimStore}: leader changes, isolation,
- * compaction, operator actions), and to the candidate processes (crash and restart, pause,
+ * compaction, operator actions: deleting K or, once there is a queue, sometimes a participant
+ * key instead; revoking K's lease), and to the candidate processes (crash and restart, pause,
  * clock drift, resign, an early close). What a process does about a fault is the real
  * runtime's business.
  *
@@ -105,10 +108,17 @@ final class SimFaults {
         p.scheduler.clockChanged();
       }
       case ADMIN_DELETE -> {
+        if (!store.queue.isEmpty() && rnd.nextInt(3) == 0) {
+          // etcdctl del K/candidates/<lease>: the queue is a hint, no property may rest on it.
+          List<Long> queued = new ArrayList<>(store.queue.keySet());
+          engine.stats.inc(Stat.ADMIN_ACTIONS);
+          store.adminDeleteParticipant(queued.get(rnd.nextInt(queued.size())));
+          return;
+        }
         KeyRecord k = store.key;
         if (k != null) {
           engine.stats.inc(Stat.ADMIN_ACTIONS);
-          checker.deletedByOperator.add(new Checker.Term(k.leaseId(), k.createRevision()));
+          checker.deletedByOperator.add(new Checker.Term(k.leaseId(), k.token()));
           store.adminDelete();
         }
       }

@@ -10,8 +10,9 @@ import java.util.function.Function;
 
 /**
  * SimNetwork carries candidates' requests to the simulated etcd and its replies and watch
- * events back: delays, loss, reordering, per-candidate partitions, slow periods and
- * client-library retries (a duplicated request), plus the routing to an isolated old leader.
+ * events (of K and of the participant keys under it) back: delays, loss, reordering,
+ * per-candidate partitions, slow periods and client-library retries (a duplicated request),
+ * plus the routing to an isolated old leader.
  * It knows nothing of timeouts: a lost message is simply never delivered, and the runtime's
  * own RPC timeout decides what the candidate sees.
  *
@@ -179,8 +180,16 @@ final class SimNetwork implements SimStore.Listener {
     }
     long when = Math.max(x.lastDeliver, now + d);
     x.lastDeliver = when;
-    Input in = e.put() ? new EtcdInput.WatchPut(x.id, e.record(), e.revision()) : new EtcdInput.WatchDelete(x.id, e.revision());
-    engine.at(when, () -> deliver(x, in));
+    engine.at(when, () -> deliver(x, event(x.id, e)));
+  }
+
+  /** event is what the watch stream {@code id} (of K and its participant keys) reports of {@code e}. */
+  private static Input event(long id, SimStore.KeyEvent e) {
+    if (e.ofParticipant()) {
+      return e.put() ? new EtcdInput.WatchEnlisted(id, e.participant(), e.revision())
+          : new EtcdInput.WatchWithdrawn(id, e.lease(), e.revision());
+    }
+    return e.put() ? new EtcdInput.WatchPut(id, e.record(), e.revision()) : new EtcdInput.WatchDelete(id, e.revision());
   }
 
   private void deliver(Watcher x, Input in) {
@@ -213,7 +222,15 @@ final class SimNetwork implements SimStore.Listener {
 
   @Override
   public void keyChanged(SimStore.KeyEvent e) {
-    engine.note("store: " + (e.put() ? "PUT K " + e.record() : "DELETE K") + " rev=" + e.revision());
+    if (e.ofParticipant()) {
+      if (!e.put()) {
+        engine.stats.inc(Stat.PARTICIPANTS_WITHDRAWN);
+      }
+      engine.note("store: " + (e.put() ? "PUT P " + e.participant() : "DELETE P(" + Long.toHexString(e.lease()) + ")")
+          + " rev=" + e.revision());
+    } else {
+      engine.note("store: " + (e.put() ? "PUT K " + e.record() : "DELETE K") + " rev=" + e.revision());
+    }
     for (Watcher x : liveWatchers()) {
       if (x.member == Member.MAJORITY) {
         send(x, e);

@@ -62,11 +62,15 @@ final class SimPort implements StorePort {
       return reply;
     }
     if (call instanceof EtcdCommand.Poll q) {
-      send(mem -> etcd.poll(mem, q.op()), reply);
+      send(mem -> etcd.poll(mem, q.op(), q.participants()), reply);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       send(mem -> etcd.grant(mem, p, g.op(), g.ttlSeconds()), reply);
     } else if (call instanceof EtcdCommand.Campaign k) {
       send(mem -> etcd.campaign(mem, p, k.op(), k.leaseId()), reply);
+    } else if (call instanceof EtcdCommand.Enlist e) {
+      send(mem -> etcd.enlist(mem, p, e.op(), e.leaseId()), reply);
+    } else if (call instanceof EtcdCommand.Handover h) {
+      send(mem -> etcd.handover(mem, p, h.op(), h.token(), h.leaseId(), h.successor()), reply);
     } else if (call instanceof EtcdCommand.KeepAlive k) {
       send(mem -> etcd.keepAlive(mem, k.op(), k.leaseId()), reply);
     } else if (call instanceof EtcdCommand.ConfirmRead q) {

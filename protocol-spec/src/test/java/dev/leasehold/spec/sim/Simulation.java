@@ -37,7 +37,10 @@ final class Simulation {
      * while its CAS reply was in flight is excused, as for NO_OVERLAP).
      */
     FENCING_MONOTONIC,
-    /** A leader (as for NO_OVERLAP) has K bound to its lease, with its token as create revision. */
+    /**
+     * A leader (as for NO_OVERLAP) has K bound to its lease, with its token as K's mod revision
+     * (a campaign's create, a handover's put).
+     */
     MASTER_OWNS_KEY,
     /**
      * Every lease a machine holds (MASTER's, CANDIDATE's or a follower's standby lease) exists in
@@ -72,7 +75,10 @@ final class Simulation {
     CLOSE_REMOVES_KEY,
     /** Every closeAsync() of a live candidate completes (within 3 × rpcTimeout once quiet). */
     CLOSE_COMPLETES,
-    /** Within TTL after close (plus sweep and an in-flight grant), no lease and no key remain. */
+    /**
+     * Within TTL after close (plus sweep and an in-flight grant), no lease and no key remain, K
+     * nor participant key.
+     */
     NO_LEASE_LEFT_BEHIND,
     /** Nothing throws: not the simulation, and nothing the runtime catches and logs as an error. */
     NO_EXCEPTION
