@@ -2,7 +2,7 @@ package dev.leasehold.local;
 
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -253,6 +253,9 @@ public final class ElectionMachine implements Machine {
       if (was == ElectorState.FOLLOWER) {
         fx.cancelTimer(TimerKind.POLL);
         fx.cancelTimer(TimerKind.CAMPAIGN);
+        // A read still in flight is answered to a role that drops it; forget it, or no poll
+        // would go out again once this instance is a FOLLOWER again.
+        follower.forgetPoll();
       } else if (was == ElectorState.MASTER) {
         lease.stopRenewing();
       }

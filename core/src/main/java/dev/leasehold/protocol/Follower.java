@@ -172,6 +172,11 @@ final class Follower extends Role {
     }
   }
 
+  /** forgetPoll drops the read in flight, whose reply is then ignored (see moveTo). */
+  void forgetPoll() {
+    pollOp = 0;
+  }
+
   /**
    * pollLater arms the routine read a poll interval from now, unless a standby lease is held:
    * the confirming read of each of its renewals reads the key, so it is the poll then

@@ -10,7 +10,7 @@ import dev.leasehold.Leadership;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import java.lang.reflect.Proxy;

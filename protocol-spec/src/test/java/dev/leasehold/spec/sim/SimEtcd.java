@@ -1,7 +1,7 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.spec.sim.SimNetwork.Member;
 import dev.leasehold.spec.sim.Stats.Stat;

@@ -1,7 +1,7 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
