@@ -10,7 +10,8 @@ import java.util.Objects;
  * Immutable and thread-safe.
  *
  * @param candidateId the id the leader was configured with (the key's value)
- * @param fencingToken the key's create revision; strictly increases from one term to the next
+ * @param fencingToken the key's mod revision when the term began (PROTOCOL.md §4.5); strictly
+ *     increases from one term to the next
  * @param leaseId the store's id of the lease this term rides on (etcd: the lease the key is
  *     bound to); printed in hex, as etcdctl shows lease ids
  */

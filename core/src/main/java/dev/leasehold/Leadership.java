@@ -21,7 +21,10 @@ public interface Leadership {
   /** candidateId is this process's candidate id. */
   String candidateId();
 
-  /** fencingToken is the key's create revision; it strictly increases from term to term. */
+  /**
+   * fencingToken is the key's mod revision when the term began; it strictly increases from term
+   * to term.
+   */
   long fencingToken();
 
   /**

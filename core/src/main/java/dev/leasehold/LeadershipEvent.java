@@ -56,7 +56,7 @@ public record LeadershipEvent(
     LEASE_REVOKED,
     /** KEY_DELETED: the key was deleted while the MASTER's lease was still alive. */
     KEY_DELETED,
-    /** KEY_TAKEN: the key was found bound to another lease or another create revision. */
+    /** KEY_TAKEN: the key was found bound to another lease or another mod revision. */
     KEY_TAKEN,
     /** RESIGNED: {@code resign()} (the elector's or the term's) gave leadership up. */
     RESIGNED,

@@ -74,7 +74,7 @@ final class EtcdLeaderReader implements LeaderReader {
       left = Duration.ofSeconds(Math.max(0, ttl.getTTL()));
       granted = Duration.ofSeconds(Math.max(0, ttl.getGrantedTTL()));
     }
-    return new Snapshot(Optional.of(id), kv.getCreateRevision(), kv.getLease(), left, granted);
+    return new Snapshot(Optional.of(id), kv.getModRevision(), kv.getLease(), left, granted);
   }
 
   @Override

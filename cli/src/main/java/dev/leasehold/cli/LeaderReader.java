@@ -14,7 +14,7 @@ interface LeaderReader extends AutoCloseable {
    * Snapshot is the key's leader as the store reports it. Immutable.
    *
    * @param leaderId the leader's candidate id, empty when nobody leads
-   * @param fencingToken the term's fencing token (etcd: the key's create revision; SQL: the epoch)
+   * @param fencingToken the term's fencing token (etcd: the key's mod revision; SQL: the epoch)
    * @param leaseId the etcd lease the key is bound to (0 on SQL)
    * @param ttlLeft the time left on the store's lease, on the store's clock (etcd reports whole
    *     seconds); not the leader's own local deadline, which comes earlier

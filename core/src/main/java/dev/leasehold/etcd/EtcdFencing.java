@@ -12,19 +12,26 @@ import java.util.Objects;
  * EtcdFencing turns a {@link Leadership}'s fencing token into etcd compares, so a write made
  * by a leader that has since been replaced is refused by etcd itself.
  *
- * <p>The compare is {@code CreateRevision(electionKey) == fencingToken}: the key's current
- * incarnation is the one this term created. Stateless and thread-safe.
+ * <p>The compare is {@code ModRevision(electionKey) == fencingToken}: the key is still as this
+ * term wrote it. A term's token is the key's mod revision when the term began: the revision of
+ * the campaign that created the key (then also its create revision), or of the handover that
+ * put it on this leader's lease (PROTOCOL.md §4.5). Nobody writes the key during a term, so the
+ * compare fails once the key is deleted, taken, or handed over to the next leader, and never
+ * holds again for this term. Stateless and thread-safe.
  */
 public final class EtcdFencing {
   private EtcdFencing() {}
 
-  /** isCurrentTerm is the compare that holds only while the given term's key still exists. */
+  /**
+   * isCurrentTerm is the compare that holds only while the election key is still as the given
+   * term wrote it: neither deleted nor written since.
+   */
   public static Cmp isCurrentTerm(Leadership leadership) {
     Objects.requireNonNull(leadership, "leadership");
     return new Cmp(
         ByteSequence.from(leadership.electionKey(), StandardCharsets.UTF_8),
         Cmp.Op.EQUAL,
-        CmpTarget.createRevision(leadership.fencingToken()));
+        CmpTarget.modRevision(leadership.fencingToken()));
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.leasehold.Guarantee;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.protocol.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;
@@ -11,9 +12,6 @@ import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
@@ -23,10 +21,8 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -39,7 +35,8 @@ import java.util.function.Supplier;
 /**
  * EtcdStore is the etcd adapter behind the runtime's {@link StorePort}: each
  * {@link EtcdCommand} becomes one jetcd call, each reply or watch notification one
- * {@link EtcdInput}. It holds no protocol state beyond the one open watch. A client it made
+ * {@link EtcdInput}. It holds no protocol state beyond the one open watch ({@link EtcdWatch}:
+ * the key and its participant keys, PROTOCOL.md §4.5). A client it made
  * itself is replaced by a fresh one while calls cannot connect ({@link Reconnect}), so that
  * gRPC's own reconnect backoff does not outlast an outage by minutes.
  *
@@ -50,13 +47,14 @@ import java.util.function.Supplier;
 final class EtcdStore implements StorePort {
   private final Supplier<Client> clientFactory;
   private final boolean ownsClient;
+  private final String electionKey;
   private final ByteSequence key;
+  private final ByteSequence prefix;
   private final ByteSequence value;
   private final EtcdReasons reasons;
   private final Reconnect reconnect;
   private Client client;
-  private Watch.Watcher watcher;
-  private long watcherId;
+  private EtcdWatch watch;
   private Consumer<Input> watchInbox;
 
   /**
@@ -69,7 +67,9 @@ final class EtcdStore implements StorePort {
       EtcdReasons reasons, Reconnect reconnect) {
     this.clientFactory = clientFactory;
     this.ownsClient = ownsClient;
+    this.electionKey = key;
     this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
+    this.prefix = ByteSequence.from(Participant.prefix(key), StandardCharsets.UTF_8);
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
     this.reasons = reasons;
     this.reconnect = ownsClient ? reconnect : null;
@@ -96,7 +96,7 @@ final class EtcdStore implements StorePort {
   public CompletionStage<? extends Input> call(StoreCall call) {
     reconnectIfDue();
     if (call instanceof EtcdCommand.Poll p) {
-      return map(
+      return p.participants() ? pollWithQueue(p) : map(
           client.getKVClient().get(key),
           r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision()),
           e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
@@ -122,6 +122,16 @@ final class EtcdStore implements StorePort {
               .commit(),
           r -> campaignResult(k.op(), r),
           e -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(e, "write")));
+    } else if (call instanceof EtcdCommand.Enlist n) {
+      return map(
+          client
+              .getKVClient()
+              .put(participantKey(n.leaseId()), value,
+                  PutOption.builder().withLeaseId(n.leaseId()).build()),
+          r -> new EtcdInput.Enlisted(n.op(), r.getHeader().getRevision()),
+          e -> new EtcdInput.EnlistFailed(n.op(), reasons.describe(e, "write")));
+    } else if (call instanceof EtcdCommand.Handover h) {
+      return handover(h);
     } else if (call instanceof EtcdCommand.KeepAlive k) {
       return map(
           client.getLeaseClient().keepAliveOnce(k.leaseId()),
@@ -146,11 +156,12 @@ final class EtcdStore implements StorePort {
   @Override
   public void send(Command command, Consumer<Input> inbox) {
     if (command instanceof EtcdCommand.Watch w) {
-      watch(w, inbox);
+      closeWatch();
+      watchInbox = inbox;
+      watch = new EtcdWatch(client, electionKey, w.watchId(), w.fromRevision(), reasons, inbox);
     } else if (command instanceof EtcdCommand.CancelWatch w) {
-      if (watcher != null && watcherId == w.watchId()) {
-        watcher.close();
-        watcher = null;
+      if (watch != null && watch.id() == w.watchId()) {
+        closeWatch();
       }
     } else {
       throw new IllegalArgumentException("not an etcd command: " + command);
@@ -180,10 +191,7 @@ final class EtcdStore implements StorePort {
 
   @Override
   public void close() {
-    if (watcher != null) {
-      watcher.close();
-      watcher = null;
-    }
+    closeWatch();
     if (ownsClient && client != null) {
       client.close();
     }
@@ -200,12 +208,21 @@ final class EtcdStore implements StorePort {
     }
     Client old = client;
     client = clientFactory.get();
-    if (watcher != null) {
-      // Closed with the old client; its own late notifications carry an id the machine dropped.
-      watcher = null;
-      watchInbox.accept(new EtcdInput.WatchFailed(watcherId, false, "reconnecting: new client"));
+    if (watch != null) {
+      // Both watchers are closed with the old client, and report nothing more.
+      if (watch.abandon()) {
+        watchInbox.accept(new EtcdInput.WatchFailed(watch.id(), false, "reconnecting: new client"));
+      }
+      watch = null;
     }
     old.close();
+  }
+
+  private void closeWatch() {
+    if (watch != null) {
+      watch.close();
+      watch = null;
+    }
   }
 
   private void noteOutcome(Throwable failure) {
@@ -216,50 +233,6 @@ final class EtcdStore implements StorePort {
       reconnect.answered();
     } else {
       reconnect.failed(failure);
-    }
-  }
-
-  private void watch(EtcdCommand.Watch w, Consumer<Input> inbox) {
-    if (watcher != null) {
-      watcher.close();
-    }
-    watchInbox = inbox;
-    long id = w.watchId();
-    WatchOption option =
-        WatchOption.builder().withRevision(w.fromRevision()).withRequireLeader(true).build();
-    watcherId = id;
-    watcher =
-        client
-            .getWatchClient()
-            .watch(
-                key,
-                option,
-                Watch.listener(
-                    response -> onWatchResponse(id, response, inbox),
-                    error ->
-                        inbox.accept(
-                            new EtcdInput.WatchFailed(
-                                id,
-                                unwrap(error) instanceof CompactedException,
-                                reasons.describe(error, "watch"))),
-                    () -> inbox.accept(new EtcdInput.WatchFailed(id, false, "watch completed"))));
-  }
-
-  private static void onWatchResponse(long id, WatchResponse response, Consumer<Input> inbox) {
-    for (WatchEvent e : response.getEvents()) {
-      KeyValue kv = e.getKeyValue();
-      switch (e.getEventType()) {
-        case PUT -> inbox.accept(new EtcdInput.WatchPut(id, record(kv), kv.getModRevision()));
-        case DELETE -> {
-          if (HandoverTrace.ON) {
-            HandoverTrace.mark(HandoverTrace.Hop.WATCH_DELETE);
-          }
-          inbox.accept(new EtcdInput.WatchDelete(id, kv.getModRevision()));
-        }
-        default -> {
-          // UNRECOGNIZED carries nothing we can act on; the next poll corrects any gap.
-        }
-      }
     }
   }
 
@@ -290,16 +263,72 @@ final class EtcdStore implements StorePort {
     return new EtcdInput.CampaignLost(op, holder, revision);
   }
 
-  private static KeyRecord first(GetResponse r) {
-    return r.getKvs().isEmpty() ? null : record(r.getKvs().get(0));
+  /**
+   * pollWithQueue reads the key and the participant prefix in one read-only transaction: one
+   * linearizable read, both at the same revision, and no raft proposal.
+   */
+  private CompletionStage<Input> pollWithQueue(EtcdCommand.Poll p) {
+    GetOption queue = GetOption.builder().withRange(OptionsUtil.prefixEndOf(prefix)).build();
+    return map(
+        client
+            .getKVClient()
+            .txn()
+            .Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue))
+            .commit(),
+        r -> new EtcdInput.PollResult(
+            p.op(),
+            first(r.getGetResponses().get(0)),
+            r.getHeader().getRevision(),
+            EtcdRecords.participants(electionKey, r.getGetResponses().get(1))),
+        e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
   }
 
-  private static KeyRecord record(KeyValue kv) {
-    return new KeyRecord(
-        kv.getValue().toString(StandardCharsets.UTF_8),
-        kv.getLease(),
-        kv.getCreateRevision(),
-        kv.getModRevision());
+  /**
+   * handover commits {@code Txn(If ModRevision(K) == token, CreateRevision(P(successor)) ==
+   * successor.createRevision, Then Put(K, successor's id, its lease), Put(P(own), id, own lease),
+   * Else Get(K))} (PROTOCOL.md §4.5).
+   */
+  private CompletionStage<Input> handover(EtcdCommand.Handover h) {
+    if (HandoverTrace.ON) {
+      HandoverTrace.mark(HandoverTrace.Hop.HANDOVER_SENT);
+    }
+    Participant s = h.successor();
+    ByteSequence successorId = ByteSequence.from(s.candidateId(), StandardCharsets.UTF_8);
+    return map(
+        client
+            .getKVClient()
+            .txn()
+            .If(
+                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(h.token())),
+                new Cmp(participantKey(s.leaseId()), Cmp.Op.EQUAL,
+                    CmpTarget.createRevision(s.createRevision())))
+            .Then(
+                Op.put(key, successorId, PutOption.builder().withLeaseId(s.leaseId()).build()),
+                Op.put(participantKey(h.leaseId()), value,
+                    PutOption.builder().withLeaseId(h.leaseId()).build()))
+            .Else(Op.get(key, GetOption.DEFAULT))
+            .commit(),
+        r -> {
+          if (HandoverTrace.ON) {
+            HandoverTrace.mark(HandoverTrace.Hop.HANDOVER_ACKED);
+          }
+          long revision = r.getHeader().getRevision();
+          if (r.isSucceeded()) {
+            // The key's put is the transaction's, so its new mod revision is this revision.
+            return new EtcdInput.HandedOver(h.op(), revision);
+          }
+          KeyRecord k = r.getGetResponses().isEmpty() ? null : first(r.getGetResponses().get(0));
+          return new EtcdInput.HandoverRefused(h.op(), k, revision);
+        },
+        e -> new EtcdInput.HandoverFailed(h.op(), reasons.describe(e, "write")));
+  }
+
+  private ByteSequence participantKey(long leaseId) {
+    return ByteSequence.from(Participant.keyOf(electionKey, leaseId), StandardCharsets.UTF_8);
+  }
+
+  private static KeyRecord first(GetResponse r) {
+    return EtcdRecords.first(r);
   }
 
   private static Throwable unwrap(Throwable e) {

@@ -25,7 +25,13 @@ public final class HandoverTrace {
   /** ON is whether tracing was enabled at class initialisation ({@code -Dleasehold.trace=true}). */
   public static final boolean ON = Boolean.getBoolean("leasehold.trace");
 
-  /** Hop is one step a handover passes, in the order a standby-lease handover passes them. */
+  /**
+   * Hop is one step a handover passes, in the order a standby-lease handover by release passes
+   * them (up to ELECTED_LISTENER). A handover by transaction (PROTOCOL.md §4.5) passes
+   * RESIGN_CALLED, RESIGN_ON_LOOP, HANDOVER_SENT, HANDOVER_ACKED, HANDOVER_ON_LOOP on the
+   * resigner, and WATCH_PUT, WATCH_PUT_ON_LOOP, ELECTED_PUBLISHED, ELECTED_LISTENER on the
+   * successor.
+   */
   public enum Hop {
     /** RESIGN_CALLED: {@code resign()} was called (caller's thread). */
     RESIGN_CALLED,
@@ -54,7 +60,17 @@ public final class HandoverTrace {
     /** ELECTED_PUBLISHED: the event loop published ELECTED. */
     ELECTED_PUBLISHED,
     /** ELECTED_LISTENER: a listener was called with ELECTED (dispatcher or user executor). */
-    ELECTED_LISTENER
+    ELECTED_LISTENER,
+    /** HANDOVER_SENT: the handover transaction (PROTOCOL.md §4.5) went to the store (event loop). */
+    HANDOVER_SENT,
+    /** HANDOVER_ACKED: the store's thread completed the handover transaction. */
+    HANDOVER_ACKED,
+    /** HANDOVER_ON_LOOP: the event loop took the handover's reply. */
+    HANDOVER_ON_LOOP,
+    /** WATCH_PUT: a watch notification of a put of the key arrived (store thread). */
+    WATCH_PUT,
+    /** WATCH_PUT_ON_LOOP: the event loop took that notification. */
+    WATCH_PUT_ON_LOOP
   }
 
   /** Entry is one recorded mark. */
@@ -94,6 +110,8 @@ public final class HandoverTrace {
       case "PollResult" -> mark(Hop.POLL_ON_LOOP);
       case "LeaseGranted" -> mark(Hop.GRANT_ON_LOOP);
       case "CampaignWon", "CampaignLost", "CampaignFailed" -> mark(Hop.CAS_ON_LOOP);
+      case "HandedOver", "HandoverRefused", "HandoverFailed" -> mark(Hop.HANDOVER_ON_LOOP);
+      case "WatchPut" -> mark(Hop.WATCH_PUT_ON_LOOP);
       default -> {}
     }
   }

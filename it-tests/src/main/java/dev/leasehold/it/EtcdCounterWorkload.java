@@ -85,7 +85,7 @@ final class EtcdCounterWorkload extends CounterWorkload {
       } else {
         List<KeyValue> election = r.getGetResponses().get(0).getKvs();
         List<KeyValue> found = r.getGetResponses().get(1).getKvs();
-        boolean ours = !election.isEmpty() && election.get(0).getCreateRevision() == token;
+        boolean ours = !election.isEmpty() && election.get(0).getModRevision() == token;
         outcome = ours ? "CONFLICT" : "FENCED";
         shown = found.isEmpty() ? 0
             : Long.parseLong(found.get(0).getValue().toString(StandardCharsets.UTF_8).split(" ")[0]);

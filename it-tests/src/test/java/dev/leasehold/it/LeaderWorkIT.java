@@ -99,7 +99,7 @@ class LeaderWorkIT {
     assertTrue(second.fencingToken() > first.fencingToken());
     // The resign revoked the lease: etcd holds the new leader's key now.
     KeyValue kv = keyInEtcd().orElseThrow();
-    assertEquals(second.fencingToken(), kv.getCreateRevision());
+    assertEquals(second.fencingToken(), kv.getModRevision());
     assertEquals("beating", kv.getValue().toString(StandardCharsets.UTF_8));
 
     // Heartbeats keep the new term for several timeouts.

@@ -50,7 +50,7 @@ public record History(
     freezes = sorted(freezes, Comparator.comparingLong(Freeze::from));
     stalls = sorted(stalls, Comparator.comparingLong(Freeze::from));
     storeWrites = sorted(storeWrites, Comparator.comparingLong(StoreWrite::revision));
-    incarnations = sorted(incarnations, Comparator.comparingLong(Incarnation::createRevision));
+    incarnations = sorted(incarnations, Comparator.comparingLong(Incarnation::startRevision));
   }
 
   private static <T> List<T> sorted(List<T> in, Comparator<T> by) {
@@ -168,14 +168,14 @@ public record History(
   public record StoreWrite(long revision, long n, String writer, long token, long seq) {}
 
   /**
-   * Incarnation is one term as the store recorded it: created at a revision, ended at another
+   * Incarnation is one term as the store recorded it: begun at a revision, ended at another
    * (MAX_VALUE: still there), and the fencing token a write in it must carry: on etcd the
-   * key's create revision, on MariaDB the row's epoch.
+   * key's mod revision (a campaign's create, a handover's put), on MariaDB the row's epoch.
    */
-  public record Incarnation(long createRevision, long deleteRevision, String holder, long token) {
-    /** Incarnation of an etcd key, whose token is its create revision. */
-    public Incarnation(long createRevision, long deleteRevision, String holder) {
-      this(createRevision, deleteRevision, holder, createRevision);
+  public record Incarnation(long startRevision, long endRevision, String holder, long token) {
+    /** Incarnation of an etcd term, whose token is the revision it began at (the key's mod revision). */
+    public Incarnation(long startRevision, long endRevision, String holder) {
+      this(startRevision, endRevision, holder, startRevision);
     }
   }
 }

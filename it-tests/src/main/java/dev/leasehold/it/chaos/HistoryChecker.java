@@ -249,7 +249,7 @@ public final class HistoryChecker {
     for (StoreWrite w : h.storeWrites()) {
       Incarnation live = null;
       for (Incarnation inc : h.incarnations()) {
-        if (inc.createRevision() <= w.revision() && w.revision() < inc.deleteRevision()) {
+        if (inc.startRevision() <= w.revision() && w.revision() < inc.endRevision()) {
           live = inc;
         }
       }

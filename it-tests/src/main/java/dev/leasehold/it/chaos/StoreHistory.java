@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Immutable record; {@link #read} is not thread-safe, use once per run.
  *
  * @param writes every counter write, in revision order
- * @param incarnations every life of the election key, in revision order
+ * @param incarnations every term the election key recorded, in revision order: each put of the
+ *     key begins one (a campaign's create, or a handover's put: nobody else writes the key, so
+ *     its mod revision is the term's token), ended by the next put or the key's deletion
  * @param finalCounter the counter's value at the end
  */
 public record StoreHistory(List<StoreWrite> writes, List<Incarnation> incarnations, long finalCounter) {
@@ -55,12 +57,12 @@ public record StoreHistory(List<StoreWrite> writes, List<Incarnation> incarnatio
                 writes.add(new StoreWrite(kv.getModRevision(), Long.parseLong(f[0]), f[1], Long.parseLong(f[2]),
                     Long.parseLong(f[3])));
               } else if (key.equals(electionKey)) {
-                if (e.getEventType() == WatchEvent.EventType.PUT && kv.getCreateRevision() == kv.getModRevision()) {
+                if (e.getEventType() == WatchEvent.EventType.PUT) {
                   if (current[0] >= 0) {
-                    // A create without a delete seen in between cannot happen; record it as ended here.
+                    // A handover (PROTOCOL.md §4.5): the put ends the term before and begins the next.
                     incarnations.add(new Incarnation(current[0], kv.getModRevision(), holder[0]));
                   }
-                  current[0] = kv.getCreateRevision();
+                  current[0] = kv.getModRevision();
                   holder[0] = kv.getValue().toString(StandardCharsets.UTF_8);
                 } else if (e.getEventType() == WatchEvent.EventType.DELETE && current[0] >= 0) {
                   incarnations.add(new Incarnation(current[0], kv.getModRevision(), holder[0]));

@@ -45,7 +45,7 @@ public class Dispatcher {
     ByteSequence value = ByteSequence.from(term.candidateId() + " batch " + batch, StandardCharsets.UTF_8);
     boolean accepted =
         etcd.getKVClient().txn()
-            .If(EtcdFencing.isCurrentTerm(term))                 // CreateRevision(key) == token
+            .If(EtcdFencing.isCurrentTerm(term))                 // ModRevision(key) == token
             .Then(Op.put(lastBatch, value, PutOption.DEFAULT))
             .commit().get(2, TimeUnit.SECONDS).isSucceeded();
     log.info("batch {} dispatched by {} (fencing token {}, {} ms left): etcd {} it", batch,

@@ -1,0 +1,81 @@
+package dev.leasehold.etcd;
+
+import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.protocol.Participant;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * EtcdRecords maps what etcd returns (key-values of reads, transactions and watch events) to the
+ * machine's records: the election key as a {@link KeyRecord}, participant keys as
+ * {@link Participant}s (PROTOCOL.md §4.5). Stateless and thread-safe.
+ */
+final class EtcdRecords {
+  /** QUEUE_ORDER is the queue's order: ascending mod revision (the head first). */
+  private static final Comparator<Participant> QUEUE_ORDER =
+      Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId);
+
+  private EtcdRecords() {}
+
+  /** first is the key a single-key read found, or null when it found none. */
+  static KeyRecord first(GetResponse r) {
+    return r.getKvs().isEmpty() ? null : record(r.getKvs().get(0));
+  }
+
+  /** record is the election key as etcd holds it. */
+  static KeyRecord record(KeyValue kv) {
+    return new KeyRecord(
+        kv.getValue().toString(StandardCharsets.UTF_8),
+        kv.getLease(),
+        kv.getCreateRevision(),
+        kv.getModRevision());
+  }
+
+  /**
+   * participants are the participant keys of {@code electionKey} a prefix read found, in queue
+   * order; other keys under the prefix are left out (see {@link #participant}).
+   */
+  static List<Participant> participants(String electionKey, GetResponse r) {
+    List<Participant> out = new ArrayList<>(r.getKvs().size());
+    for (KeyValue kv : r.getKvs()) {
+      Participant p = participant(electionKey, kv);
+      if (p != null) {
+        out.add(p);
+      }
+    }
+    out.sort(QUEUE_ORDER);
+    return out;
+  }
+
+  /**
+   * participant is the participant a key-value of the prefix spells, or null when it is none:
+   * a name that is not {@code <prefix><16 hex digits>}, or a key not bound to the lease its name
+   * spells (only an operator can write one, and it would not go with that lease).
+   */
+  static Participant participant(String electionKey, KeyValue kv) {
+    long leaseId = leaseOf(electionKey, kv);
+    if (leaseId == 0 || kv.getLease() != leaseId) {
+      return null;
+    }
+    return new Participant(
+        kv.getValue().toString(StandardCharsets.UTF_8),
+        leaseId,
+        kv.getCreateRevision(),
+        kv.getModRevision());
+  }
+
+  /**
+   * leaseOf is the lease id a participant key's name spells, or 0 when it is not one; only the
+   * exact spelling {@link Participant#keyOf} writes counts (not upper-case hex, say), since the
+   * handover's compare names the key by that spelling.
+   */
+  static long leaseOf(String electionKey, KeyValue kv) {
+    String key = kv.getKey().toString(StandardCharsets.UTF_8);
+    long leaseId = Participant.leaseOf(electionKey, key);
+    return leaseId > 0 && Participant.keyOf(electionKey, leaseId).equals(key) ? leaseId : 0;
+  }
+}
