@@ -1,7 +1,7 @@
 package dev.leasehold.etcd;
 
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import java.nio.charset.StandardCharsets;

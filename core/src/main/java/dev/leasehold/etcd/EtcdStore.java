@@ -4,7 +4,7 @@ import dev.leasehold.Guarantee;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;

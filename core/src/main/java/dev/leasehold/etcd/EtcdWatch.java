@@ -1,7 +1,7 @@
 package dev.leasehold.etcd;
 
 import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;
 import io.etcd.jetcd.ByteSequence;

@@ -17,7 +17,7 @@ import dev.leasehold.it.chaos.StoreHistory;
 import dev.leasehold.protocol.EtcdCommand;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.Participant;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import io.etcd.jetcd.ByteSequence;
