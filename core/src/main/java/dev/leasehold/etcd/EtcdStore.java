@@ -50,6 +50,7 @@ final class EtcdStore implements StorePort {
   private final String electionKey;
   private final ByteSequence key;
   private final ByteSequence prefix;
+  private final QueueAccess queueAccess;
   private final ByteSequence value;
   private final EtcdReasons reasons;
   private final Reconnect reconnect;
@@ -70,6 +71,7 @@ final class EtcdStore implements StorePort {
     this.electionKey = key;
     this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
     this.prefix = ByteSequence.from(Participant.prefix(key), StandardCharsets.UTF_8);
+    this.queueAccess = new QueueAccess(Participant.prefix(key));
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
     this.reasons = reasons;
     this.reconnect = ownsClient ? reconnect : null;
@@ -96,10 +98,7 @@ final class EtcdStore implements StorePort {
   public CompletionStage<? extends Input> call(StoreCall call) {
     reconnectIfDue();
     if (call instanceof EtcdCommand.Poll p) {
-      return p.participants() ? pollWithQueue(p) : map(
-          client.getKVClient().get(key),
-          r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision()),
-          e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
+      return p.participants() && !queueAccess.refused() ? pollWithQueue(p) : poll(p);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       if (HandoverTrace.ON) {
         HandoverTrace.mark(HandoverTrace.Hop.GRANT_SENT);
@@ -123,13 +122,20 @@ final class EtcdStore implements StorePort {
           r -> campaignResult(k.op(), r),
           e -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(e, "write")));
     } else if (call instanceof EtcdCommand.Enlist n) {
+      if (queueAccess.refused()) {
+        return CompletableFuture.completedFuture(
+            new EtcdInput.EnlistFailed(n.op(), "no permission on the queue's prefix"));
+      }
       return map(
           client
               .getKVClient()
               .put(participantKey(n.leaseId()), value,
                   PutOption.builder().withLeaseId(n.leaseId()).build()),
           r -> new EtcdInput.Enlisted(n.op(), r.getHeader().getRevision()),
-          e -> new EtcdInput.EnlistFailed(n.op(), reasons.describe(e, "write")));
+          e -> {
+            queueAccess.noteRefusal(e);
+            return new EtcdInput.EnlistFailed(n.op(), reasons.describe(e, "write"));
+          });
     } else if (call instanceof EtcdCommand.Handover h) {
       return handover(h);
     } else if (call instanceof EtcdCommand.KeepAlive k) {
@@ -158,7 +164,8 @@ final class EtcdStore implements StorePort {
     if (command instanceof EtcdCommand.Watch w) {
       closeWatch();
       watchInbox = inbox;
-      watch = new EtcdWatch(client, electionKey, w.watchId(), w.fromRevision(), reasons, inbox);
+      watch = new EtcdWatch(
+          client, electionKey, w.watchId(), w.fromRevision(), !queueAccess.refused(), reasons, inbox);
     } else if (command instanceof EtcdCommand.CancelWatch w) {
       if (watch != null && watch.id() == w.watchId()) {
         closeWatch();
@@ -263,6 +270,15 @@ final class EtcdStore implements StorePort {
     return new EtcdInput.CampaignLost(op, holder, revision);
   }
 
+  // A read of the key alone; asked for the queue, it answers with an empty one (QueueAccess).
+  private CompletionStage<Input> poll(EtcdCommand.Poll p) {
+    return map(
+        client.getKVClient().get(key),
+        r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision(),
+            p.participants() ? java.util.List.of() : null),
+        e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
+  }
+
   /**
    * pollWithQueue reads the key and the participant prefix in one read-only transaction: one
    * linearizable read, both at the same revision, and no raft proposal.
@@ -280,7 +296,12 @@ final class EtcdStore implements StorePort {
             first(r.getGetResponses().get(0)),
             r.getHeader().getRevision(),
             EtcdRecords.participants(electionKey, r.getGetResponses().get(1))),
-        e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
+        e -> {
+          queueAccess.noteRefusal(e);
+          return new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read"));
+        })
+        .thenCompose(in -> in instanceof EtcdInput.PollFailed && queueAccess.refused()
+            ? poll(p) : CompletableFuture.completedFuture(in));
   }
 
   /**

@@ -54,11 +54,12 @@ final class EtcdWatch {
 
   /**
    * EtcdWatch opens both watchers on {@code client}, from {@code fromRevision} with
-   * requireLeader, reporting to {@code inbox} as watch {@code id}.
+   * requireLeader, reporting to {@code inbox} as watch {@code id}; the queue's only {@code
+   * withQueue} (etcd may have refused this elector the prefix, see QueueAccess).
    */
   EtcdWatch(
-      Client client, String electionKey, long id, long fromRevision, EtcdReasons reasons,
-      Consumer<Input> inbox) {
+      Client client, String electionKey, long id, long fromRevision, boolean withQueue,
+      EtcdReasons reasons, Consumer<Input> inbox) {
     this.id = id;
     this.electionKey = electionKey;
     this.reasons = reasons;
@@ -71,12 +72,14 @@ final class EtcdWatch {
             key,
             options(fromRevision).build(),
             Watch.listener(this::onKey, this::failed, this::completed));
-    Watch.Watcher q;
+    Watch.Watcher q = null;
     try {
-      q = watch.watch(
-          prefix,
-          options(fromRevision).withRange(OptionsUtil.prefixEndOf(prefix)).build(),
-          Watch.listener(this::onQueue, this::failed, this::completed));
+      if (withQueue) {
+        q = watch.watch(
+            prefix,
+            options(fromRevision).withRange(OptionsUtil.prefixEndOf(prefix)).build(),
+            Watch.listener(this::onQueue, this::failed, this::completed));
+      }
     } catch (RuntimeException closedClient) {
       close();
       throw closedClient;
