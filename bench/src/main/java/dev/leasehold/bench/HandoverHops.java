@@ -16,10 +16,12 @@ import java.util.Map;
  */
 final class HandoverHops {
   /** The resigner's hops, taken from its JVM. */
-  static final List<Hop> RESIGNER = List.of(Hop.RESIGN_CALLED, Hop.RESIGN_ON_LOOP, Hop.REVOKE_SENT, Hop.REVOKE_ACKED);
+  static final List<Hop> RESIGNER = List.of(Hop.RESIGN_CALLED, Hop.RESIGN_ON_LOOP, Hop.REVOKE_SENT, Hop.REVOKE_ACKED,
+      Hop.HANDOVER_SENT, Hop.HANDOVER_ACKED, Hop.HANDOVER_ON_LOOP);
 
   /** The successor's hops, taken from the JVM that was elected. */
-  static final List<Hop> SUCCESSOR = List.of(Hop.WATCH_DELETE, Hop.WATCH_DELETE_ON_LOOP, Hop.POLL_ON_LOOP,
+  static final List<Hop> SUCCESSOR = List.of(Hop.WATCH_PUT, Hop.WATCH_PUT_ON_LOOP, Hop.WATCH_DELETE,
+      Hop.WATCH_DELETE_ON_LOOP, Hop.POLL_ON_LOOP,
       Hop.GRANT_SENT, Hop.GRANT_ON_LOOP, Hop.CAS_SENT, Hop.CAS_ACKED, Hop.CAS_ON_LOOP, Hop.ELECTED_PUBLISHED,
       Hop.ELECTED_LISTENER);
 

@@ -136,6 +136,8 @@ final class EtcdStore implements StorePort {
             queueAccess.noteRefusal(e);
             return new EtcdInput.EnlistFailed(n.op(), reasons.describe(e, "write"));
           });
+    } else if (call instanceof EtcdCommand.Rank k) {
+      return rank(k);
     } else if (call instanceof EtcdCommand.Handover h) {
       return handover(h);
     } else if (call instanceof EtcdCommand.KeepAlive k) {
@@ -165,7 +167,7 @@ final class EtcdStore implements StorePort {
       closeWatch();
       watchInbox = inbox;
       watch = new EtcdWatch(
-          client, electionKey, w.watchId(), w.fromRevision(), !queueAccess.refused(), reasons, inbox);
+          client, electionKey, w.watchId(), w.fromRevision(), w.queue() && !queueAccess.refused(), reasons, inbox);
     } else if (command instanceof EtcdCommand.CancelWatch w) {
       if (watch != null && watch.id() == w.watchId()) {
         closeWatch();
@@ -277,6 +279,31 @@ final class EtcdStore implements StorePort {
         r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision(),
             p.participants() ? java.util.List.of() : null),
         e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
+  }
+
+  /**
+   * rank counts the participant keys below a mod revision, up to {@link EtcdCommand.Rank#CAP}: a
+   * linearizable range read of keys only, at most that many (etcd's count ignores the revision
+   * filter, so the keys are counted). Refused the prefix, nobody is ahead (QueueAccess).
+   */
+  private CompletionStage<Input> rank(EtcdCommand.Rank k) {
+    if (queueAccess.refused()) {
+      return CompletableFuture.completedFuture(new EtcdInput.Ranked(k.op(), 0, 0));
+    }
+    GetOption.Builder ahead = GetOption.builder()
+        .withRange(OptionsUtil.prefixEndOf(prefix))
+        .withKeysOnly(true)
+        .withLimit(EtcdCommand.Rank.CAP);
+    if (k.belowRevision() > 0) {
+      ahead.withMaxModRevision(k.belowRevision() - 1);
+    }
+    return map(
+        client.getKVClient().get(prefix, ahead.build()),
+        r -> new EtcdInput.Ranked(k.op(), r.getKvs().size(), r.getHeader().getRevision()),
+        e -> {
+          queueAccess.noteRefusal(e);
+          return new EtcdInput.RankFailed(k.op(), reasons.describe(e, "read"));
+        });
   }
 
   /**

@@ -61,6 +61,11 @@ final class LocalPort implements StorePort {
           s -> new EtcdInput.PollResult(
               p.op(), s.get(key), s.revision(), p.participants() ? s.participants(key) : null),
           call::failed);
+    } else if (call instanceof EtcdCommand.Rank r) {
+      return store.request(
+          s -> new EtcdInput.Ranked(
+              r.op(), Math.min(s.ahead(key, r.belowRevision()), EtcdCommand.Rank.CAP), s.revision()),
+          call::failed);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return store.request(
           s -> {
@@ -153,7 +158,7 @@ final class LocalPort implements StorePort {
       store
           .<Input>request(
               s -> {
-                s.watch(this, w.watchId(), key, w.fromRevision(), inbox);
+                s.watch(this, w.watchId(), key, w.queue(), w.fromRevision(), inbox);
                 return null;
               },
               reason -> new EtcdInput.WatchFailed(w.watchId(), false, reason))

@@ -74,10 +74,13 @@ final class StoreState {
     long droppedThrough;
   }
 
-  /** Watcher is one open watch of an election key; {@code owner} is the port that opened it. */
-  private record Watcher(Object owner, long id, String key, Consumer<Input> inbox) {
+  /**
+   * Watcher is one open watch of an election key, and with {@code queue} of its participant
+   * keys; {@code owner} is the port that opened it.
+   */
+  private record Watcher(Object owner, long id, String key, boolean queue, Consumer<Input> inbox) {
     boolean covers(String changed) {
-      return changed.equals(key) || Participant.leaseOf(key, changed) != 0;
+      return changed.equals(key) || queue && Participant.leaseOf(key, changed) != 0;
     }
   }
 
@@ -117,6 +120,17 @@ final class StoreState {
    * participants is the queue of the election key: its participant keys, lowest mod revision
    * first, read at the current revision.
    */
+  /** ahead counts the participant keys of {@code electionKey} below {@code belowRevision} (all for 0). */
+  int ahead(String electionKey, long belowRevision) {
+    int n = 0;
+    for (Participant p : participants(electionKey)) {
+      if (belowRevision == 0 || p.modRevision() < belowRevision) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   List<Participant> participants(String electionKey) {
     String prefix = Participant.prefix(electionKey);
     List<Participant> out = new ArrayList<>();
@@ -262,13 +276,13 @@ final class StoreState {
   }
 
   /**
-   * watch opens a watch of {@code key} and its participant keys that first replays their
+   * watch opens a watch of {@code key} (with {@code queue}, and its participant keys) that first replays their
    * changes from {@code fromRevision} on, in the order they were made, then reports each new
    * one; it fails as compacted when changes from that revision were already forgotten.
    */
-  void watch(Object owner, long id, String key, long fromRevision, Consumer<Input> inbox) {
+  void watch(Object owner, long id, String key, boolean queue, long fromRevision, Consumer<Input> inbox) {
     cancelWatch(owner, id);
-    Watcher w = new Watcher(owner, id, key, inbox);
+    Watcher w = new Watcher(owner, id, key, queue, inbox);
     boolean compacted = fromRevision <= forgottenThrough;
     List<Change> replay = new ArrayList<>();
     for (Map.Entry<String, History> e : histories.entrySet()) {

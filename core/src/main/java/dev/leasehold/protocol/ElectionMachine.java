@@ -8,6 +8,7 @@ import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.ConfigurationErrors;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Machine;
+import dev.leasehold.runtime.StoreCall;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -79,11 +80,10 @@ public final class ElectionMachine implements Machine {
   // The token of the last term this instance handed over or gave up: a key bound to its lease
   // at that revision is the old term's, not a handover to it (PROTOCOL.md §4.5).
   long givenUpToken;
-  // The lease of the key's last holder seen, whose participant key goes with it.
-  long holderLease;
 
   // Watch.
   private long watchId;
+  private boolean watchHasQueue;
   private long watchFailures;
 
   // Reachability (PROTOCOL.md §9): failed calls since the elector last made progress, whether
@@ -260,6 +260,11 @@ public final class ElectionMachine implements Machine {
         lease.stopRenewing();
       }
       role = to;
+      if (was == ElectorState.MASTER) {
+        // The queue is the MASTER's: back to a watch of the key alone.
+        queue.reset(List.of());
+        rewatch();
+      }
     }
     if (cause == null) {
       if (internal) {
@@ -330,10 +335,16 @@ public final class ElectionMachine implements Machine {
     }
   }
 
-  /** participants is the queue as this instance knows it, head first. */
+  /** queueRead is the read that lists the queue, for {@code participants()}: K and the prefix. */
   @Override
-  public List<Participant> participants() {
-    return queue.inOrder();
+  public StoreCall queueRead() {
+    return new EtcdCommand.Poll(0, true);
+  }
+
+  /** queueOf takes the queue out of that read's reply; empty when it failed. */
+  @Override
+  public List<Participant> queueOf(Input reply) {
+    return reply instanceof EtcdInput.PollResult r && r.participants() != null ? r.participants() : List.of();
   }
 
   /** abandonLease revokes the held lease; a key still bound to it names no leader (see observe). */
@@ -349,12 +360,31 @@ public final class ElectionMachine implements Machine {
 
   // ---- watch ----
 
-  /** ensureWatch opens the watch from the revision after the latest one known, if none is open. */
+  /**
+   * ensureWatch opens the watch from the revision after the latest one known, if none is open:
+   * the MASTER's (with a standby lease) covers the queue too, which it needs to pick its
+   * successor; a follower's covers the key alone, so the queue's changes do not fan out to
+   * every candidate (PROTOCOL.md §4.5).
+   */
   void ensureWatch() {
     if (watchId == 0 && knownRevision > 0) {
       watchId = fx.id();
-      fx.add(new EtcdCommand.Watch(watchId, knownRevision + 1));
+      watchHasQueue = role == ElectorState.MASTER && config.standbyLease();
+      fx.add(new EtcdCommand.Watch(watchId, knownRevision + 1, watchHasQueue));
     }
+  }
+
+  /** rewatch replaces the open watch by one that covers the queue if the role wants it now. */
+  void rewatch() {
+    boolean wanted = role == ElectorState.MASTER && config.standbyLease();
+    if (watchId != 0 && watchHasQueue == wanted) {
+      return;
+    }
+    if (watchId != 0) {
+      fx.add(new EtcdCommand.CancelWatch(watchId));
+      watchId = 0;
+    }
+    ensureWatch();
   }
 
   /** fromWatch tells whether an event came from the open watch, which is then healthy again. */
@@ -372,7 +402,6 @@ public final class ElectionMachine implements Machine {
     }
     watchId = 0;
     watchFailures++;
-    queue.markStale();
     fx.setTimer(TimerKind.REWATCH, now + fx.backoff(watchFailures));
   }
 

@@ -100,10 +100,30 @@ public sealed interface EtcdCommand extends Command {
   }
 
   /**
-   * Watch watches the key, and the participant keys under it, from {@code fromRevision} with
-   * requireLeader.
+   * Watch watches the key from {@code fromRevision} with requireLeader, and with {@code queue}
+   * the participant keys under it too (the MASTER's watch: it picks the successor).
    */
-  record Watch(long watchId, long fromRevision) implements EtcdCommand {}
+  record Watch(long watchId, long fromRevision, boolean queue) implements EtcdCommand {
+    /** Watch watches the key alone. */
+    public Watch(long watchId, long fromRevision) {
+      this(watchId, fromRevision, false);
+    }
+  }
+
+  /**
+   * Rank counts the participant keys whose mod revision is below {@code belowRevision} (all of
+   * them for 0), up to {@link #CAP}: how many candidates are ahead of this one in the queue
+   * (PROTOCOL.md §4.5); a count of CAP means CAP or more.
+   */
+  record Rank(long op, long belowRevision) implements EtcdCommand, StoreCall {
+    /** CAP bounds the count, and so the read: ranks from CAP on wait alike. */
+    public static final int CAP = 8;
+
+    @Override
+    public Input failed(String reason) {
+      return new EtcdInput.RankFailed(op, reason);
+    }
+  }
 
   /** CancelWatch ends the watch. */
   record CancelWatch(long watchId) implements EtcdCommand {}

@@ -57,6 +57,12 @@ public sealed interface EtcdInput extends Input {
   /** EnlistFailed is a participant key put that failed or timed out (it may have been applied). */
   record EnlistFailed(long op, String reason) implements EtcdInput, Input.Failed {}
 
+  /** Ranked is the number of participants ahead, read at {@code revision}. */
+  record Ranked(long op, long ahead, long revision) implements EtcdInput {}
+
+  /** RankFailed is a count of the queue that failed or timed out. */
+  record RankFailed(long op, String reason) implements EtcdInput, Input.Failed {}
+
   /** HandedOver is a committed handover: the key now belongs to the successor, since {@code revision}. */
   record HandedOver(long op, long revision) implements EtcdInput {}
 

@@ -29,6 +29,10 @@ final class Follower extends Role {
   // The queue: the lease whose participant key was put (or is being put), and that put.
   private long enlistedLease;
   private long enlistOp;
+  // The mod revision of this candidate's participant key (0 until known): its place in the queue.
+  private long enlistedRevision;
+  // The count of the candidates ahead, in flight when the key went.
+  private long rankOp;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -77,7 +81,21 @@ final class Follower extends Role {
         if (m.lease.id() == handoverLease) {
           // The handover put this lease's participant key, at the tail.
           enlistedLease = handoverLease;
+          enlistedRevision = h.revision();
         }
+      }
+    } else if (in instanceof EtcdInput.Ranked r) {
+      if (r.op() == rankOp) {
+        rankOp = 0;
+        m.progressed(now);
+        ranked(r.ahead(), now);
+      }
+    } else if (in instanceof EtcdInput.RankFailed f) {
+      if (f.op() == rankOp) {
+        // Liveness first: campaign as if at the head; the CAS settles it.
+        rankOp = 0;
+        m.failed(now);
+        ranked(0, now);
       }
     } else if (in instanceof EtcdInput.HandoverRefused r) {
       if (r.op() == handoverOp) {
@@ -109,6 +127,7 @@ final class Follower extends Role {
       return;
     }
     enlistedLease = m.lease.id();
+    enlistedRevision = 0;
     enlistOp = m.fx.id();
     m.fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
   }
@@ -117,6 +136,7 @@ final class Follower extends Role {
   void enlistAnswered(Input in) {
     if (in instanceof EtcdInput.Enlisted e && e.op() == enlistOp) {
       enlistOp = 0;
+      enlistedRevision = e.revision();
     } else if (in instanceof EtcdInput.EnlistFailed f && f.op() == enlistOp) {
       // It may have been applied; either way the next standby renewal puts it again.
       enlistOp = 0;
@@ -168,13 +188,19 @@ final class Follower extends Role {
   void poll() {
     if (pollOp == 0) {
       pollOp = m.fx.id();
-      m.fx.add(new EtcdCommand.Poll(pollOp, m.config.standbyLease() && m.queue.stale()));
+      m.fx.add(new EtcdCommand.Poll(pollOp));
     }
   }
 
-  /** forgetPoll drops the read in flight, whose reply is then ignored (see moveTo). */
+  /**
+   * forgetPoll drops the read, the count and the handover in flight, whose replies are then
+   * ignored (see moveTo): a handover's answer that finds this instance campaigning, leading or
+   * adopting on that lease again must not release it (the TLA+ model's finding 8).
+   */
   void forgetPoll() {
     pollOp = 0;
+    rankOp = 0;
+    handoverOp = 0;
   }
 
   /**
@@ -205,9 +231,6 @@ final class Follower extends Role {
       return;
     }
     pollOp = 0;
-    if (r.participants() != null) {
-      m.queue.reset(r.participants());
-    }
     if (r.key() != null) {
       // The key is held: a follower needs nothing more. Absent, it still needs its campaign.
       m.progressed(now);
@@ -254,9 +277,6 @@ final class Follower extends Role {
     m.knownRevision = revision;
     m.keyAbsent = key == null;
     boolean mine = key != null && m.lease.isHeld() && key.leaseId() == m.lease.id();
-    if (key != null) {
-      m.holderLease = key.leaseId();
-    }
     if (mine && key.token() > m.givenUpToken && m.phase == ElectionMachine.Phase.NONE
         && adopt(key, now)) {
       return true;
@@ -307,20 +327,37 @@ final class Follower extends Role {
   }
 
   /**
-   * campaignOrWait campaigns for the free key unless a resign hold-off applies; with a queue,
-   * only its head at once, the others after their rank's stagger (PROTOCOL.md §4.5).
+   * campaignOrWait campaigns for the free key unless a resign hold-off applies; with a standby
+   * lease, it first counts the candidates ahead of it in the queue (its own participant key's
+   * mod revision; all of them without one): only the head campaigns at once, the others after
+   * their rank's stagger (PROTOCOL.md §4.5).
    */
   private void campaignOrWait(long now) {
     if (now < holdoffUntil) {
       pollAt(holdoffUntil);
       return;
     }
-    int rank = m.config.standbyLease() ? m.queue.rank(m.lease.id(), m.holderLease) : 0;
-    if (rank > 0) {
-      m.fx.setTimer(TimerKind.CAMPAIGN, now + rank * Math.max(m.config.backoffInitialNanos(), 1_000_000L));
+    if (!m.config.standbyLease()) {
+      m.candidate.begin(now);
       return;
     }
-    m.candidate.begin(now);
+    if (rankOp == 0) {
+      rankOp = m.fx.id();
+      boolean queued = enlistedLease == m.lease.id() && m.lease.isHeld() && enlistedRevision > 0;
+      m.fx.add(new EtcdCommand.Rank(rankOp, queued ? enlistedRevision : 0));
+    }
+  }
+
+  private void ranked(long ahead, long now) {
+    if (m.phase != ElectionMachine.Phase.NONE || !m.keyAbsent || now < holdoffUntil) {
+      return;
+    }
+    if (ahead == 0) {
+      m.candidate.begin(now);
+      return;
+    }
+    long stagger = Math.max(m.config.backoffInitialNanos(), 1_000_000L);
+    m.fx.setTimer(TimerKind.CAMPAIGN, now + Math.min(ahead, EtcdCommand.Rank.CAP) * stagger);
   }
 
   // ---- the standby lease ----

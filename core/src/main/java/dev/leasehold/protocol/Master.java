@@ -23,6 +23,8 @@ import dev.leasehold.runtime.Input;
  */
 final class Master extends Role {
   private long token;
+  // The read of the queue at the term's start.
+  private long queueOp;
 
   Master(ElectionMachine m) {
     super(m);
@@ -43,7 +45,12 @@ final class Master extends Role {
     m.leader = new LeaderInfo(m.config.candidateId(), token, m.lease.id());
     m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
     m.lease.lead(now);
-    m.ensureWatch();
+    // The MASTER keeps the queue's view, to pick its successor: a read now, then its watch.
+    m.rewatch();
+    if (m.config.standbyLease()) {
+      queueOp = m.fx.id();
+      m.fx.add(new EtcdCommand.Poll(queueOp, true));
+    }
   }
 
   @Override
@@ -58,6 +65,16 @@ final class Master extends Role {
       }
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+    } else if (in instanceof EtcdInput.PollResult r) {
+      if (r.op() == queueOp && r.participants() != null) {
+        queueOp = 0;
+        m.queue.reset(r.participants());
+      }
+    } else if (in instanceof EtcdInput.PollFailed f) {
+      if (f.op() == queueOp) {
+        // Without the view a resign revokes, as without a queue; the watch still fills it.
+        queueOp = 0;
+      }
     } else if (in instanceof EtcdInput.WatchPut p) {
       if (m.fromWatch(p.watchId())) {
         m.noteRevision(p.revision());

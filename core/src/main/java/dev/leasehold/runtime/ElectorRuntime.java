@@ -169,10 +169,27 @@ public final class ElectorRuntime implements LeaderElector {
   public CompletionStage<List<Participant>> participants() {
     CompletableFuture<List<Participant>> view = new CompletableFuture<>();
     try {
-      // Read on the loop, which owns the machine; completed on the dispatcher, never the loop.
+      // The store port is the loop's; the reply is read off it and completed on the dispatcher.
       scheduler.execute(() -> {
-        List<Participant> now = machine.participants();
-        scheduler.dispatcher().execute(() -> view.complete(now));
+        StoreCall read = machine.queueRead();
+        if (read == null || closing.get() || !started.get()) {
+          scheduler.dispatcher().execute(() -> view.complete(List.of()));
+          return;
+        }
+        CompletableFuture<? extends Input> reply;
+        try {
+          reply = store.call(read).toCompletableFuture()
+              .orTimeout(config.rpcTimeout().toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+          reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((in, failure) -> scheduler.dispatcher().execute(() -> {
+          if (failure != null) {
+            view.completeExceptionally(failure);
+          } else {
+            view.complete(machine.queueOf(in));
+          }
+        }));
       });
     } catch (RejectedExecutionException closed) {
       view.complete(List.of());

@@ -28,8 +28,17 @@ public interface Machine {
   /** fencingToken is the MASTER's fencing token, or 0 when not MASTER. */
   long fencingToken();
 
-  /** participants is the election's queue as this instance knows it, head first; empty when the backend has none. */
-  default List<Participant> participants() {
+  /**
+   * queueRead is the store call that lists the election's queue, for {@code participants()},
+   * or null when the backend has none; it is sent outside the machine's own calls and its
+   * reply goes to {@link #queueOf}, never to {@link #step}.
+   */
+  default StoreCall queueRead() {
+    return null;
+  }
+
+  /** queueOf takes the queue, head first, out of the reply to {@link #queueRead}; it reads no state (it runs on the dispatcher). */
+  default List<Participant> queueOf(Input reply) {
     return List.of();
   }
 

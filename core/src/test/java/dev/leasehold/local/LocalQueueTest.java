@@ -140,7 +140,7 @@ class LocalQueueTest {
     enlisted(b, lb);
     long token = campaign(a, la);
     BlockingQueue<Input> events = new LinkedBlockingQueue<>();
-    c.send(new EtcdCommand.Watch(11, token + 1), events::add);
+    c.send(new EtcdCommand.Watch(11, token + 1, true), events::add);
     read(c); // the watch is registered
 
     clock.addAndGet(3 * S);
@@ -166,7 +166,7 @@ class LocalQueueTest {
     long rb = enlisted(b, lb);
     long token = campaign(a, la);
     BlockingQueue<Input> events = new LinkedBlockingQueue<>();
-    c.send(new EtcdCommand.Watch(3, token + 1), events::add);
+    c.send(new EtcdCommand.Watch(3, token + 1, true), events::add);
     Participant successor = read(a).participants().get(1);
     assertEquals(new Participant("b", lb, rb, rb), successor);
 
@@ -251,7 +251,7 @@ class LocalQueueTest {
     assertTrue(store.faults().expireLease(la));
 
     BlockingQueue<Input> events = new LinkedBlockingQueue<>();
-    c.send(new EtcdCommand.Watch(5, ra), events::add);
+    c.send(new EtcdCommand.Watch(5, ra, true), events::add);
     Participant pa = new Participant("a", la, ra, ra);
     KeyRecord k = new KeyRecord("a", la, token, token);
     assertEquals(new EtcdInput.WatchEnlisted(5, pa, ra), events.poll(5, TimeUnit.SECONDS));
@@ -282,10 +282,10 @@ class LocalQueueTest {
       assertTrue(store.faults().expireLease(lease));
     }
     BlockingQueue<Input> events = new LinkedBlockingQueue<>();
-    c.send(new EtcdCommand.Watch(8, first), events::add);
+    c.send(new EtcdCommand.Watch(8, first, true), events::add);
     EtcdInput.WatchFailed failed = (EtcdInput.WatchFailed) events.poll(5, TimeUnit.SECONDS);
     assertTrue(failed.compacted(), failed.toString());
-    c.send(new EtcdCommand.Watch(9, first + 2), events::add);
+    c.send(new EtcdCommand.Watch(9, first + 2, true), events::add);
     assertEquals(new EtcdInput.WatchEnlisted(9, new Participant("p", 2, first + 2, first + 2), first + 2),
         events.poll(5, TimeUnit.SECONDS), "the next one is still there");
   }

@@ -400,7 +400,7 @@ class ElectionMachineTest {
       long readOp = only(EtcdCommand.ConfirmRead.class).op();
       // While that read is in flight, the holder's key goes and the standby lease wins the CAS.
       t += 1 * MS;
-      last = s.step(new EtcdInput.WatchDelete(watch, 20), t);
+      last = AtHead.answer(s, s.step(new EtcdInput.WatchDelete(watch, 20), t), t);
       long campaignOp = only(EtcdCommand.Campaign.class).op();
       t += 1 * MS;
       last = s.step(new EtcdInput.CampaignWon(campaignOp, 21), t);
@@ -438,7 +438,7 @@ class ElectionMachineTest {
     t += 2 * MS;
     last = s.step(new EtcdInput.LeaseGranted(grantOp, LEASE, 3), t);
     t += 1 * MS;
-    last = s.step(new EtcdInput.WatchDelete(watch, 20), t);
+    last = AtHead.answer(s, s.step(new EtcdInput.WatchDelete(watch, 20), t), t);
     long campaignOp = only(EtcdCommand.Campaign.class).op();
     t += 1 * MS;
     last = s.step(new EtcdInput.CampaignLost(campaignOp, new KeyRecord("third", 6, 21, 21), 21), t);

@@ -27,7 +27,6 @@ class QueueHandoverTest {
   private long now = 50 * S;
   private List<Command> last;
   private long watchId;
-  private Command.SetTimer firstPoll;
 
   private void step(Input in) {
     last = m.step(in, now);
@@ -59,30 +58,36 @@ class QueueHandoverTest {
         .orElseThrow(() -> new AssertionError("no " + kind + " timer in " + last));
   }
 
-  /** A follower that sees OTHER lead, takes its standby lease OWN and enlists it. */
-  private void enlistedFollower(List<Participant> queue) {
+  /** A follower that sees OTHER lead, takes its standby lease OWN and enlists it at revision 5. */
+  private void enlistedFollower() {
     step(new Input.Start());
     EtcdCommand.Poll first = only(EtcdCommand.Poll.class);
-    assertTrue(first.participants(), "the first read takes the queue too");
-    step(new EtcdInput.PollResult(first.op(), OTHER, 4, queue));
-    firstPoll = timer(TimerKind.POLL);
+    assertFalse(first.participants(), "a follower keeps no view of the queue");
+    step(new EtcdInput.PollResult(first.op(), OTHER, 4));
+    assertFalse(only(EtcdCommand.Watch.class).queue(), "nor watches it");
     long grant = only(EtcdCommand.GrantLease.class).op();
     now += 3 * MS;
     step(new EtcdInput.LeaseGranted(grant, OWN, 3));
     EtcdCommand.Enlist enlist = only(EtcdCommand.Enlist.class);
     assertEquals(OWN, enlist.leaseId(), "the standby lease joins the queue");
     step(new EtcdInput.Enlisted(enlist.op(), 5));
-    step(new EtcdInput.WatchEnlisted(watchId, new Participant("me", OWN, 5, 5), 5));
   }
 
+  /** The follower above, at the head of the queue, wins the campaign; it reads the queue. */
   private void masterWithStandby() {
-    enlistedFollower(List.of());
+    enlistedFollower();
     now += 100 * MS;
     step(new EtcdInput.WatchDelete(watchId, 10));
+    step(new EtcdInput.Ranked(only(EtcdCommand.Rank.class).op(), 0, 10));
     long op = only(EtcdCommand.Campaign.class).op();
     step(new EtcdInput.CampaignWon(op, 11));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(11, m.fencingToken());
+    assertTrue(only(EtcdCommand.Watch.class).queue(), "the MASTER watches the queue");
+    EtcdCommand.Poll view = only(EtcdCommand.Poll.class);
+    assertTrue(view.participants(), "and reads it");
+    step(new EtcdInput.PollResult(view.op(), new KeyRecord("me", OWN, 11, 11), 11,
+        List.of(new Participant("me", OWN, 5, 5))));
   }
 
   @Test
@@ -135,7 +140,7 @@ class QueueHandoverTest {
 
   @Test
   void aFollowerAdoptsTheKeyHandedToItsStandbyLease() {
-    enlistedFollower(List.of());
+    enlistedFollower();
     now += 10 * MS;
     step(new EtcdInput.WatchPut(watchId, new KeyRecord("me", OWN, 3, 20), 20));
     assertEquals(ElectorState.MASTER, m.role());
@@ -146,7 +151,7 @@ class QueueHandoverTest {
 
   @Test
   void aFollowerWhoseStandbyDeadlineIsNearRenewsBeforeAdopting() {
-    enlistedFollower(List.of());
+    enlistedFollower();
     // Its standby renewals failed for a while: under TTL/3 of its deadline is left.
     now += 2_000 * MS;
     step(new EtcdInput.WatchPut(watchId, new KeyRecord("me", OWN, 3, 20), 20));
@@ -164,41 +169,49 @@ class QueueHandoverTest {
 
   @Test
   void onlyTheHeadCampaignsAtOnceTheOthersAfterTheirRanksStagger() {
-    // The queue: OTHER's own key (it leads), x, then us.
-    enlistedFollower(List.of(new Participant("other", 5, 2, 2), new Participant("x", 60, 3, 3)));
+    enlistedFollower();
     now += 100 * MS;
     step(new EtcdInput.WatchDelete(watchId, 10));
-    assertFalse(has(EtcdCommand.Campaign.class), "rank 1 waits");
+    EtcdCommand.Rank rank = only(EtcdCommand.Rank.class);
+    assertEquals(5, rank.belowRevision(), "counts those queued before its own key");
+    assertFalse(has(EtcdCommand.Campaign.class), "no campaign before the count");
+    step(new EtcdInput.Ranked(rank.op(), 2, 11));
+    assertFalse(has(EtcdCommand.Campaign.class), "rank 2 waits");
     Command.SetTimer later = timer(TimerKind.CAMPAIGN);
-    assertEquals(now + 100 * MS, later.atNanos(), "one stagger (retryBackoffInitial) per rank");
+    assertEquals(now + 200 * MS, later.atNanos(), "one stagger (retryBackoffInitial) per rank");
     now = later.atNanos();
     step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
-    assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "x did not take it: we do");
+    assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "the key is still free: we campaign");
   }
 
   @Test
   void aCandidateThatSeesTheHeadWinStaysOut() {
-    enlistedFollower(List.of(new Participant("x", 60, 3, 3)));
+    enlistedFollower();
     step(new EtcdInput.WatchDelete(watchId, 10));
+    step(new EtcdInput.Ranked(only(EtcdCommand.Rank.class).op(), 1, 11));
     Command.SetTimer later = timer(TimerKind.CAMPAIGN);
-    step(new EtcdInput.WatchPut(watchId, new KeyRecord("x", 60, 11, 11), 11));
+    step(new EtcdInput.WatchPut(watchId, new KeyRecord("x", 60, 12, 12), 12));
     now = later.atNanos();
     step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
     assertFalse(has(EtcdCommand.Campaign.class));
   }
 
   @Test
-  void aFailedWatchMakesTheNextReadTakeTheQueueAgain() {
-    enlistedFollower(List.of());
-    Command.SetTimer poll = firstPoll;
-    now = poll.atNanos();
-    step(new Input.TimerFired(TimerKind.POLL, poll.seq()));
-    assertFalse(only(EtcdCommand.Poll.class).participants(), "the watch keeps the queue");
-    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), OTHER, 6));
-    step(new EtcdInput.WatchFailed(watchId, false, "stream reset"));
-    Command.SetTimer rewatch = timer(TimerKind.REWATCH);
-    now = rewatch.atNanos();
-    step(new Input.TimerFired(TimerKind.REWATCH, rewatch.seq()));
-    assertTrue(only(EtcdCommand.Poll.class).participants());
+  void aFailedCountCampaignsAtOnce() {
+    enlistedFollower();
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    step(new EtcdInput.RankFailed(only(EtcdCommand.Rank.class).op(), "timed out"));
+    assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "liveness first; the CAS settles it");
+  }
+
+  @Test
+  void theMasterDropsItsViewOfTheQueueWhenItStepsDown() {
+    masterWithStandby();
+    step(new EtcdInput.WatchEnlisted(watchId, new Participant("b", 90, 12, 12), 12));
+    step(new Input.Resign(Cause.RESIGNED));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    assertEquals(90, only(EtcdCommand.Handover.class).successor().leaseId());
+    assertFalse(only(EtcdCommand.Watch.class).queue(), "back to a watch of the key alone");
+    assertTrue(has(EtcdCommand.CancelWatch.class));
   }
 }

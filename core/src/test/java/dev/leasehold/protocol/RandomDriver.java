@@ -170,6 +170,9 @@ final class RandomDriver {
     if (call instanceof EtcdCommand.ProbeLease p) {
       return new EtcdInput.LeaseProbed(p.op(), random.nextInt(4) != 0, random.nextBoolean());
     }
+    if (call instanceof EtcdCommand.Rank r) {
+      return new EtcdInput.Ranked(r.op(), random.nextInt(3), revision);
+    }
     if (call instanceof EtcdCommand.Enlist e) {
       revision++;
       return new EtcdInput.Enlisted(e.op(), revision);

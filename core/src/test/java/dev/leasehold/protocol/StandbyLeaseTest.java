@@ -28,7 +28,7 @@ class StandbyLeaseTest {
   private long watchId;
 
   private void step(Input in) {
-    last = m.step(in, now);
+    last = AtHead.answer(m, m.step(in, now), now);
     last.stream().filter(EtcdCommand.Watch.class::isInstance).forEach(w -> watchId = ((EtcdCommand.Watch) w).watchId());
   }
 

@@ -48,6 +48,20 @@ final class SimEtcd {
     return new EtcdInput.PollResult(op, store.key, store.revision, participants ? store.queued() : null);
   }
 
+  /** rank counts the queue's keys below a mod revision (all for 0), capped as etcd's limited read is. */
+  Object rank(Member mem, long op, long belowRevision) {
+    if (mem == Member.OLD_LEADER) {
+      return null; // a linearizable read needs a quorum: it times out
+    }
+    if (!store.hasLeader) {
+      return noLeader(new EtcdInput.RankFailed(op, "etcdserver: no leader"));
+    }
+    long ahead = store.queued().stream()
+        .filter(q -> belowRevision == 0 || q.modRevision() < belowRevision)
+        .count();
+    return new EtcdInput.Ranked(op, Math.min(ahead, dev.leasehold.protocol.EtcdCommand.Rank.CAP), store.revision);
+  }
+
   Object confirm(Member mem, long op) {
     if (mem == Member.OLD_LEADER) {
       if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {

@@ -123,17 +123,20 @@ final class SimNetwork implements SimStore.Listener {
     boolean failed;
     long lastDeliver;
 
-    Watcher(int slot, long id, long from, Consumer<Input> inbox) {
+    final boolean queue;
+
+    Watcher(int slot, long id, long from, boolean queue, Consumer<Input> inbox) {
       this.slot = slot;
       this.id = id;
       this.from = from;
+      this.queue = queue;
       this.inbox = inbox;
     }
   }
 
   /** watch opens a stream from {@code from}; it registers after a delay, or never comes up. */
-  Watcher watch(int slot, long rpcTimeout, long id, long from, Consumer<Input> inbox) {
-    Watcher x = new Watcher(slot, id, from, inbox);
+  Watcher watch(int slot, long rpcTimeout, long id, long from, boolean queue, Consumer<Input> inbox) {
+    Watcher x = new Watcher(slot, id, from, queue, inbox);
     if (lost(slot)) {
       // The stream never comes up: it errors after a while, or stays silent.
       if (engine.rnd.nextBoolean()) {
@@ -171,6 +174,9 @@ final class SimNetwork implements SimStore.Listener {
   private void send(Watcher x, SimStore.KeyEvent e) {
     int slot = x.slot;
     long now = engine.now;
+    if (e.ofParticipant() && !x.queue) {
+      return;
+    }
     if (x.failed || x.closed || now < partitionedUntil[slot] || (!engine.quiet && now < watchSilentUntil[slot])) {
       return;
     }

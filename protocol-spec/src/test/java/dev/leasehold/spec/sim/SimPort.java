@@ -67,6 +67,8 @@ final class SimPort implements StorePort {
       send(mem -> etcd.grant(mem, p, g.op(), g.ttlSeconds()), reply);
     } else if (call instanceof EtcdCommand.Campaign k) {
       send(mem -> etcd.campaign(mem, p, k.op(), k.leaseId()), reply);
+    } else if (call instanceof EtcdCommand.Rank r) {
+      send(mem -> etcd.rank(mem, r.op(), r.belowRevision()), reply);
     } else if (call instanceof EtcdCommand.Enlist e) {
       send(mem -> etcd.enlist(mem, p, e.op(), e.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Handover h) {
@@ -115,7 +117,7 @@ final class SimPort implements StorePort {
       if (watcher != null) {
         net.closeWatcher(watcher);
       }
-      watcher = net.watch(p.slot, p.rpcTimeout, w.watchId(), w.fromRevision(), inbox);
+      watcher = net.watch(p.slot, p.rpcTimeout, w.watchId(), w.fromRevision(), w.queue(), inbox);
     } else if (command instanceof EtcdCommand.CancelWatch w) {
       if (watcher != null && watcher.id == w.watchId()) {
         net.closeWatcher(watcher);

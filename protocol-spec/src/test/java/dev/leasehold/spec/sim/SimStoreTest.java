@@ -93,7 +93,7 @@ class SimStoreTest {
     store.enlist("b", lb, 0);
     long token = store.campaign("a", la, 0).revision();
     List<Input> seen = new ArrayList<>();
-    net.watch(0, S, 7, first, seen::add);
+    net.watch(0, S, 7, first, true, seen::add);
     drain();
 
     assertTrue(store.revoke(la, "expired"));
