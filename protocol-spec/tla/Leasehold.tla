@@ -2,8 +2,10 @@
 (***************************************************************************)
 (* TLA+ model of the Leasehold leader-election protocol on etcd, on its    *)
 (* default path: standby leases on, lease probe on a deleted key, resign   *)
-(* hold-off.  README.md maps each action to the code; PROTOCOL.md has the  *)
-(* name table.                                                             *)
+(* hold-off, and the handover of PROTOCOL.md 4.5 (the token is K's mod      *)
+(* revision; a resigning MASTER hands K to another process's standby lease, *)
+(* which adopts it).  README.md maps each action to the code; PROTOCOL.md   *)
+(* has the name table.                                                      *)
 (*                                                                         *)
 (* Mapping to the code (dev.leasehold.protocol.ElectionMachine):           *)
 (*   role[c] \in {FOLLOWER, CANDIDATE, MASTER, STOPPED} is the machine's   *)
@@ -23,8 +25,10 @@
 (*   the CANDIDATE's or the MASTER's (while "probing": the lease whose     *)
 (*   fate the probe asks about).  dlRem[c] counts down to that lease's    *)
 (*   local deadline.  token[c] is the fencing token of the current / last  *)
-(*   term; it is kept after stepping down because writes it guarded may    *)
-(*   still be in flight.                                                   *)
+(*   term (K's mod revision when it began); it is kept after stepping down *)
+(*   because writes it guarded may still be in flight.  A resigner that    *)
+(*   handed K over is a FOLLOWER in phase "holdoff" that keeps its lease;  *)
+(*   hand[c] is its handover Txn.                                          *)
 (*                                                                         *)
 (* TIME.  Time is discrete (one Tick = one unit of real time; every event  *)
 (* happens at an integer instant).  All timers are stored as COUNTDOWNS    *)
@@ -69,6 +73,7 @@ CONSTANTS
     StandbyLease,     \* followers keep a standby lease (the code's default: TRUE)
     AllowStrayCampaign, \* a copy of a campaign Txn may be applied after its client moved on
     TrackStandbyRenewal, \* keep the history standbyRenewed (only for Sanity_StandbyTakeover)
+    MaxHandovers,     \* handovers a resigning MASTER may send (whole run; 0: resign always releases)
     \* ---- mutations (all FALSE for the real protocol) ----
     MUT_RECEIVE_TIME,      \* (a) renewal deadline measured from the ack's receive time
     MUT_ACK_ONLY,          \* (c) MASTER's renewal confirmed by the keep-alive ack alone
@@ -79,14 +84,17 @@ CONSTANTS
     MUT_NO_DRIFT_FACTOR,   \* (e) deadline = s + TTL - Margin (no (1-rho) factor)
     MUT_FENCE_BY_VALUE,    \* (f) guarded write compares Value(K) == id, not CreateRevision
     MUT_NO_LATE_WIN_CHECK, \* (g) a campaign won after its deadline passed still => MASTER
-    MUT_STANDBY_UNCONFIRMED \* (h) a standby lease's deadline earned by a keep-alive ack alone
+    MUT_STANDBY_UNCONFIRMED, \* (h) a standby lease's deadline earned by a keep-alive ack alone
+    MUT_HANDOVER_UNFENCED, \* (i) the handover Txn lacks its ModRevision(K) == token compare
+    MUT_ADOPT_UNCONFIRMED, \* (j) a follower adopts K on its standby lease whatever its deadline
+    MUT_TOKEN_IS_CREATE_REV \* (k) token = K's create revision (compares too), not its mod revision
 
 ASSUME /\ TTL \in Nat \ {0} /\ ElectionTimeout \in Nat
        /\ RhoNum \in Nat /\ RhoDen \in Nat \ {0} /\ RhoNum < RhoDen
        /\ Margin \in Nat /\ Lag \in Nat /\ MaxPause \in Nat
        /\ MaxLeases \in Nat \ {0} /\ MaxTerm \in Nat \ {0}
        /\ StandbyLease \in BOOLEAN /\ AllowStrayCampaign \in BOOLEAN
-       /\ TrackStandbyRenewal \in BOOLEAN
+       /\ TrackStandbyRenewal \in BOOLEAN /\ MaxHandovers \in Nat
 
 FOLLOWER == "FOLLOWER"
 CANDIDATE == "CANDIDATE"
@@ -118,16 +126,30 @@ DRange == DMin..DMax
 StandbyCampaignMin == Max(1, CeilDiv(TTL * RhoDen, 3 * (RhoDen + RhoNum)))
 
 LeaseIds == 1..MaxLeases
-(* Each incarnation of K is bound to a lease and deleted with it, except the  *)
-(* one an operator deletes: at most MaxLeases + 1 incarnations.               *)
-MaxRev == MaxLeases + 1
+(* Revisions count writes of K only (other writes do not change their       *)
+(* order).  Each incarnation of K ends with the lease it is bound to at the  *)
+(* time (a lease is deleted once), except the one an operator deletes: at    *)
+(* most MaxLeases + 1 creations; every other write of K is a handover.       *)
+MaxRev == MaxLeases + 1 + MaxHandovers
 NoVal == "none"
 Id(c) == IF MUT_SAME_ID THEN "shared" ELSE c
 Vals == {Id(c) : c \in Cands} \cup {NoVal}
-NoKey == [rev |-> 0, lease |-> 0, val |-> NoVal]
-Keys == [rev : 0..MaxRev, lease : 0..MaxLeases, val : Vals]
+(* K: create revision, mod revision, lease, value.  A campaign sets both     *)
+(* revisions, a handover only the mod revision.                              *)
+NoKey == [crev |-> 0, mrev |-> 0, lease |-> 0, val |-> NoVal]
+Keys == [crev : 0..MaxRev, mrev : 0..MaxRev, lease : 0..MaxLeases, val : Vals]
 NoResp == [ok |-> FALSE, term |-> 0, key |-> NoKey]
 NoStray == [lease |-> 0, val |-> NoVal]
+(* A handover Txn of a resigned MASTER: "sent" (in the network, its client  *)
+(* waits), "ok" / "refused" (applied, the answer in flight), "stray" (in the *)
+(* network, its client gave up on it or is gone).  tok: the token it        *)
+(* compares; from: the resigner's lease; to / val: the successor's lease and *)
+(* id.                                                                       *)
+NoHand == [st |-> "none", tok |-> 0, from |-> 0, to |-> 0, val |-> NoVal]
+Hands == [st : {"sent", "ok", "refused", "stray"}, tok : 0..MaxRev,
+          from : LeaseIds, to : LeaseIds, val : Vals] \cup {NoHand}
+(* The fencing token K gives its holder: the mod revision (PROTOCOL.md 4.5). *)
+Tok(k) == IF MUT_TOKEN_IS_CREATE_REV THEN k.crev ELSE k.mrev
 
 VARIABLES
     now,          \* real time (history only, not in the VIEW)
@@ -137,7 +159,7 @@ VARIABLES
     nextLease,    \* next lease id etcd will grant
     revoking,     \* leases with a revoke request in flight (code: Command.Release)
     key,          \* the election key K (NoKey when absent)
-    rev,          \* revision counter: create revision of the latest incarnation of K
+    rev,          \* revision counter: the revision of the latest write of K (its mod revision)
     stray,        \* a copy of some campaign Txn still in the network (NoStray: none)
     role, phase, lease, token,
     dlRem,        \* holder of a lease: ticks until its local clock reaches the lease's deadline
@@ -150,18 +172,23 @@ VARIABLES
     adminDeleted, \* history: K was deleted by an operator
     maxToken,     \* history: highest token ever given to a MASTER
     orderOk,      \* history: every new MASTER's token exceeded all earlier ones
-    staleWriteOk  \* history: no guarded write with a stale token succeeded
+    staleWriteOk, \* history: no guarded write with a stale token succeeded
+    startRev,     \* c -> K's mod revision when c's current / last term began (= token[c]
+                  \*      except under MUT_TOKEN_IS_CREATE_REV): the term's identity
+    hand,         \* c -> its handover Txn (NoHand: none)
+    handovers     \* scope: handovers sent so far
 
 cvars == <<role, phase, lease, token, dlRem, lagUsed, sAge, resp, paused, standbyRenewed>>
 evars == <<now, term, isoTerm, leaseRem, nextLease, revoking, key, rev, stray>>
-vars == <<evars, cvars, pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk>>
+hvars == <<startRev, hand, handovers>>
+vars == <<evars, cvars, pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk, hvars>>
 Symm == Permutations(Cands)
 
 SAgeCap == Max(DMax, 1)   \* beyond DMax the age no longer changes any deadline
 Pending(c) == phase[c] = "kaReplied"
 Exists(l) == l # 0 /\ leaseRem[l] >= 0
 Alive(l) == l # 0 /\ leaseRem[l] > 0
-KeyAbsent == key.rev = 0
+KeyAbsent == key.crev = 0
 Masters == {c \in Cands : role[c] = MASTER}
 Active(c) == role[c] # STOPPED /\ ~paused[c]
 
@@ -178,17 +205,22 @@ Active(c) == role[c] # STOPPED /\ ~paused[c]
 Observable(l) == \/ \E c \in Cands : lease[c] = l
                  \/ key.lease = l
                  \/ stray.lease = l
-LiveToken(c) == role[c] = MASTER \/ (key.rev # 0 /\ key.rev = token[c]) \/ MUT_FENCE_BY_VALUE
+                 \/ \E c \in Cands : hand[c].st \in {"sent", "stray"} /\ hand[c].to = l
+(* A token that no compare can match any more: K's token revisions only     *)
+(* grow.  startRev is read only by Adopt (K's mod revision above it, which  *)
+(* holds for every K present when the token is not live) and GuardedWrite.  *)
+LiveToken(c) == role[c] = MASTER \/ (key.crev # 0 /\ Tok(key) = token[c]) \/ MUT_FENCE_BY_VALUE
 View == <<term, isoTerm,
           [l \in LeaseIds |-> IF Observable(l) THEN leaseRem[l] ELSE -1],
           nextLease, {l \in revoking : Observable(l)}, key, rev, stray,
           role, phase, lease, [c \in Cands |-> IF LiveToken(c) THEN token[c] ELSE 0],
           dlRem, lagUsed, sAge, resp, paused, standbyRenewed,
-          pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk>>
+          pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk,
+          [c \in Cands |-> IF LiveToken(c) THEN startRev[c] ELSE 0], hand, handovers>>
 
-(* Does K (as seen by a read) belong to c?  Real protocol: lease id + create revision. *)
-OwnsByIncarnation(c, k) == k.rev # 0 /\ k.rev = token[c] /\ k.lease = lease[c]
-Owns(c, k) == IF MUT_OWNER_BY_VALUE THEN k.rev # 0 /\ k.val = Id(c)
+(* Does K (as seen by a read) belong to c?  Real protocol: lease id + mod revision. *)
+OwnsByIncarnation(c, k) == k.crev # 0 /\ Tok(k) = token[c] /\ k.lease = lease[c]
+Owns(c, k) == IF MUT_OWNER_BY_VALUE THEN k.crev # 0 /\ k.val = Id(c)
                                     ELSE OwnsByIncarnation(c, k)
 
 TypeOK ==
@@ -208,6 +240,8 @@ TypeOK ==
     /\ pauseLeft \in 0..MaxPause
     /\ adminDeleted \in BOOLEAN /\ maxToken \in 0..MaxRev
     /\ orderOk \in BOOLEAN /\ staleWriteOk \in BOOLEAN
+    /\ startRev \in [Cands -> 0..MaxRev] /\ hand \in [Cands -> Hands]
+    /\ handovers \in 0..MaxHandovers
 
 Init ==
     /\ now = 0 /\ term = 1 /\ isoTerm = 0
@@ -220,6 +254,7 @@ Init ==
     /\ paused = [c \in Cands |-> FALSE] /\ standbyRenewed = [c \in Cands |-> FALSE]
     /\ pauseLeft = MaxPause
     /\ adminDeleted = FALSE /\ maxToken = 0 /\ orderOk = TRUE /\ staleWriteOk = TRUE
+    /\ startRev = [c \in Cands |-> 0] /\ hand = [c \in Cands |-> NoHand] /\ handovers = 0
 
 (* c moves to role r and phase ph and forgets its lease and pending request *)
 (* (code: forgetLease; the caller revokes the lease if needed).  token[c]   *)
@@ -253,6 +288,7 @@ Grant(c) ==
 EtcdUnchanged == UNCHANGED evars
 EtcdUnchangedButRevoking == UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
 HistUnchanged == UNCHANGED <<pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk>>
+HandUnchanged == UNCHANGED hvars
 
 -----------------------------------------------------------------------------
 (************************ Follower and candidate actions ********************)
@@ -269,7 +305,7 @@ Campaign(c) ==
     /\ phase' = [phase EXCEPT ![c] = "campaign"]
     /\ standbyRenewed' = [standbyRenewed EXCEPT ![c] = FALSE]
     /\ UNCHANGED <<now, term, isoTerm, key, rev, stray>>
-    /\ UNCHANGED <<token, lagUsed, sAge, resp, paused>> /\ HistUnchanged
+    /\ UNCHANGED <<token, lagUsed, sAge, resp, paused>> /\ HistUnchanged /\ HandUnchanged
 
 (* FOLLOWER with a standby lease whose deadline is at least one renewal     *)
 (* interval away: K absent, so it sends the campaign with that lease at     *)
@@ -281,7 +317,7 @@ StandbyCampaign(c) ==
     /\ phase' = [phase EXCEPT ![c] = "campaign"]
     /\ EtcdUnchanged
     /\ UNCHANGED <<lease, token, dlRem, lagUsed, sAge, resp, paused, standbyRenewed>>
-    /\ HistUnchanged
+    /\ HistUnchanged /\ HandUnchanged
 
 (* etcd applies the campaign: Txn(If CreateRevision(K)==0, Then Put(K, id,   *)
 (* lease), Else Get(K)).  A Put with a lease that no longer exists fails:    *)
@@ -292,7 +328,7 @@ ApplyCampaign(c) ==
     /\ role[c] = CANDIDATE /\ phase[c] = "campaign"
     /\ IF KeyAbsent
          THEN /\ Exists(lease[c])
-              /\ key' = [rev |-> rev + 1, lease |-> lease[c], val |-> Id(c)]
+              /\ key' = [crev |-> rev + 1, mrev |-> rev + 1, lease |-> lease[c], val |-> Id(c)]
               /\ rev' = rev + 1
               /\ resp' = [resp EXCEPT ![c] = [ok |-> TRUE, term |-> 0, key |-> key']]
          ELSE /\ resp' = [resp EXCEPT ![c] = [ok |-> FALSE, term |-> 0, key |-> key]]
@@ -303,10 +339,11 @@ ApplyCampaign(c) ==
     /\ phase' = [phase EXCEPT ![c] = "campaignDone"]
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, revoking>>
     /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, sAge, paused, standbyRenewed>>
-    /\ HistUnchanged
+    /\ HistUnchanged /\ HandUnchanged
 
 (* The campaign's answer arrives (code: CampaignWon / CampaignLost).         *)
-(* Won -> MASTER with token = create revision, keeping the lease's deadline, *)
+(* Won -> MASTER with token = K's mod revision (a campaign creates K, so it  *)
+(* is the create revision too), keeping the lease's deadline,               *)
 (* but only while that deadline has not passed (README, finding 1): a late   *)
 (* win gives the lease back.  Lost, but the Else-Get shows K bound to this   *)
 (* very lease: an earlier copy of the campaign was applied, so it is won.    *)
@@ -315,29 +352,30 @@ ApplyCampaign(c) ==
 RecvCampaign(c) ==
     /\ role[c] = CANDIDATE /\ phase[c] = "campaignDone" /\ ~paused[c]
     /\ LET r == resp[c]
-           mine == ~r.ok /\ r.key.rev # 0 /\ r.key.lease = lease[c]
-           claim == r.ok \/ mine \/ (MUT_RESUME_BY_VALUE /\ r.key.rev # 0 /\ r.key.val = Id(c))
+           mine == ~r.ok /\ r.key.crev # 0 /\ r.key.lease = lease[c]
+           claim == r.ok \/ mine \/ (MUT_RESUME_BY_VALUE /\ r.key.crev # 0 /\ r.key.val = Id(c))
        IN IF claim /\ (dlRem[c] > 0 \/ MUT_NO_LATE_WIN_CHECK)
             THEN /\ role' = [role EXCEPT ![c] = MASTER]
                  /\ phase' = [phase EXCEPT ![c] = "idle"]
-                 /\ token' = [token EXCEPT ![c] = r.key.rev]
+                 /\ token' = [token EXCEPT ![c] = Tok(r.key)]
+                 /\ startRev' = [startRev EXCEPT ![c] = r.key.mrev]
                  /\ lagUsed' = [lagUsed EXCEPT ![c] = 0]
                  /\ sAge' = [sAge EXCEPT ![c] = 0]
                  /\ resp' = [resp EXCEPT ![c] = NoResp]
-                 /\ orderOk' = (orderOk /\ r.key.rev > maxToken)
-                 /\ maxToken' = Max(maxToken, r.key.rev)
+                 /\ orderOk' = (orderOk /\ Tok(r.key) > maxToken)
+                 /\ maxToken' = Max(maxToken, Tok(r.key))
                  /\ UNCHANGED <<lease, dlRem, paused, revoking, standbyRenewed>>
             ELSE IF ~claim /\ StandbyLease /\ dlRem[c] > 0
             THEN /\ role' = [role EXCEPT ![c] = FOLLOWER]
                  /\ phase' = [phase EXCEPT ![c] = "idle"]
                  /\ resp' = [resp EXCEPT ![c] = NoResp]
                  /\ UNCHANGED <<lease, token, dlRem, lagUsed, sAge, paused, revoking>>
-                 /\ UNCHANGED <<standbyRenewed, orderOk, maxToken>>
+                 /\ UNCHANGED <<standbyRenewed, orderOk, maxToken, startRev>>
             ELSE /\ Leave(c, FOLLOWER)
                  /\ Release(lease[c])
-                 /\ UNCHANGED <<token, paused, orderOk, maxToken>>
+                 /\ UNCHANGED <<token, paused, orderOk, maxToken, startRev>>
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
-    /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk>>
+    /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk, hand, handovers>>
 
 (* The campaign fails or times out (code: CampaignFailed); it may have been  *)
 (* applied.  The lease is given back, which deletes K if the campaign put   *)
@@ -350,7 +388,7 @@ CampaignFailed(c) ==
        \/ /\ AllowStrayCampaign /\ stray = NoStray /\ phase[c] = "campaign"
           /\ stray' = [lease |-> lease[c], val |-> Id(c)]
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev>>
-    /\ UNCHANGED <<token, paused>> /\ HistUnchanged
+    /\ UNCHANGED <<token, paused>> /\ HistUnchanged /\ HandUnchanged
 
 (* FOLLOWER that sees a leader and holds no lease grants a standby lease    *)
 (* (not during a probe or a resign hold-off).  Code: maybeAcquireStandby,   *)
@@ -361,7 +399,7 @@ GrantStandby(c) ==
     /\ Grant(c)
     /\ UNCHANGED <<now, term, isoTerm, revoking, key, rev, stray>>
     /\ UNCHANGED <<role, phase, token, lagUsed, sAge, resp, paused, standbyRenewed>>
-    /\ HistUnchanged
+    /\ HistUnchanged /\ HandUnchanged
 
 (* A FOLLOWER's standby lease, or a CANDIDATE's lease, is renewed: keep-alive *)
 (* sent at s, ack, then the confirming read; CONFIRMED iff the read's raft   *)
@@ -397,31 +435,49 @@ RenewStandby(c) ==
           /\ \E d \in DRange : dlRem' = [dlRem EXCEPT ![c] = Max(dlRem[c], d)]
           /\ UNCHANGED <<leaseRem, lease, standbyRenewed>>
     /\ UNCHANGED <<now, term, isoTerm, nextLease, revoking, key, rev, stray>>
-    /\ UNCHANGED <<role, phase, token, lagUsed, sAge, resp, paused>> /\ HistUnchanged
+    /\ UNCHANGED <<role, phase, token, lagUsed, sAge, resp, paused>> /\ HistUnchanged /\ HandUnchanged
 
 (* A FOLLOWER's standby lease reached its local deadline: it cannot vouch   *)
-(* for it any more and gives it back (code: the DEADLINE timer).            *)
+(* for it any more and gives it back (code: the DEADLINE timer).  Also in   *)
+(* the hold-off: a resigner that handed K over keeps its lease as a standby. *)
+(* A key still bound to the lease goes with it (a key handed to a follower  *)
+(* that could not adopt it in time: PROTOCOL.md 4.5, Adoption).             *)
 AbandonStandby(c) ==
-    /\ role[c] = FOLLOWER /\ phase[c] = "idle" /\ ~paused[c]
+    /\ role[c] = FOLLOWER /\ phase[c] \in {"idle", "holdoff"} /\ ~paused[c]
     /\ lease[c] # 0 /\ dlRem[c] = 0
     /\ Release(lease[c])
     /\ lease' = [lease EXCEPT ![c] = 0]
     /\ standbyRenewed' = [standbyRenewed EXCEPT ![c] = FALSE]
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
-    /\ UNCHANGED <<role, phase, token, dlRem, lagUsed, sAge, resp, paused>> /\ HistUnchanged
+    /\ UNCHANGED <<role, phase, token, dlRem, lagUsed, sAge, resp, paused>> /\ HistUnchanged /\ HandUnchanged
 
-(* A FOLLOWER sees K bound to its own standby lease: a campaign of its that *)
-(* it saw lose (or fail) was applied after all.  It gives the lease back,   *)
-(* which deletes K (code: observe).                                         *)
-RevokeStrayKey(c) ==
-    /\ role[c] = FOLLOWER /\ phase[c] = "idle" /\ ~paused[c]
-    /\ lease[c] # 0 /\ key.rev # 0 /\ key.lease = lease[c]
-    /\ Release(lease[c])
-    /\ lease' = [lease EXCEPT ![c] = 0]
-    /\ dlRem' = [dlRem EXCEPT ![c] = 0]
-    /\ standbyRenewed' = [standbyRenewed EXCEPT ![c] = FALSE]
-    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
-    /\ UNCHANGED <<role, phase, token, lagUsed, sAge, resp, paused>> /\ HistUnchanged
+(* Adoption (PROTOCOL.md 4.5): a FOLLOWER sees K bound to its own standby   *)
+(* lease, with its own id, at a mod revision above any term it gave up: a   *)
+(* handover to it, or a campaign of its that it saw lose or fail and that   *)
+(* was applied after all.  It becomes MASTER (the code passes through       *)
+(* CANDIDATE in the same step) with token := K's mod revision, keeping the  *)
+(* standby lease's deadline, if that deadline has not passed.  The code     *)
+(* asks for a MASTER's renewal interval (TTL/6, local) left, or else renews  *)
+(* first and adopts once the renewal is confirmed; the model allows any     *)
+(* dlRem > 0, a superset (its renewals are RenewStandby; TTL/6 is below one *)
+(* tick at the model's TTL).  If the deadline passes first the lease is     *)
+(* given back and K with it (AbandonStandby).  Also in the hold-off: a      *)
+(* resigner may be handed K back.  Code: the machine's adoption in Follower. *)
+(* MUT_ADOPT_UNCONFIRMED: adopts whatever the deadline.                     *)
+Adopt(c) ==
+    /\ role[c] = FOLLOWER /\ phase[c] \in {"idle", "holdoff"} /\ ~paused[c]
+    /\ lease[c] # 0 /\ ~KeyAbsent /\ key.lease = lease[c] /\ key.val = Id(c)
+    /\ key.mrev > startRev[c]
+    /\ dlRem[c] > 0 \/ MUT_ADOPT_UNCONFIRMED
+    /\ role' = [role EXCEPT ![c] = MASTER]
+    /\ phase' = [phase EXCEPT ![c] = "idle"]
+    /\ token' = [token EXCEPT ![c] = Tok(key)]
+    /\ startRev' = [startRev EXCEPT ![c] = key.mrev]
+    /\ lagUsed' = [lagUsed EXCEPT ![c] = 0]
+    /\ orderOk' = (orderOk /\ Tok(key) > maxToken)
+    /\ maxToken' = Max(maxToken, Tok(key))
+    /\ UNCHANGED <<lease, dlRem, sAge, resp, paused, standbyRenewed>>
+    /\ EtcdUnchanged /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk, hand, handovers>>
 
 (* The resign hold-off ends: its timer fired, or another leader was seen.   *)
 HoldoffEnds(c) ==
@@ -429,7 +485,7 @@ HoldoffEnds(c) ==
     /\ phase' = [phase EXCEPT ![c] = "idle"]
     /\ EtcdUnchanged
     /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, sAge, resp, paused, standbyRenewed>>
-    /\ HistUnchanged
+    /\ HistUnchanged /\ HandUnchanged
 
 -----------------------------------------------------------------------------
 (******************************* MASTER actions ******************************)
@@ -450,7 +506,7 @@ SendKeepAlive(c) ==
     /\ phase' = [phase EXCEPT ![c] = "kaReplied"]
     /\ sAge' = [sAge EXCEPT ![c] = 0]
     /\ UNCHANGED <<now, term, isoTerm, nextLease, revoking, key, rev, stray>>
-    /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, paused, standbyRenewed>> /\ HistUnchanged
+    /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, paused, standbyRenewed>> /\ HistUnchanged /\ HandUnchanged
 
 (* The keep-alive reaches an isolated, deposed leader (etcd issue 15247): it *)
 (* acks with its old term; the renewal never reaches the real lease state.   *)
@@ -460,7 +516,7 @@ SendKeepAliveIsolated(c) ==
     /\ phase' = [phase EXCEPT ![c] = "kaReplied"]
     /\ sAge' = [sAge EXCEPT ![c] = 0]
     /\ EtcdUnchanged
-    /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, paused, standbyRenewed>> /\ HistUnchanged
+    /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, paused, standbyRenewed>> /\ HistUnchanged /\ HandUnchanged
 
 (* Extending the deadline to s + TTL*(1-rho) - Margin where s was `age'    *)
 (* ticks ago.  The local deadline only moves forward, hence the Max.       *)
@@ -513,7 +569,7 @@ RecvKeepAlive(c) ==
             /\ sAge' = [sAge EXCEPT ![c] = 0]
             /\ resp' = [resp EXCEPT ![c] = NoResp]
             /\ UNCHANGED <<role, lease, token, paused, revoking, standbyRenewed>>
-    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged
+    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged /\ HandUnchanged
 
 (* A keep-alive / read is lost or fails: give up this round. *)
 RenewAbort(c) ==
@@ -522,20 +578,20 @@ RenewAbort(c) ==
     /\ sAge' = [sAge EXCEPT ![c] = 0]
     /\ resp' = [resp EXCEPT ![c] = NoResp]
     /\ UNCHANGED <<role, lease, token, dlRem, lagUsed, paused, standbyRenewed>>
-    /\ EtcdUnchanged /\ HistUnchanged
+    /\ EtcdUnchanged /\ HistUnchanged /\ HandUnchanged
 
 (* Watch / periodic read shows K bound to another lease or create revision: *)
 (* KEY_TAKEN, the lease is given back.                                      *)
 KeyTaken(c) ==
     /\ role[c] = MASTER /\ ~paused[c] /\ ~KeyAbsent /\ ~Owns(c, key)
     /\ StepDown(c, TRUE)
-    /\ UNCHANGED <<token, paused>> /\ EtcdUnchangedButRevoking /\ HistUnchanged
+    /\ UNCHANGED <<token, paused>> /\ EtcdUnchangedButRevoking /\ HistUnchanged /\ HandUnchanged
 
 (* Watch shows K deleted: step down at once and probe the lease. *)
 KeyGone(c) ==
     /\ role[c] = MASTER /\ ~paused[c] /\ KeyAbsent
     /\ KeyGoneStep(c)
-    /\ UNCHANGED <<token, paused>> /\ EtcdUnchanged /\ HistUnchanged
+    /\ UNCHANGED <<token, paused>> /\ EtcdUnchanged /\ HistUnchanged /\ HandUnchanged
 
 (* The probe ends (code: onLeaseProbed, or the PROBE timer; finishLoss).     *)
 (* The lease is given back unless the probe found it gone (LEASE_REVOKED);  *)
@@ -548,23 +604,105 @@ FinishLoss(c) ==
     /\ lease' = [lease EXCEPT ![c] = 0]
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
     /\ UNCHANGED <<role, token, dlRem, lagUsed, sAge, resp, paused, standbyRenewed>>
-    /\ HistUnchanged
+    /\ HistUnchanged /\ HandUnchanged
 
 (* The local clock reached the deadline (the action may lag it by Lag, see  *)
 (* Tick): LEASE_EXPIRED_LOCALLY, the lease is given back.                   *)
 DeadlineStepDown(c) ==
     /\ role[c] = MASTER /\ ~paused[c] /\ dlRem[c] = 0
     /\ StepDown(c, TRUE)
-    /\ UNCHANGED <<token, paused>> /\ EtcdUnchangedButRevoking /\ HistUnchanged
+    /\ UNCHANGED <<token, paused>> /\ EtcdUnchangedButRevoking /\ HistUnchanged /\ HandUnchanged
 
-(* resign(): role FOLLOWER at once (before the release applies), the lease  *)
-(* is given back, and the resign hold-off begins.                           *)
+(* resign() without a successor (none in the queue as the resigner sees    *)
+(* it): role FOLLOWER at once (before the release applies), the lease is    *)
+(* given back, and the resign hold-off begins.                              *)
 Resign(c) ==
     /\ role[c] = MASTER /\ ~paused[c]
     /\ LeaveTo(c, FOLLOWER, "holdoff")
     /\ Release(lease[c])
     /\ UNCHANGED <<token, paused>>
-    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged
+    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged /\ HandUnchanged
+
+(* resign() with a successor (PROTOCOL.md 4.5): the head of the queue as    *)
+(* the resigner sees it, any lease l another process holds and etcd still   *)
+(* has (its participant key P(l) lives exactly as long as l).  The resigner *)
+(* steps down first (role FOLLOWER, hold-off), keeps its lease as a standby *)
+(* lease with the MASTER's deadline, and sends                              *)
+(*   Txn(If ModRevision(K) == token /\ CreateRevision(P(l)) == seen,        *)
+(*       Then Put(K, id(d), lease = l), Put(P(own)), Else Get(K)),          *)
+(* applied later (ApplyHandover) or never.  A stale queue may name a lease  *)
+(* whose holder has crashed or given it up since: the model reaches the     *)
+(* same server states by letting that happen after the send.  Code:         *)
+(* EtcdCommand.Handover.                                                    *)
+ResignHandover(c) ==
+    /\ StandbyLease /\ role[c] = MASTER /\ ~paused[c]
+    /\ handovers < MaxHandovers /\ hand[c] = NoHand
+    /\ \E d \in Cands \ {c} :
+         /\ lease[d] # 0 /\ lease[d] # lease[c] /\ Exists(lease[d])
+         /\ hand' = [hand EXCEPT ![c] = [st |-> "sent", tok |-> token[c], from |-> lease[c],
+                                         to |-> lease[d], val |-> Id(d)]]
+    /\ handovers' = handovers + 1
+    /\ role' = [role EXCEPT ![c] = FOLLOWER]
+    /\ phase' = [phase EXCEPT ![c] = "holdoff"]
+    /\ lagUsed' = [lagUsed EXCEPT ![c] = 0]
+    /\ sAge' = [sAge EXCEPT ![c] = 0]
+    /\ resp' = [resp EXCEPT ![c] = NoResp]
+    /\ UNCHANGED <<lease, token, dlRem, paused, standbyRenewed, startRev>>
+    /\ EtcdUnchanged /\ HistUnchanged
+
+(* etcd applies a handover Txn.  The compares: K's token revision is the    *)
+(* one the resigner led with (MUT_HANDOVER_UNFENCED: not compared), and the *)
+(* successor's lease still exists (its participant key, with the create     *)
+(* revision the resigner saw, is there exactly as long).  Committed: K gets *)
+(* the successor's lease and id and a new mod revision, its create revision *)
+(* is kept (an unfenced Put on an absent K creates it).  The answer is then *)
+(* in flight to a waiting client; a stray copy's answer goes nowhere.       *)
+ApplyHandover(c) ==
+    /\ hand[c].st \in {"sent", "stray"}
+    /\ LET h == hand[c]
+           commit == /\ MUT_HANDOVER_UNFENCED \/ (~KeyAbsent /\ Tok(key) = h.tok)
+                     /\ Exists(h.to)
+       IN /\ IF commit
+               THEN /\ key' = [crev |-> IF KeyAbsent THEN rev + 1 ELSE key.crev,
+                               mrev |-> rev + 1, lease |-> h.to, val |-> h.val]
+                    /\ rev' = rev + 1
+               ELSE UNCHANGED <<key, rev>>
+          /\ hand' = [hand EXCEPT ![c] = IF h.st = "stray" THEN NoHand
+                                          ELSE [h EXCEPT !.st = IF commit THEN "ok" ELSE "refused"]]
+    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, revoking, stray>>
+    /\ UNCHANGED cvars /\ HistUnchanged /\ UNCHANGED <<startRev, handovers>>
+
+(* The handover's outcome reaches the resigner: committed (code:            *)
+(* EtcdInput.HandedOver: it keeps its lease as a standby), refused          *)
+(* (HandoverRefused), or failed (HandoverFailed: an error or a timeout,     *)
+(* outcome unknown; also a committed one whose answer was lost).  Refused   *)
+(* or failed: it gives its lease back, as a resign without a successor      *)
+(* does, if it still holds it as a follower (an answer that finds it in a   *)
+(* later term, or without that lease, is ignored).  A failed request not    *)
+(* yet applied may still be applied later (a stray) or never.               *)
+RecvHandover(c) ==
+    /\ hand[c].st \in {"sent", "ok", "refused"} /\ ~paused[c] /\ role[c] # STOPPED
+    /\ LET h == hand[c]
+           holds == role[c] = FOLLOWER /\ phase[c] # "probing" /\ lease[c] = h.from
+       IN \E release \in IF h.st = "ok" THEN BOOLEAN ELSE {TRUE} :   \* "ok": received, or lost
+            /\ IF release /\ holds
+                 THEN /\ Release(h.from)
+                      /\ lease' = [lease EXCEPT ![c] = 0]
+                      /\ dlRem' = [dlRem EXCEPT ![c] = 0]
+                      /\ standbyRenewed' = [standbyRenewed EXCEPT ![c] = FALSE]
+                 ELSE UNCHANGED <<revoking, lease, dlRem, standbyRenewed>>
+            /\ \/ hand' = [hand EXCEPT ![c] = NoHand]
+               \/ /\ h.st = "sent"
+                  /\ hand' = [hand EXCEPT ![c] = [h EXCEPT !.st = "stray"]]
+    /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
+    /\ UNCHANGED <<role, phase, token, lagUsed, sAge, resp, paused>>
+    /\ HistUnchanged /\ UNCHANGED <<startRev, handovers>>
+
+(* A process that stops no longer waits for its handover's answer; a        *)
+(* request not yet applied stays in the network.                            *)
+HandAbandon(c) ==
+    hand' = [hand EXCEPT ![c] = IF @.st \in {"sent", "stray"} THEN [@ EXCEPT !.st = "stray"]
+                                                              ELSE NoHand]
 
 (* close(): from any live role; every held lease (a standby one, a probed   *)
 (* one) is given back.                                                      *)
@@ -572,38 +710,44 @@ Close(c) ==
     /\ Active(c)
     /\ Leave(c, STOPPED)
     /\ Release(lease[c])
+    /\ HandAbandon(c)
     /\ UNCHANGED <<token, paused>>
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged
+    /\ UNCHANGED <<startRev, handovers>>
 
-(* Crash: process gone, its lease left to expire. *)
+(* Crash: process gone, its lease left to expire.  A handover it sent may   *)
+(* still be applied.                                                        *)
 Crash(c) ==
     /\ AllowCrash /\ role[c] # STOPPED
     /\ Leave(c, STOPPED)
     /\ paused' = [paused EXCEPT ![c] = FALSE]
-    /\ UNCHANGED token /\ EtcdUnchanged /\ HistUnchanged
+    /\ HandAbandon(c)
+    /\ UNCHANGED token /\ EtcdUnchanged /\ HistUnchanged /\ UNCHANGED <<startRev, handovers>>
 
 Pause(c) ==
     /\ role[c] # STOPPED /\ ~paused[c] /\ pauseLeft > 0
     /\ paused' = [paused EXCEPT ![c] = TRUE]
     /\ UNCHANGED <<role, phase, lease, token, dlRem, lagUsed, sAge, resp, standbyRenewed>>
-    /\ EtcdUnchanged /\ HistUnchanged
+    /\ EtcdUnchanged /\ HistUnchanged /\ HandUnchanged
 
 Resume(c) ==
     /\ paused[c]
     /\ paused' = [paused EXCEPT ![c] = FALSE]
     /\ UNCHANGED <<role, phase, lease, token, dlRem, lagUsed, sAge, resp, standbyRenewed>>
-    /\ EtcdUnchanged /\ HistUnchanged
+    /\ EtcdUnchanged /\ HistUnchanged /\ HandUnchanged
 
-(* A write fenced by the token: Txn(If CreateRevision(K) == token, Then Put(resource)). *)
+(* A write fenced by the token: Txn(If ModRevision(K) == token, Then Put(resource)). *)
 (* Issued by a process that holds a token (possibly a stale one, possibly      *)
 (* delayed in the network).  Only the successful case is a step; it is stale   *)
-(* if a newer incarnation of K has been created since.                         *)
+(* if K has been written since the writer's term began (a newer term: a new    *)
+(* incarnation, or a handover).                                                *)
 GuardedWrite(c) ==
     /\ role[c] # STOPPED /\ ~paused[c] /\ token[c] # 0
-    /\ IF MUT_FENCE_BY_VALUE THEN key.rev # 0 /\ key.val = Id(c)
-                             ELSE key.rev # 0 /\ key.rev = token[c]
-    /\ staleWriteOk' = (staleWriteOk /\ token[c] = rev)
+    /\ IF MUT_FENCE_BY_VALUE THEN key.crev # 0 /\ key.val = Id(c)
+                             ELSE key.crev # 0 /\ Tok(key) = token[c]
+    /\ staleWriteOk' = (staleWriteOk /\ startRev[c] = rev)
     /\ UNCHANGED <<cvars, pauseLeft, adminDeleted, maxToken, orderOk>> /\ EtcdUnchanged
+    /\ HandUnchanged
 
 -----------------------------------------------------------------------------
 (***************************** etcd / environment ***************************)
@@ -625,7 +769,7 @@ Tick ==
                                 ELSE sAge[c]]
     /\ UNCHANGED <<term, isoTerm, nextLease, revoking, key, rev, stray>>
     /\ UNCHANGED <<role, phase, lease, token, resp, paused, standbyRenewed>>
-    /\ UNCHANGED <<adminDeleted, maxToken, orderOk, staleWriteOk>>
+    /\ UNCHANGED <<adminDeleted, maxToken, orderOk, staleWriteOk>> /\ HandUnchanged
 
 (* etcd deletes lease l and the key attached to it (server side: the       *)
 (* expiry sweep or an applied revoke).                                      *)
@@ -638,13 +782,13 @@ DeleteLease(l) ==
 SweepLease(l) ==
     /\ leaseRem[l] = 0
     /\ DeleteLease(l)
-    /\ UNCHANGED <<now, term, isoTerm, nextLease, rev, stray>> /\ UNCHANGED cvars /\ HistUnchanged
+    /\ UNCHANGED <<now, term, isoTerm, nextLease, rev, stray>> /\ UNCHANGED cvars /\ HistUnchanged /\ HandUnchanged
 
 (* etcd applies a LeaseRevoke that a client sent (code: Command.Release). *)
 ApplyRevoke(l) ==
     /\ l \in revoking
     /\ DeleteLease(l)
-    /\ UNCHANGED <<now, term, isoTerm, nextLease, rev, stray>> /\ UNCHANGED cvars /\ HistUnchanged
+    /\ UNCHANGED <<now, term, isoTerm, nextLease, rev, stray>> /\ UNCHANGED cvars /\ HistUnchanged /\ HandUnchanged
 
 (* etcd applies the stray copy of a campaign, whose client has moved on     *)
 (* (it saw the campaign lose or fail).  It puts K if K is absent and the    *)
@@ -652,12 +796,12 @@ ApplyRevoke(l) ==
 ApplyStrayCampaign ==
     /\ stray # NoStray
     /\ IF KeyAbsent /\ Exists(stray.lease)
-         THEN /\ key' = [rev |-> rev + 1, lease |-> stray.lease, val |-> stray.val]
+         THEN /\ key' = [crev |-> rev + 1, mrev |-> rev + 1, lease |-> stray.lease, val |-> stray.val]
               /\ rev' = rev + 1
          ELSE UNCHANGED <<key, rev>>
     /\ stray' = NoStray
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, revoking>>
-    /\ UNCHANGED cvars /\ HistUnchanged
+    /\ UNCHANGED cvars /\ HistUnchanged /\ HandUnchanged
 
 (* A new etcd leader extends every lease to at least now + TTL + electionTimeout. *)
 Promote == [l \in LeaseIds |-> IF leaseRem[l] >= 0
@@ -672,7 +816,7 @@ LeaderChange ==
     /\ term' = term + 1
     /\ leaseRem' = Promote
     /\ UNCHANGED <<now, isoTerm, nextLease, revoking, key, rev, stray>>
-    /\ UNCHANGED cvars /\ HistUnchanged
+    /\ UNCHANGED cvars /\ HistUnchanged /\ HandUnchanged
 
 (* The leader is cut off from its peers without noticing: it keeps acking   *)
 (* keep-alives with its old term; the majority elects a new leader.         *)
@@ -681,7 +825,7 @@ Partition ==
     /\ isoTerm' = term
     /\ term' = term + 1
     /\ leaseRem' = Promote
-    /\ UNCHANGED <<now, nextLease, revoking, key, rev, stray>> /\ UNCHANGED cvars /\ HistUnchanged
+    /\ UNCHANGED <<now, nextLease, revoking, key, rev, stray>> /\ UNCHANGED cvars /\ HistUnchanged /\ HandUnchanged
 
 (* The isolated leader learns it was deposed and stops acking.  Only while  *)
 (* another partition can follow: otherwise healing only takes choices away  *)
@@ -691,7 +835,7 @@ Heal ==
     /\ isoTerm # 0 /\ term < MaxTerm
     /\ isoTerm' = 0
     /\ UNCHANGED <<now, term, leaseRem, nextLease, revoking, key, rev, stray>>
-    /\ UNCHANGED cvars /\ HistUnchanged
+    /\ UNCHANGED cvars /\ HistUnchanged /\ HandUnchanged
 
 (* An operator deletes K with etcdctl (the lease stays). *)
 AdminDelete ==
@@ -699,7 +843,7 @@ AdminDelete ==
     /\ key' = NoKey
     /\ adminDeleted' = TRUE
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, revoking, rev, stray>>
-    /\ UNCHANGED cvars /\ UNCHANGED <<pauseLeft, maxToken, orderOk, staleWriteOk>>
+    /\ UNCHANGED cvars /\ UNCHANGED <<pauseLeft, maxToken, orderOk, staleWriteOk>> /\ HandUnchanged
 
 Next ==
     \/ Tick \/ LeaderChange \/ Partition \/ Heal \/ AdminDelete \/ ApplyStrayCampaign
@@ -707,12 +851,13 @@ Next ==
     \/ \E c \in Cands :
          \/ Campaign(c) \/ StandbyCampaign(c) \/ ApplyCampaign(c)
          \/ RecvCampaign(c) \/ CampaignFailed(c)
-         \/ GrantStandby(c) \/ RenewStandby(c) \/ AbandonStandby(c) \/ RevokeStrayKey(c)
+         \/ GrantStandby(c) \/ RenewStandby(c) \/ AbandonStandby(c) \/ Adopt(c)
          \/ HoldoffEnds(c)
          \/ SendKeepAlive(c) \/ SendKeepAliveIsolated(c)
          \/ RecvKeepAlive(c) \/ RenewAbort(c)
          \/ KeyTaken(c) \/ KeyGone(c) \/ FinishLoss(c)
          \/ DeadlineStepDown(c) \/ Resign(c) \/ Close(c)
+         \/ ResignHandover(c) \/ ApplyHandover(c) \/ RecvHandover(c)
          \/ Crash(c) \/ Pause(c) \/ Resume(c) \/ GuardedWrite(c)
 
 Spec == Init /\ [][Next]_vars
@@ -766,4 +911,9 @@ SanityNoDeepRenewal ==
 (* Sanity_StandbyTakeover.cfg: a follower renews its standby lease, the     *)
 (* renewal is confirmed, and it wins a campaign with that lease.            *)
 SanityNoStandbyTakeover == ~(\E c \in Masters : standbyRenewed[c])
+
+(* Sanity_Handover.cfg: a MASTER hands K over and the successor adopts it:  *)
+(* a MASTER owns K whose mod revision is not its create revision.          *)
+SanityNoHandover ==
+    ~(\E c \in Masters : key.mrev # key.crev /\ OwnsByIncarnation(c, key))
 =============================================================================

@@ -29,6 +29,9 @@ class TlcMutationTest {
         "MC_FenceByValue,       FencingMonotonicInv", // (f) guarded write compares the value, not the create revision
         "MC_NoLateWinCheck,     OneMasterRoleInv",    // (g) a campaign won after its deadline still makes a MASTER
         "MC_StandbyUnconfirmed, NoOverlapInv",        // (h) standby lease's deadline from a keep-alive ack alone
+        "MC_HandoverUnfenced,   NoOverlapInv",        // (i) handover Txn without its ModRevision(K) == token compare
+        "MC_AdoptUnconfirmed,   OneMasterRoleInv",    // (j) adoption whatever the standby lease's deadline
+        "MC_TokenIsCreateRevision, FencingMonotonicInv", // (k) token = create revision: a handover keeps it
     })
     void mutationIsCaught(String config, String invariant) throws Exception {
         Tlc.Result r = Tlc.run(config, TIMEOUT);
