@@ -110,16 +110,18 @@ final class Master extends Role {
   }
 
   /**
-   * handOver ends the term by giving the key to the queue's head (PROTOCOL.md §4.5): the role
-   * and the event first, then the transaction; the lease stays, renewed as a standby lease.
+   * handOver ends the term by giving the key to the queue's head (PROTOCOL.md §4.5); the lease
+   * stays, renewed as a standby lease. The role changes in this step, so isLeader() is false
+   * before any command is carried out; the transaction is the first command, ahead of the
+   * event and its log line, which do not hold the successor back.
    */
   private void handOver(Cause cause, Participant next, long now) {
     m.givenUpToken = token;
+    m.follower.handOver(token, next);
     m.leader = null;
     m.keyAbsent = false;
     m.moveTo(ElectorState.FOLLOWER, cause, null, now);
     m.lease.follow(now);
-    m.follower.handOver(token, next);
     m.follower.pollLater(now);
   }
 
