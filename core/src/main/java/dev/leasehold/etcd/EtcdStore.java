@@ -282,24 +282,20 @@ final class EtcdStore implements StorePort {
   }
 
   /**
-   * rank counts the participant keys below a mod revision, up to {@link EtcdCommand.Rank#CAP}: a
-   * linearizable range read of keys only, at most that many (etcd's count ignores the revision
-   * filter, so the keys are counted). Refused the prefix, nobody is ahead (QueueAccess).
+   * rank counts the participant keys named before this lease's: a linearizable count-only range
+   * read, which etcd answers from its in-memory index without reading a key (a revision filter
+   * would make it read them all, and etcd's count ignores such filters anyway). Refused the
+   * prefix, nobody is ahead (QueueAccess).
    */
   private CompletionStage<Input> rank(EtcdCommand.Rank k) {
     if (queueAccess.refused()) {
       return CompletableFuture.completedFuture(new EtcdInput.Ranked(k.op(), 0, 0));
     }
-    GetOption.Builder ahead = GetOption.builder()
-        .withRange(OptionsUtil.prefixEndOf(prefix))
-        .withKeysOnly(true)
-        .withLimit(EtcdCommand.Rank.CAP);
-    if (k.belowRevision() > 0) {
-      ahead.withMaxModRevision(k.belowRevision() - 1);
-    }
+    ByteSequence end = k.leaseId() == 0 ? OptionsUtil.prefixEndOf(prefix) : participantKey(k.leaseId());
+    GetOption ahead = GetOption.builder().withRange(end).withCountOnly(true).build();
     return map(
-        client.getKVClient().get(prefix, ahead.build()),
-        r -> new EtcdInput.Ranked(k.op(), r.getKvs().size(), r.getHeader().getRevision()),
+        client.getKVClient().get(prefix, ahead),
+        r -> new EtcdInput.Ranked(k.op(), r.getCount(), r.getHeader().getRevision()),
         e -> {
           queueAccess.noteRefusal(e);
           return new EtcdInput.RankFailed(k.op(), reasons.describe(e, "read"));

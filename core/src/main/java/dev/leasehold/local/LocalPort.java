@@ -63,8 +63,7 @@ final class LocalPort implements StorePort {
           call::failed);
     } else if (call instanceof EtcdCommand.Rank r) {
       return store.request(
-          s -> new EtcdInput.Ranked(
-              r.op(), Math.min(s.ahead(key, r.belowRevision()), EtcdCommand.Rank.CAP), s.revision()),
+          s -> new EtcdInput.Ranked(r.op(), s.ahead(key, r.leaseId()), s.revision()),
           call::failed);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return store.request(

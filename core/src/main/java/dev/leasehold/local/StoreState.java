@@ -120,11 +120,11 @@ final class StoreState {
    * participants is the queue of the election key: its participant keys, lowest mod revision
    * first, read at the current revision.
    */
-  /** ahead counts the participant keys of {@code electionKey} below {@code belowRevision} (all for 0). */
-  int ahead(String electionKey, long belowRevision) {
+  /** ahead counts the participant keys of {@code electionKey} named before {@code leaseId}'s (all for 0). */
+  int ahead(String electionKey, long leaseId) {
     int n = 0;
     for (Participant p : participants(electionKey)) {
-      if (belowRevision == 0 || p.modRevision() < belowRevision) {
+      if (leaseId == 0 || Long.compareUnsigned(p.leaseId(), leaseId) < 0) {
         n++;
       }
     }

@@ -111,13 +111,12 @@ public sealed interface EtcdCommand extends Command {
   }
 
   /**
-   * Rank counts the participant keys whose mod revision is below {@code belowRevision} (all of
-   * them for 0), up to {@link #CAP}: how many candidates are ahead of this one in the queue
-   * (PROTOCOL.md §4.5); a count of CAP means CAP or more.
+   * Rank counts the participant keys named before the one of {@code leaseId} (all of them for
+   * 0): how many candidates campaign before this one when the key goes (PROTOCOL.md §4.5). etcd
+   * counts a key range from its index alone, without reading a key, so it is cheap however
+   * long the queue.
    */
-  record Rank(long op, long belowRevision) implements EtcdCommand, StoreCall {
-    /** CAP bounds the count, and so the read: ranks from CAP on wait alike. */
-    public static final int CAP = 8;
+  record Rank(long op, long leaseId) implements EtcdCommand, StoreCall {
 
     @Override
     public Input failed(String reason) {

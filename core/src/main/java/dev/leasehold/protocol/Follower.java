@@ -22,6 +22,10 @@ import java.util.Objects;
 final class Follower extends Role {
   private boolean started;
   private long pollOp;
+  // A failed count waits as this rank; no rank waits longer than MAX_RANK staggers.
+  static final long FAILED_RANK = 8;
+  static final long MAX_RANK = 32;
+
   private long holdoffUntil = Long.MIN_VALUE;
   // The handover in flight after resign(), and the lease it keeps.
   private long handoverOp;
@@ -29,10 +33,9 @@ final class Follower extends Role {
   // The queue: the lease whose participant key was put (or is being put), and that put.
   private long enlistedLease;
   private long enlistOp;
-  // The mod revision of this candidate's participant key (0 until known): its place in the queue.
-  private long enlistedRevision;
-  // The count of the candidates ahead, in flight when the key went.
+  // The count of the candidates ahead, in flight since the key was seen absent at rankFrom.
   private long rankOp;
+  private long rankFrom;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -81,21 +84,22 @@ final class Follower extends Role {
         if (m.lease.id() == handoverLease) {
           // The handover put this lease's participant key, at the tail.
           enlistedLease = handoverLease;
-          enlistedRevision = h.revision();
         }
       }
     } else if (in instanceof EtcdInput.Ranked r) {
       if (r.op() == rankOp) {
+        // An answer, not progress: a read-only user's counts succeed while its campaigns are
+        // refused (PROTOCOL.md §9).
         rankOp = 0;
-        m.progressed(now);
         ranked(r.ahead(), now);
       }
     } else if (in instanceof EtcdInput.RankFailed f) {
       if (f.op() == rankOp) {
-        // Liveness first: campaign as if at the head; the CAS settles it.
+        // Not knowing its place, it waits as a candidate far down the queue would: a count
+        // that fails under load must not turn the queue into a herd.
         rankOp = 0;
         m.failed(now);
-        ranked(0, now);
+        ranked(FAILED_RANK, now);
       }
     } else if (in instanceof EtcdInput.HandoverRefused r) {
       if (r.op() == handoverOp) {
@@ -127,7 +131,6 @@ final class Follower extends Role {
       return;
     }
     enlistedLease = m.lease.id();
-    enlistedRevision = 0;
     enlistOp = m.fx.id();
     m.fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
   }
@@ -136,7 +139,6 @@ final class Follower extends Role {
   void enlistAnswered(Input in) {
     if (in instanceof EtcdInput.Enlisted e && e.op() == enlistOp) {
       enlistOp = 0;
-      enlistedRevision = e.revision();
     } else if (in instanceof EtcdInput.EnlistFailed f && f.op() == enlistOp) {
       // It may have been applied; either way the next standby renewal puts it again.
       enlistOp = 0;
@@ -328,9 +330,9 @@ final class Follower extends Role {
 
   /**
    * campaignOrWait campaigns for the free key unless a resign hold-off applies; with a standby
-   * lease, it first counts the candidates ahead of it in the queue (its own participant key's
-   * mod revision; all of them without one): only the head campaigns at once, the others after
-   * their rank's stagger (PROTOCOL.md §4.5).
+   * lease, it first counts the candidates ahead of it (the participant keys named before its
+   * own; all of them without one): only the first campaigns at once, the others after their
+   * rank's stagger (PROTOCOL.md §4.5).
    */
   private void campaignOrWait(long now) {
     if (now < holdoffUntil) {
@@ -343,8 +345,9 @@ final class Follower extends Role {
     }
     if (rankOp == 0) {
       rankOp = m.fx.id();
-      boolean queued = enlistedLease == m.lease.id() && m.lease.isHeld() && enlistedRevision > 0;
-      m.fx.add(new EtcdCommand.Rank(rankOp, queued ? enlistedRevision : 0));
+      rankFrom = now;
+      boolean queued = m.lease.isHeld() && enlistedLease == m.lease.id() && enlistOp == 0;
+      m.fx.add(new EtcdCommand.Rank(rankOp, queued ? enlistedLease : 0));
     }
   }
 
@@ -357,7 +360,9 @@ final class Follower extends Role {
       return;
     }
     long stagger = Math.max(m.config.backoffInitialNanos(), 1_000_000L);
-    m.fx.setTimer(TimerKind.CAMPAIGN, now + Math.min(ahead, EtcdCommand.Rank.CAP) * stagger);
+    // Counted from when the key was seen absent, so a slow count does not let those behind
+    // overtake the head; bounded, so a long queue of hung candidates cannot stall for long.
+    m.fx.setTimer(TimerKind.CAMPAIGN, rankFrom + Math.min(ahead, MAX_RANK) * stagger);
   }
 
   // ---- the standby lease ----

@@ -173,12 +173,15 @@ class QueueHandoverTest {
     now += 100 * MS;
     step(new EtcdInput.WatchDelete(watchId, 10));
     EtcdCommand.Rank rank = only(EtcdCommand.Rank.class);
-    assertEquals(5, rank.belowRevision(), "counts those queued before its own key");
+    assertEquals(OWN, rank.leaseId(), "counts the participant keys named before its own");
     assertFalse(has(EtcdCommand.Campaign.class), "no campaign before the count");
+    long absentAt = now;
+    now += 30 * MS;
     step(new EtcdInput.Ranked(rank.op(), 2, 11));
     assertFalse(has(EtcdCommand.Campaign.class), "rank 2 waits");
     Command.SetTimer later = timer(TimerKind.CAMPAIGN);
-    assertEquals(now + 200 * MS, later.atNanos(), "one stagger (retryBackoffInitial) per rank");
+    assertEquals(absentAt + 200 * MS, later.atNanos(),
+        "one stagger (retryBackoffInitial) per rank, from when the key was seen absent");
     now = later.atNanos();
     step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
     assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "the key is still free: we campaign");
@@ -197,11 +200,21 @@ class QueueHandoverTest {
   }
 
   @Test
-  void aFailedCountCampaignsAtOnce() {
+  void aFailedCountWaitsAsFarDownTheQueueRatherThanJoinAHerd() {
     enlistedFollower();
+    long absentAt = now;
     step(new EtcdInput.WatchDelete(watchId, 10));
     step(new EtcdInput.RankFailed(only(EtcdCommand.Rank.class).op(), "timed out"));
-    assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "liveness first; the CAS settles it");
+    assertFalse(has(EtcdCommand.Campaign.class));
+    assertEquals(absentAt + Follower.FAILED_RANK * 100 * MS, timer(TimerKind.CAMPAIGN).atNanos());
+  }
+
+  @Test
+  void aFollowerNotYetQueuedCountsTheWholeQueue() {
+    step(new Input.Start());
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), OTHER, 4));
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    assertEquals(0, only(EtcdCommand.Rank.class).leaseId(), "no participant key of its own yet");
   }
 
   @Test

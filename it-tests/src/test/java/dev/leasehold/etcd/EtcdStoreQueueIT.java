@@ -89,6 +89,28 @@ class EtcdStoreQueueIT {
   }
 
   @Test
+  void rankCountsTheParticipantKeysNamedBeforeItsOwnFromEtcdsIndex() throws Exception {
+    EtcdStore a = store("a");
+    List<Long> leases = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      long l = grant(a);
+      enlist(a, l);
+      leases.add(l);
+    }
+    leases.sort(Long::compareUnsigned);
+    for (int i = 0; i < leases.size(); i++) {
+      EtcdInput.Ranked r = (EtcdInput.Ranked) call(a, new EtcdCommand.Rank(op(), leases.get(i)));
+      assertEquals(i, r.ahead(), "rank of the " + i + "th key by name");
+    }
+    EtcdInput.Ranked all = (EtcdInput.Ranked) call(a, new EtcdCommand.Rank(op(), 0));
+    assertEquals(4, all.ahead(), "without a key of its own, the whole queue is ahead");
+    // A participant whose lease goes leaves the count at once.
+    outside.getLeaseClient().revoke(leases.get(0)).get(5, TimeUnit.SECONDS);
+    EtcdInput.Ranked after = (EtcdInput.Ranked) call(a, new EtcdCommand.Rank(op(), leases.get(3)));
+    assertEquals(2, after.ahead());
+  }
+
+  @Test
   void pollReadsTheQueueInModRevisionOrderAndReEnlistingMovesToTheTail() throws Exception {
     EtcdStore a = store("a");
     EtcdStore b = store("b");
@@ -138,7 +160,7 @@ class EtcdStoreQueueIT {
     long lb = grant(b);
     long token = ((EtcdInput.CampaignWon) call(a, new EtcdCommand.Campaign(op(), la))).createRevision();
     List<Input> events = new CopyOnWriteArrayList<>();
-    watcher.send(new EtcdCommand.Watch(7, token + 1), events::add);
+    watcher.send(new EtcdCommand.Watch(7, token + 1, true), events::add);
 
     long ra = enlist(a, la);
     long rb = enlist(b, lb);
@@ -265,7 +287,7 @@ class EtcdStoreQueueIT {
 
       // Both watchers start below the compaction, and both fail: one WatchFailed.
       List<Input> events = new CopyOnWriteArrayList<>();
-      a.send(new EtcdCommand.Watch(9, early), events::add);
+      a.send(new EtcdCommand.Watch(9, early, true), events::add);
       await().atMost(WAIT).until(() -> !events.isEmpty());
       EtcdInput.WatchFailed failed = (EtcdInput.WatchFailed) events.get(0);
       assertEquals(9, failed.watchId());
@@ -281,7 +303,7 @@ class EtcdStoreQueueIT {
     long la = grant(a);
     long early = enlist(a, la);
     List<Input> quiet = new CopyOnWriteArrayList<>();
-    a.send(new EtcdCommand.Watch(10, early + 1), quiet::add);
+    a.send(new EtcdCommand.Watch(10, early + 1, true), quiet::add);
     long seen = enlist(a, la);
     await().atMost(WAIT).until(() -> quiet.size() == 1);
     assertEquals(new EtcdInput.WatchEnlisted(10, new Participant("a", la, early, seen), seen), quiet.get(0));

@@ -48,8 +48,8 @@ final class SimEtcd {
     return new EtcdInput.PollResult(op, store.key, store.revision, participants ? store.queued() : null);
   }
 
-  /** rank counts the queue's keys below a mod revision (all for 0), capped as etcd's limited read is. */
-  Object rank(Member mem, long op, long belowRevision) {
+  /** rank counts the queue's keys named before this lease's (all for 0), as etcd's count-only range does. */
+  Object rank(Member mem, long op, long leaseId) {
     if (mem == Member.OLD_LEADER) {
       return null; // a linearizable read needs a quorum: it times out
     }
@@ -57,9 +57,9 @@ final class SimEtcd {
       return noLeader(new EtcdInput.RankFailed(op, "etcdserver: no leader"));
     }
     long ahead = store.queued().stream()
-        .filter(q -> belowRevision == 0 || q.modRevision() < belowRevision)
+        .filter(q -> leaseId == 0 || Long.compareUnsigned(q.leaseId(), leaseId) < 0)
         .count();
-    return new EtcdInput.Ranked(op, Math.min(ahead, dev.leasehold.protocol.EtcdCommand.Rank.CAP), store.revision);
+    return new EtcdInput.Ranked(op, ahead, store.revision);
   }
 
   Object confirm(Member mem, long op) {

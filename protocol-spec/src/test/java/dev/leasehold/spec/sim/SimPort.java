@@ -68,7 +68,7 @@ final class SimPort implements StorePort {
     } else if (call instanceof EtcdCommand.Campaign k) {
       send(mem -> etcd.campaign(mem, p, k.op(), k.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Rank r) {
-      send(mem -> etcd.rank(mem, r.op(), r.belowRevision()), reply);
+      send(mem -> etcd.rank(mem, r.op(), r.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Enlist e) {
       send(mem -> etcd.enlist(mem, p, e.op(), e.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Handover h) {
