@@ -289,4 +289,22 @@ class LocalQueueTest {
     assertEquals(new EtcdInput.WatchEnlisted(9, new Participant("p", 2, first + 2, first + 2), first + 2),
         events.poll(5, TimeUnit.SECONDS), "the next one is still there");
   }
+
+  @Test
+  void rankCountsTheParticipantKeysNamedBeforeItsOwn() throws Exception {
+    long la = grant(a, 5);
+    long lb = grant(b, 5);
+    long lc = grant(c, 5);
+    enlisted(c, lc);
+    enlisted(a, la);
+    enlisted(b, lb);
+    // Lease ids are named in hex, so the count follows their unsigned order, not the join order.
+    List<Long> byName = new java.util.ArrayList<>(List.of(la, lb, lc));
+    byName.sort(Long::compareUnsigned);
+    for (int i = 0; i < 3; i++) {
+      EtcdInput.Ranked r = (EtcdInput.Ranked) call(a, new EtcdCommand.Rank(++op, byName.get(i)));
+      assertEquals(i, r.ahead());
+    }
+    assertEquals(3, ((EtcdInput.Ranked) call(a, new EtcdCommand.Rank(++op, 0))).ahead());
+  }
 }
