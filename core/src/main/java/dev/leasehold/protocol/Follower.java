@@ -36,6 +36,8 @@ final class Follower extends Role {
   // The count of the candidates ahead, in flight since the key was seen absent at rankFrom.
   private long rankOp;
   private long rankFrom;
+  // The rank's stagger ran out: the next read that finds the key absent campaigns.
+  private boolean turn;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -179,7 +181,12 @@ final class Follower extends Role {
       case REWATCH -> poll();
       case CAMPAIGN -> {
         if (m.phase == ElectionMachine.Phase.NONE && m.keyAbsent && now >= holdoffUntil) {
-          m.candidate.begin(now);
+          // A linearizable read first: the campaign of those ahead may have taken the key while
+          // its watch event is still on the way, and a read costs etcd no raft proposal, where a
+          // campaign that loses still does.
+          turn = true;
+          pollOp = 0;
+          poll();
         }
       }
       case PROBE -> {}
@@ -203,6 +210,7 @@ final class Follower extends Role {
     pollOp = 0;
     rankOp = 0;
     handoverOp = 0;
+    turn = false;
   }
 
   /**
@@ -242,7 +250,10 @@ final class Follower extends Role {
     }
     m.ensureWatch();
     if (m.phase == ElectionMachine.Phase.NONE) {
-      if (m.keyAbsent) {
+      if (m.keyAbsent && turn) {
+        turn = false;
+        m.candidate.begin(now);
+      } else if (m.keyAbsent) {
         campaignOrWait(now);
       } else {
         pollLater(now);
@@ -278,6 +289,9 @@ final class Follower extends Role {
     }
     m.knownRevision = revision;
     m.keyAbsent = key == null;
+    if (key != null) {
+      turn = false;
+    }
     boolean mine = key != null && m.lease.isHeld() && key.leaseId() == m.lease.id();
     if (mine && key.token() > m.givenUpToken && m.phase == ElectionMachine.Phase.NONE
         && adopt(key, now)) {

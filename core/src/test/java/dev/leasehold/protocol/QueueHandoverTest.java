@@ -184,6 +184,8 @@ class QueueHandoverTest {
         "one stagger (retryBackoffInitial) per rank, from when the key was seen absent");
     now = later.atNanos();
     step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
+    assertFalse(has(EtcdCommand.Campaign.class), "a read first: no proposal if the key was taken meanwhile");
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 12));
     assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId(), "the key is still free: we campaign");
   }
 
@@ -226,5 +228,19 @@ class QueueHandoverTest {
     assertEquals(90, only(EtcdCommand.Handover.class).successor().leaseId());
     assertFalse(only(EtcdCommand.Watch.class).queue(), "back to a watch of the key alone");
     assertTrue(has(EtcdCommand.CancelWatch.class));
+  }
+
+  @Test
+  void aTurnWhoseReadFindsTheKeyTakenStaysOut() {
+    enlistedFollower();
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    step(new EtcdInput.Ranked(only(EtcdCommand.Rank.class).op(), 1, 11));
+    Command.SetTimer later = timer(TimerKind.CAMPAIGN);
+    now = later.atNanos();
+    step(new Input.TimerFired(TimerKind.CAMPAIGN, later.seq()));
+    // The head's campaign committed; its watch event has not arrived yet.
+    step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), new KeyRecord("x", 60, 12, 12), 12));
+    assertFalse(has(EtcdCommand.Campaign.class));
+    assertEquals(12, m.leader().fencingToken());
   }
 }
