@@ -147,6 +147,9 @@ final class EtcdStore implements StorePort {
           e ->
               new EtcdInput.KeepAliveFailed(k.op(), isLeaseNotFound(e), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.ConfirmRead r) {
+      if (r.rankOf() != 0 && !queueAccess.refused()) {
+        return confirmAndRank(r);
+      }
       return map(
           client.getKVClient().get(key),
           g -> new EtcdInput.ConfirmRead(
@@ -299,6 +302,24 @@ final class EtcdStore implements StorePort {
         e -> {
           queueAccess.noteRefusal(e);
           return new EtcdInput.RankFailed(k.op(), reasons.describe(e, "read"));
+        });
+  }
+
+  /**
+   * confirmAndRank is a standby renewal's confirming read that also counts the participant keys
+   * named before this lease's: one read-only transaction, so one linearizable read at one
+   * revision in one raft term, the count from etcd's index (see rank).
+   */
+  private CompletionStage<Input> confirmAndRank(EtcdCommand.ConfirmRead r) {
+    GetOption ahead = GetOption.builder().withRange(participantKey(r.rankOf())).withCountOnly(true).build();
+    return map(
+        client.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)).commit(),
+        t -> new EtcdInput.ConfirmRead(
+            r.op(), first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
+            t.getHeader().getRaftTerm(), t.getGetResponses().get(1).getCount()),
+        e -> {
+          queueAccess.noteRefusal(e);
+          return new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read"));
         });
   }
 

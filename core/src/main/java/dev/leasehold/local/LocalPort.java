@@ -89,7 +89,8 @@ final class LocalPort implements StorePort {
           call::failed);
     } else if (call instanceof EtcdCommand.ConfirmRead r) {
       return store.request(
-          s -> new EtcdInput.ConfirmRead(r.op(), s.get(key), s.revision(), LocalStore.RAFT_TERM),
+          s -> new EtcdInput.ConfirmRead(r.op(), s.get(key), s.revision(), LocalStore.RAFT_TERM,
+              r.rankOf() == 0 ? -1 : s.ahead(key, r.rankOf())),
           call::failed);
     } else if (call instanceof EtcdCommand.ProbeLease p) {
       return store.request(

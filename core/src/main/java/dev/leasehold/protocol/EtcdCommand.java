@@ -83,8 +83,17 @@ public sealed interface EtcdCommand extends Command {
     }
   }
 
-  /** ConfirmRead reads the key linearizably to confirm the renewal just acknowledged. */
-  record ConfirmRead(long op) implements EtcdCommand, StoreCall {
+  /**
+   * ConfirmRead reads the key linearizably to confirm the renewal just acknowledged; with a
+   * {@code rankOf} lease (a queued follower's), the same read counts the participant keys named
+   * before that lease's, as {@link Rank} does (PROTOCOL.md §4.5).
+   */
+  record ConfirmRead(long op, long rankOf) implements EtcdCommand, StoreCall {
+    /** ConfirmRead reads the key alone. */
+    public ConfirmRead(long op) {
+      this(op, 0);
+    }
+
     @Override
     public Input failed(String reason) {
       return new EtcdInput.ConfirmFailed(op, reason);

@@ -82,8 +82,18 @@ public sealed interface EtcdInput extends Input {
   record KeepAliveFailed(long op, boolean leaseNotFound, String reason)
       implements EtcdInput, Input.Failed {}
 
-  /** ConfirmRead is the linearizable read that confirms a renewal; {@code key} null when absent. */
-  record ConfirmRead(long op, KeyRecord key, long revision, long raftTerm) implements EtcdInput {}
+  /**
+   * ConfirmRead is the linearizable read that confirms a renewal; {@code key} null when absent;
+   * {@code ahead} the count of participant keys named before the asked lease's, or -1 when
+   * not asked.
+   */
+  record ConfirmRead(long op, KeyRecord key, long revision, long raftTerm, long ahead)
+      implements EtcdInput {
+    /** ConfirmRead of the key alone. */
+    public ConfirmRead(long op, KeyRecord key, long revision, long raftTerm) {
+      this(op, key, revision, raftTerm, -1);
+    }
+  }
 
   /** ConfirmFailed is a confirming read that failed or timed out. */
   record ConfirmFailed(long op, String reason) implements EtcdInput, Input.Failed {}

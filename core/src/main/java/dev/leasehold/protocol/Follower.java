@@ -38,6 +38,9 @@ final class Follower extends Role {
   private long rankFrom;
   // The rank's stagger ran out: the next read that finds the key absent campaigns.
   private boolean turn;
+  // The count of those ahead from the last standby renewal's read, or -1: no count is needed
+  // when the key goes, so a thousand followers do not all ask at once.
+  private long knownAhead = -1;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -93,7 +96,7 @@ final class Follower extends Role {
         // An answer, not progress: a read-only user's counts succeed while its campaigns are
         // refused (PROTOCOL.md §9).
         rankOp = 0;
-        ranked(r.ahead(), now);
+        staggered(r.ahead(), now);
       }
     } else if (in instanceof EtcdInput.RankFailed f) {
       if (f.op() == rankOp) {
@@ -101,7 +104,7 @@ final class Follower extends Role {
         // that fails under load must not turn the queue into a herd.
         rankOp = 0;
         m.failed(now);
-        ranked(FAILED_RANK, now);
+        staggered(FAILED_RANK, now);
       }
     } else if (in instanceof EtcdInput.HandoverRefused r) {
       if (r.op() == handoverOp) {
@@ -133,6 +136,7 @@ final class Follower extends Role {
       return;
     }
     enlistedLease = m.lease.id();
+    knownAhead = -1;
     enlistOp = m.fx.id();
     m.fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
   }
@@ -357,15 +361,28 @@ final class Follower extends Role {
       m.candidate.begin(now);
       return;
     }
-    if (rankOp == 0) {
+    if (knownAhead >= 0 && rankOf() != 0) {
+      rankFrom = now;
+      staggered(knownAhead, now);
+    } else if (rankOp == 0) {
       rankOp = m.fx.id();
       rankFrom = now;
-      boolean queued = m.lease.isHeld() && enlistedLease == m.lease.id() && enlistOp == 0;
-      m.fx.add(new EtcdCommand.Rank(rankOp, queued ? enlistedLease : 0));
+      m.fx.add(new EtcdCommand.Rank(rankOp, rankOf()));
     }
   }
 
-  private void ranked(long ahead, long now) {
+  /** rankOf is the lease of this follower's participant key, once put, or 0. */
+  @Override
+  public long rankOf() {
+    return m.lease.isHeld() && enlistedLease == m.lease.id() && enlistOp == 0 ? enlistedLease : 0;
+  }
+
+  @Override
+  public void ranked(long ahead, long now) {
+    knownAhead = ahead;
+  }
+
+  private void staggered(long ahead, long now) {
     if (m.phase != ElectionMachine.Phase.NONE || !m.keyAbsent || now < holdoffUntil) {
       return;
     }

@@ -55,6 +55,14 @@ final class Lease {
 
     /** expired is called when the DEADLINE timer finds the deadline passed. */
     void expired(long now);
+
+    /** rankOf is the lease whose place in the queue the confirming read should count, or 0. */
+    default long rankOf() {
+      return 0;
+    }
+
+    /** ranked hands over that count, from a confirming read served after the ack. */
+    default void ranked(long ahead, long now) {}
   }
 
   private final ProtocolConfig config;
@@ -281,7 +289,7 @@ final class Lease {
     confirmSentAt = keepAliveSentAt;
     confirmTtlSeconds = a.ttlSeconds();
     confirmTerm = a.raftTerm();
-    fx.add(new EtcdCommand.ConfirmRead(confirmOp));
+    fx.add(new EtcdCommand.ConfirmRead(confirmOp, leading ? 0 : holder.rankOf()));
   }
 
   private void confirmed(EtcdInput.ConfirmRead r, long now, Holder holder) {
@@ -290,6 +298,9 @@ final class Lease {
     }
     confirmOp = 0;
     holder.answered(now);
+    if (r.ahead() >= 0) {
+      holder.ranked(r.ahead(), now);
+    }
     if (!holder.keyRead(r.key(), r.revision(), now)) {
       return;
     }

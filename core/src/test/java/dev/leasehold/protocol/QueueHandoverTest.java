@@ -27,6 +27,7 @@ class QueueHandoverTest {
   private long now = 50 * S;
   private List<Command> last;
   private long watchId;
+  private Command.SetTimer standbyRenew;
 
   private void step(Input in) {
     last = m.step(in, now);
@@ -68,6 +69,7 @@ class QueueHandoverTest {
     long grant = only(EtcdCommand.GrantLease.class).op();
     now += 3 * MS;
     step(new EtcdInput.LeaseGranted(grant, OWN, 3));
+    standbyRenew = timer(TimerKind.RENEW);
     EtcdCommand.Enlist enlist = only(EtcdCommand.Enlist.class);
     assertEquals(OWN, enlist.leaseId(), "the standby lease joins the queue");
     step(new EtcdInput.Enlisted(enlist.op(), 5));
@@ -242,5 +244,21 @@ class QueueHandoverTest {
     step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), new KeyRecord("x", 60, 12, 12), 12));
     assertFalse(has(EtcdCommand.Campaign.class));
     assertEquals(12, m.leader().fencingToken());
+  }
+
+  @Test
+  void aStandbyRenewalsReadCountsThePlaceSoTheKeysEndNeedsNoCount() {
+    enlistedFollower();
+    Command.SetTimer renew = standbyRenew;
+    now = renew.atNanos();
+    step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));
+    step(new EtcdInput.KeepAliveAcked(only(EtcdCommand.KeepAlive.class).op(), 3, 7));
+    EtcdCommand.ConfirmRead read = only(EtcdCommand.ConfirmRead.class);
+    assertEquals(OWN, read.rankOf(), "the renewal's read also counts those ahead");
+    step(new EtcdInput.ConfirmRead(read.op(), OTHER, 9, 7, 2));
+    now += 10 * MS;
+    step(new EtcdInput.WatchDelete(watchId, 10));
+    assertFalse(has(EtcdCommand.Rank.class), "the count is known");
+    assertEquals(now + 200 * MS, timer(TimerKind.CAMPAIGN).atNanos());
   }
 }

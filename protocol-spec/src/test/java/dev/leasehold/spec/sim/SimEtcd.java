@@ -62,18 +62,24 @@ final class SimEtcd {
     return new EtcdInput.Ranked(op, ahead, store.revision);
   }
 
-  Object confirm(Member mem, long op) {
+  Object confirm(Member mem, long op, long rankOf) {
     if (mem == Member.OLD_LEADER) {
       if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
         engine.stats.inc(Stat.STALE_READS_SERVED);
-        return new EtcdInput.ConfirmRead(op, store.isoKey, store.isoRevision, store.isoTerm);
+        return new EtcdInput.ConfirmRead(op, store.isoKey, store.isoRevision, store.isoTerm,
+            rankOf == 0 ? -1 : ahead(store.isoQueue, rankOf));
       }
       return null;
     }
     if (!store.hasLeader) {
       return noLeader(new EtcdInput.ConfirmFailed(op, "etcdserver: no leader"));
     }
-    return new EtcdInput.ConfirmRead(op, store.key, store.revision, store.term);
+    return new EtcdInput.ConfirmRead(op, store.key, store.revision, store.term,
+        rankOf == 0 ? -1 : ahead(store.queued(), rankOf));
+  }
+
+  private static long ahead(java.util.List<dev.leasehold.Participant> queue, long leaseId) {
+    return queue.stream().filter(q -> Long.compareUnsigned(q.leaseId(), leaseId) < 0).count();
   }
 
   Object grant(Member mem, Proc p, long op, long ttlSeconds) {

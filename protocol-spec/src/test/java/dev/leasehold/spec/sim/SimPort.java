@@ -83,7 +83,7 @@ final class SimPort implements StorePort {
         KeyRecord mine = token > 0 ? new KeyRecord(p.ec.candidateId(), p.m.leaseId(), token, token) : null;
         reply.complete(new EtcdInput.ConfirmRead(q.op(), mine, 0, p.lastAckTerm));
       } else {
-        send(mem -> etcd.confirm(mem, q.op()), reply);
+        send(mem -> etcd.confirm(mem, q.op(), q.rankOf()), reply);
       }
     } else if (call instanceof EtcdCommand.ProbeLease q) {
       send(mem -> etcd.probe(mem, q.op(), q.leaseId()), reply);
