@@ -41,6 +41,9 @@ final class Follower extends Role {
   // The count of those ahead from the last standby renewal's read, or -1: no count is needed
   // when the key goes, so a thousand followers do not all ask at once.
   private long knownAhead = -1;
+  // The lease of the key's last holder seen: the count may include its participant key, which
+  // went with its lease.
+  private long holderLease;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -295,6 +298,7 @@ final class Follower extends Role {
     m.keyAbsent = key == null;
     if (key != null) {
       turn = false;
+      holderLease = key.leaseId();
     }
     boolean mine = key != null && m.lease.isHeld() && key.leaseId() == m.lease.id();
     if (mine && key.token() > m.givenUpToken && m.phase == ElectionMachine.Phase.NONE
@@ -363,7 +367,8 @@ final class Follower extends Role {
     }
     if (knownAhead >= 0 && rankOf() != 0) {
       rankFrom = now;
-      staggered(knownAhead, now);
+      boolean holderAhead = holderLease != 0 && Long.compareUnsigned(holderLease, rankOf()) < 0;
+      staggered(holderAhead ? Math.max(0, knownAhead - 1) : knownAhead, now);
     } else if (rankOp == 0) {
       rankOp = m.fx.id();
       rankFrom = now;

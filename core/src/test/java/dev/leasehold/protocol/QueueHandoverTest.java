@@ -259,6 +259,7 @@ class QueueHandoverTest {
     now += 10 * MS;
     step(new EtcdInput.WatchDelete(watchId, 10));
     assertFalse(has(EtcdCommand.Rank.class), "the count is known");
-    assertEquals(now + 200 * MS, timer(TimerKind.CAMPAIGN).atNanos());
+    // Two were ahead; one was OTHER (lease 5 is named before ours), whose key went with its lease.
+    assertEquals(now + 100 * MS, timer(TimerKind.CAMPAIGN).atNanos());
   }
 }
