@@ -90,6 +90,7 @@ class LateGrantTest {
     long pollOp = ((EtcdCommand.Poll) store.calls.get(poll)).op();
     store.replies.get(poll).complete(new EtcdInput.PollResult(pollOp, null, 10));
     s.runFor(0);
+    answerRank(store, s);
 
     // The key is absent: the follower grants a lease to campaign with, and etcd is slow.
     int grant = store.last(EtcdCommand.GrantLease.class);
@@ -116,6 +117,7 @@ class LateGrantTest {
     store.replies.get(poll).complete(
         new EtcdInput.PollResult(((EtcdCommand.Poll) store.calls.get(poll)).op(), null, 10));
     s.runFor(0);
+    answerRank(store, s);
     int grant = store.last(EtcdCommand.GrantLease.class);
     long grantOp = ((EtcdCommand.GrantLease) store.calls.get(grant)).op();
     s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
@@ -142,5 +144,13 @@ class LateGrantTest {
     var closed = rt.closeAsync().toCompletableFuture();
     s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
     assertTrue(closed.isDone(), "a reply that never comes delays close by one RPC timeout at most");
+  }
+
+  // With standby leases, a follower that finds the key absent counts the queue first (PROTOCOL.md §4.5).
+  private static void answerRank(FakeStore store, ManualScheduler s) {
+    int rank = store.last(EtcdCommand.Rank.class);
+    store.replies.get(rank).complete(
+        new EtcdInput.Ranked(((EtcdCommand.Rank) store.calls.get(rank)).op(), 0, 10));
+    s.runFor(0);
   }
 }
