@@ -16,7 +16,7 @@ import dev.leasehold.runtime.Input;
  *       {@code send time of the keep-alive + TTL × (1 − maxDriftRate) − margin}, and only ever
  *       moves later.
  *   <li><b>Timers.</b> RENEW every TTL/6 from the last confirmed send time while it serves a
- *       MASTER ({@link #lead}), every 2·TTL/5 as a standby or candidate lease; DEADLINE at the
+ *       MASTER ({@link #lead}), every 3·TTL/5 (at the default margin) as a standby or candidate lease; DEADLINE at the
  *       deadline.
  *   <li><b>Retries.</b> A MASTER's renewal is retried after {@code min(backoffInitial, TTL/24)}
  *       (at least 1 ms), a standby lease's after the error backoff; a failed standby grant is
@@ -186,19 +186,28 @@ final class Lease {
   /**
    * renewInterval is how long after a confirmed renewal's send time the next one goes out:
    * TTL/6 for the MASTER, so that TTL × (1 − ρ) − margin − TTL/6 is left to ride out an etcd
-   * leader election; 2·TTL/5 for a standby lease, since followers may be many and each of its
-   * renewals is also the follower's poll (a keep-alive and a read per renewal: a follower costs
-   * etcd 5/TTL messages a second, one at the default TTL of 5 s). It also sets the
-   * MASTER's retry delay (see retry). PROTOCOL.md §4.4 gives the measurements behind it.
+   * leader election. A standby lease renews as late as leaves TTL/4 of its window (TTL × (1 −
+   * ρ) − margin) for retries, between TTL/3 and 3·TTL/5 (3·TTL/5 at the default margin): its
+   * followers may be many, and each renewal, a keep-alive and a read, is also the follower's
+   * poll, so a follower costs etcd about 5/TTL messages a second. It also sets the MASTER's retry
+   * delay (see retry). PROTOCOL.md §4.4 gives the measurements behind it.
    */
   private long renewInterval() {
     long ttl = ttlSeconds * NANOS_PER_SECOND;
-    return leading ? ttl / 6 : ttl * 2 / 5;
+    if (leading) {
+      return ttl / 6;
+    }
+    long window = config.deadline(0, ttlSeconds);
+    return Math.max(ttl / 3, Math.min(ttl * 3 / 5, window - ttl / 4));
   }
 
-  /** hasRenewalLeft tells whether at least a renewal interval of the deadline is left. */
+  /**
+   * hasRenewalLeft tells whether a MASTER's renewal interval (TTL/6) of the deadline is left:
+   * enough for a term on this lease to renew once before the deadline (a standby lease that
+   * takes over, or adopts a key handed to it).
+   */
   boolean hasRenewalLeft(long now) {
-    return deadline - now >= renewInterval();
+    return deadline - now >= ttlSeconds * NANOS_PER_SECOND / 6;
   }
 
   /**

@@ -184,16 +184,16 @@ class LeaseTest {
   }
 
   @Test
-  void aStandbyLeaseRenewsEveryTwoFifthsOfTheTtlAndALeadingOneEverySixth() {
+  void aStandbyLeaseRenewsEveryThreeFifthsOfTheTtlAndALeadingOneEverySixth() {
     long granted = held();
-    assertEquals(granted + 6 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 2·TTL/5 after the grant");
-    assertTrue(lease.hasRenewalLeft(granted + WINDOW - 6 * S / 5));
-    assertFalse(lease.hasRenewalLeft(granted + WINDOW - 6 * S / 5 + 1));
+    assertEquals(granted + 9 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 3·TTL/5 after the grant");
+    assertTrue(lease.hasRenewalLeft(granted + WINDOW - S / 2), "a MASTER's interval (TTL/6) left");
+    assertFalse(lease.hasRenewalLeft(granted + WINDOW - S / 2 + 1));
 
-    now = granted + 6 * S / 5;
+    now = granted + 9 * S / 5;
     long sent = now;
     read(ack(keepAlive(), 5), 5);
-    assertEquals(sent + 6 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 2·TTL/5 after a renewal");
+    assertEquals(sent + 9 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 3·TTL/5 after a renewal");
 
     now += 10 * MS;
     act(() -> lease.lead(now));

@@ -154,8 +154,8 @@ class QueueHandoverTest {
   @Test
   void aFollowerWhoseStandbyDeadlineIsNearRenewsBeforeAdopting() {
     enlistedFollower();
-    // Its standby renewals failed for a while: under TTL/3 of its deadline is left.
-    now += 2_000 * MS;
+    // Its standby renewals failed for a while: under TTL/6 of its deadline (2.67 s) is left.
+    now += 2_300 * MS;
     step(new EtcdInput.WatchPut(watchId, new KeyRecord("me", OWN, 3, 20), 20));
     assertEquals(ElectorState.FOLLOWER, m.role());
     long ka = only(EtcdCommand.KeepAlive.class).op();
