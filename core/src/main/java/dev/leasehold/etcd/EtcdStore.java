@@ -24,6 +24,7 @@ import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -280,7 +281,7 @@ final class EtcdStore implements StorePort {
     return map(
         client.getKVClient().get(key),
         r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision(),
-            p.participants() ? java.util.List.of() : null),
+            p.participants() ? List.of() : null),
         e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
   }
 

@@ -141,7 +141,7 @@ final class Candidate extends Role {
       m.abandonLease();
     }
     m.follower.observe(holder, l.revision(), now);
-    m.follower.maybeEnlist();
+    m.follower.seat.maybeEnlist();
     if (m.keyAbsent) {
       m.follower.poll();
     } else {

@@ -176,7 +176,7 @@ public final class ElectionMachine implements Machine {
         queue.withdrawn(w.leaseId(), w.revision());
       }
     } else if (input instanceof EtcdInput.Enlisted || input instanceof EtcdInput.EnlistFailed) {
-      follower.enlistAnswered(input);
+      follower.seat.answered(input);
     } else if (input instanceof Input.TimerFired t) {
       TimerKind kind = fx.fired(t);
       if (kind != null) {

@@ -1,7 +1,6 @@
 package dev.leasehold.protocol;
 
 import dev.leasehold.Participant;
-import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
@@ -27,26 +26,17 @@ final class Follower extends Role {
   static final long MAX_RANK = 32;
 
   private long holdoffUntil = Long.MIN_VALUE;
-  // The handover in flight after resign(), and the lease it keeps.
-  private long handoverOp;
-  private long handoverLease;
-  // The queue: the lease whose participant key was put (or is being put), and that put.
-  private long enlistedLease;
-  private long enlistOp;
+  // This candidate's place in the queue.
+  final Seat seat;
   // The count of the candidates ahead, in flight since the key was seen absent at rankFrom.
   private long rankOp;
   private long rankFrom;
   // The rank's stagger ran out: the next read that finds the key absent campaigns.
   private boolean turn;
-  // The count of those ahead from the last standby renewal's read, or -1: no count is needed
-  // when the key goes, so a thousand followers do not all ask at once.
-  private long knownAhead = -1;
-  // The lease of the key's last holder seen: the count may include its participant key, which
-  // went with its lease.
-  private long holderLease;
 
   Follower(ElectionMachine m) {
     super(m);
+    this.seat = new Seat(m);
   }
 
   @Override
@@ -68,7 +58,7 @@ final class Follower extends Role {
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       if (m.lease.awaitsGrant(g.op(), false) && !m.lease.isHeld()) {
         m.lease.hold(g, now);
-        maybeEnlist();
+        seat.maybeEnlist();
       } else {
         m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       }
@@ -85,15 +75,9 @@ final class Follower extends Role {
       if (m.fromWatch(d.watchId())) {
         deleted(d.revision(), now);
       }
-    } else if (in instanceof EtcdInput.HandedOver h) {
-      if (h.op() == handoverOp) {
-        handoverOp = 0;
-        m.progressed(now);
-        if (m.lease.id() == handoverLease) {
-          // The handover put this lease's participant key, at the tail.
-          enlistedLease = handoverLease;
-        }
-      }
+    } else if (in instanceof EtcdInput.HandedOver || in instanceof EtcdInput.HandoverRefused
+        || in instanceof EtcdInput.HandoverFailed) {
+      seat.handoverAnswered(in, now);
     } else if (in instanceof EtcdInput.Ranked r) {
       if (r.op() == rankOp) {
         // An answer, not progress: a read-only user's counts succeed while its campaigns are
@@ -109,68 +93,14 @@ final class Follower extends Role {
         m.failed(now);
         staggered(FAILED_RANK, now);
       }
-    } else if (in instanceof EtcdInput.HandoverRefused r) {
-      if (r.op() == handoverOp) {
-        handoverOp = 0;
-        m.progressed(now);
-        handoverEnded();
-        if (!observe(r.key(), r.revision(), now) && m.keyAbsent) {
-          poll();
-        }
-      }
-    } else if (in instanceof EtcdInput.HandoverFailed f) {
-      if (f.op() == handoverOp) {
-        handoverOp = 0;
-        m.failed(now);
-        handoverEnded();
-      }
     } else {
       m.lease.on(in, now, this);
     }
   }
 
-  /**
-   * maybeEnlist joins the queue with the held lease (PROTOCOL.md §4.5), once per lease: a
-   * follower with a standby lease, not PROBING. The key lives as long as the lease.
-   */
-  void maybeEnlist() {
-    if (!m.config.standbyLease() || !m.lease.isHeld() || m.role() != ElectorState.FOLLOWER
-        || m.phase != ElectionMachine.Phase.NONE || enlistedLease == m.lease.id() || enlistOp != 0) {
-      return;
-    }
-    enlistedLease = m.lease.id();
-    knownAhead = -1;
-    enlistOp = m.fx.id();
-    m.fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
-  }
-
-  /** enlistAnswered takes the reply to an Enlist, in any role. */
-  void enlistAnswered(Input in) {
-    if (in instanceof EtcdInput.Enlisted e && e.op() == enlistOp) {
-      enlistOp = 0;
-    } else if (in instanceof EtcdInput.EnlistFailed f && f.op() == enlistOp) {
-      // It may have been applied; either way the next standby renewal puts it again.
-      enlistOp = 0;
-      enlistedLease = 0;
-    }
-  }
-
-  /**
-   * handOver sends the transaction that gives the key of the term {@code token} to {@code
-   * next}; the MASTER already stepped down and kept its lease as a standby.
-   */
+  /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */
   void handOver(long token, Participant next) {
-    handoverOp = m.fx.id();
-    handoverLease = m.lease.id();
-    m.fx.add(new EtcdCommand.Handover(handoverOp, token, handoverLease, next));
-  }
-
-  // A handover refused or of unknown outcome: release the lease as a resign without successor
-  // does; a key still bound to it goes with it, one handed over already is not on it.
-  private void handoverEnded() {
-    if (m.lease.isHeld() && m.lease.id() == handoverLease) {
-      m.abandonLease();
-    }
+    seat.handOver(token, next);
   }
 
   @Override
@@ -216,7 +146,7 @@ final class Follower extends Role {
   void forgetPoll() {
     pollOp = 0;
     rankOp = 0;
-    handoverOp = 0;
+    seat.forgetHandover();
     turn = false;
   }
 
@@ -298,7 +228,7 @@ final class Follower extends Role {
     m.keyAbsent = key == null;
     if (key != null) {
       turn = false;
-      holderLease = key.leaseId();
+      seat.sawHolder(key.leaseId());
     }
     boolean mine = key != null && m.lease.isHeld() && key.leaseId() == m.lease.id();
     if (mine && key.token() > m.givenUpToken && m.phase == ElectionMachine.Phase.NONE
@@ -365,26 +295,27 @@ final class Follower extends Role {
       m.candidate.begin(now);
       return;
     }
-    if (knownAhead >= 0 && rankOf() != 0) {
+    // The last standby renewal's read counted those ahead, so a thousand followers do not
+    // all ask at once.
+    long ahead = seat.ahead();
+    if (ahead >= 0) {
       rankFrom = now;
-      boolean holderAhead = holderLease != 0 && Long.compareUnsigned(holderLease, rankOf()) < 0;
-      staggered(holderAhead ? Math.max(0, knownAhead - 1) : knownAhead, now);
+      staggered(ahead, now);
     } else if (rankOp == 0) {
       rankOp = m.fx.id();
       rankFrom = now;
-      m.fx.add(new EtcdCommand.Rank(rankOp, rankOf()));
+      m.fx.add(new EtcdCommand.Rank(rankOp, seat.lease()));
     }
   }
 
-  /** rankOf is the lease of this follower's participant key, once put, or 0. */
   @Override
   public long rankOf() {
-    return m.lease.isHeld() && enlistedLease == m.lease.id() && enlistOp == 0 ? enlistedLease : 0;
+    return seat.lease();
   }
 
   @Override
   public void ranked(long ahead, long now) {
-    knownAhead = ahead;
+    seat.counted(ahead);
   }
 
   private void staggered(long ahead, long now) {
@@ -419,7 +350,7 @@ final class Follower extends Role {
       if (observe(key, revision, now)) {
         return;
       }
-      maybeEnlist();
+      seat.maybeEnlist();
       if (m.keyAbsent && pollOp == 0) {
         campaignOrWait(now);
       }

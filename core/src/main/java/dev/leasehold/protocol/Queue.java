@@ -1,7 +1,6 @@
 package dev.leasehold.protocol;
 
 import dev.leasehold.Participant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -45,16 +44,6 @@ final class Queue {
     }
   }
 
-  /** contains tells whether the lease's participant key is in the view. */
-  boolean contains(long leaseId) {
-    return byLease.containsKey(leaseId);
-  }
-
-  /** size is the number of participants in the view. */
-  int size() {
-    return byLease.size();
-  }
-
   /**
    * successor is the head of the queue leaving out {@code ownLease}: the candidate a MASTER on
    * that lease hands the key to; null when there is none.
@@ -67,12 +56,5 @@ final class Queue {
       }
     }
     return head;
-  }
-
-  /** inOrder is the view in queue order, head first. */
-  List<Participant> inOrder() {
-    List<Participant> all = new ArrayList<>(byLease.values());
-    all.sort(ORDER);
-    return all;
   }
 }

@@ -179,7 +179,7 @@ public final class ElectorRuntime implements LeaderElector {
         CompletableFuture<? extends Input> reply;
         try {
           reply = store.call(read).toCompletableFuture()
-              .orTimeout(config.rpcTimeout().toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+              .orTimeout(config.rpcTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
           reply = CompletableFuture.failedFuture(e);
         }
