@@ -305,10 +305,11 @@ public final class ElectorConfig {
 
     /**
      * standbyLease makes each follower keep a lease of its own alive (renewed and confirmed
-     * like a leader's, though every TTL/3 where the leader renews every TTL/6), so that taking
-     * over costs one raft proposal (the compare-and-swap) instead of two (grant, then
-     * compare-and-swap); default true. The cost is one keep-alive and one linearizable read
-     * per follower per TTL/3, neither a raft proposal; turn it off for very many followers.
+     * like a leader's, every 3·TTL/5 at the default margin), so that taking over costs one raft
+     * proposal (the compare-and-swap) instead of two (grant, then compare-and-swap), and the
+     * follower joins the queue a graceful handover picks its successor from; default true. The
+     * cost is one keep-alive and one linearizable read per follower per renewal, neither a raft
+     * proposal, and they are also its poll; turn it off for very many followers.
      */
     public B standbyLease(boolean standbyLease) {
       this.standbyLease = standbyLease;

@@ -25,8 +25,9 @@ import java.util.OptionalLong;
  * @param sinceRenewal the time since the send time of the last confirmed renewal of the lease
  *     this elector holds (a lease's grant, or the SQL take, counts as its first): the MASTER's
  *     term, or on etcd and local a follower's standby lease; empty when it holds none (a SQL
- *     follower, a follower without a standby lease, a closed elector). A MASTER renews every
- *     TTL/6, so a value well above that shows renewals failing; its local deadline falls at
+ *     follower, a follower without a standby lease, a closed elector). An etcd MASTER renews
+ *     as late as leaves 2 s of its window (TTL/6 to TTL/2; SQL: every TTL/6), so a value
+ *     well above that shows renewals failing; its local deadline falls at
  *     TTL × (1 − maxDriftRate) − safetyMargin.
  * @param storeReachable false from a {@code STORE_UNAVAILABLE} event until the next {@code
  *     STORE_RECOVERED}

@@ -3,6 +3,7 @@ package dev.leasehold.bench;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
+import dev.leasehold.etcd.EtcdCallDeadlines;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
@@ -54,7 +55,12 @@ public final class ScaleMain {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
     Footprint before = Footprint.now();
-    Client client = shared ? Client.builder().endpoints(endpoints).build() : null;
+    // A shared client gets what an elector's own client has: a deadline on every call but a
+    // watch, at the default rpc timeout for this TTL (min(1 s, TTL/4)).
+    Duration rpcTimeout = ttl.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? ttl.dividedBy(4) : Duration.ofSeconds(1);
+    Client client = shared
+        ? Client.builder().endpoints(endpoints).interceptor(new EtcdCallDeadlines(rpcTimeout)).build()
+        : null;
     AtomicInteger leader = new AtomicInteger(-1);
     AtomicLong electedAt = new AtomicLong();
     Object lock = new Object();

@@ -55,6 +55,7 @@ final class EtcdStore implements StorePort {
   private final ByteSequence value;
   private final EtcdReasons reasons;
   private final Reconnect reconnect;
+  private final long hedgeAfterNanos;
   private Client client;
   private EtcdWatch watch;
   private Consumer<Input> watchInbox;
@@ -62,11 +63,12 @@ final class EtcdStore implements StorePort {
   /**
    * EtcdStore uses the client the factory makes at {@link #open()}, closes it if it owns it,
    * names failures with {@code reasons}, and replaces a client it owns with a fresh one when
-   * {@code reconnect} (null: never) says so.
+   * {@code reconnect} (null: never) says so, and sends a renewal's call again after
+   * {@code hedgeAfterNanos} without an answer ({@link Hedge}).
    */
   EtcdStore(
       Supplier<Client> clientFactory, boolean ownsClient, String key, String value,
-      EtcdReasons reasons, Reconnect reconnect) {
+      EtcdReasons reasons, Reconnect reconnect, long hedgeAfterNanos) {
     this.clientFactory = clientFactory;
     this.ownsClient = ownsClient;
     this.electionKey = key;
@@ -76,6 +78,7 @@ final class EtcdStore implements StorePort {
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
     this.reasons = reasons;
     this.reconnect = ownsClient ? reconnect : null;
+    this.hedgeAfterNanos = hedgeAfterNanos;
   }
 
   @Override
@@ -142,8 +145,9 @@ final class EtcdStore implements StorePort {
     } else if (call instanceof EtcdCommand.Handover h) {
       return handover(h);
     } else if (call instanceof EtcdCommand.KeepAlive k) {
+      Client c = client;
       return map(
-          client.getLeaseClient().keepAliveOnce(k.leaseId()),
+          Hedge.first(() -> c.getLeaseClient().keepAliveOnce(k.leaseId()), hedgeAfterNanos),
           r -> new EtcdInput.KeepAliveAcked(k.op(), r.getTTL(), r.getHeader().getRaftTerm()),
           e ->
               new EtcdInput.KeepAliveFailed(k.op(), isLeaseNotFound(e), reasons.describe(e, null)));
@@ -151,8 +155,9 @@ final class EtcdStore implements StorePort {
       if (r.rankOf() != 0 && !queueAccess.refused()) {
         return confirmAndRank(r);
       }
+      Client c = client;
       return map(
-          client.getKVClient().get(key),
+          Hedge.first(() -> c.getKVClient().get(key), hedgeAfterNanos),
           g -> new EtcdInput.ConfirmRead(
               r.op(), first(g), g.getHeader().getRevision(), g.getHeader().getRaftTerm()),
           e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));
@@ -313,8 +318,10 @@ final class EtcdStore implements StorePort {
    */
   private CompletionStage<Input> confirmAndRank(EtcdCommand.ConfirmRead r) {
     GetOption ahead = GetOption.builder().withRange(participantKey(r.rankOf())).withCountOnly(true).build();
+    Client c = client;
     return map(
-        client.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)).commit(),
+        Hedge.first(() -> c.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)).commit(),
+            hedgeAfterNanos),
         t -> new EtcdInput.ConfirmRead(
             r.op(), first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             t.getHeader().getRaftTerm(), t.getGetResponses().get(1).getCount()),

@@ -23,7 +23,7 @@ import java.util.Objects;
  *           alive; it then releases that lease</td>
  *       <td>LEADER_CHANGED for the next leader, as above</td></tr>
  *   <tr><td>{@link #makeUnavailable}</td>
- *       <td>STORE_UNAVAILABLE (MASTER to MASTER) at its next renewal (within TTL/6); if the
+ *       <td>STORE_UNAVAILABLE (MASTER to MASTER) at its next renewal (within its renewal interval); if the
  *           outage outlasts its deadline, LEASE_EXPIRED_LOCALLY (MASTER to FOLLOWER) at the
  *           deadline</td>
  *       <td>STORE_UNAVAILABLE at their next request: their watches end at once and they

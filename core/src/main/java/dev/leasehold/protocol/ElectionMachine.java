@@ -24,7 +24,7 @@ import java.util.random.RandomGenerator;
  * <p>The roles and their legal moves are in {@link Transitions}; PROTOCOL.md is the normative
  * description. In brief: a FOLLOWER reads and watches the key and becomes CANDIDATE when it
  * is absent; a CANDIDATE grants a lease and commits the compare-and-swap; a MASTER renews
- * every TTL/6 and extends its local deadline only when a keep-alive ack is followed by a
+ * (as late as leaves 2 s of its window, TTL/6 to TTL/2) and extends its local deadline only when a keep-alive ack is followed by a
  * linearizable read, sent after the ack, that shows the key still bound to its lease and
  * carries the ack's raft term; it steps down at the deadline or as soon as it learns the key
  * or lease is gone.

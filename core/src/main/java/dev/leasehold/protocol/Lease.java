@@ -15,10 +15,10 @@ import dev.leasehold.runtime.Input;
  *       renewal counts only if the read carries the ack's raft term. Then the deadline is
  *       {@code send time of the keep-alive + TTL × (1 − maxDriftRate) − margin}, and only ever
  *       moves later.
- *   <li><b>Timers.</b> RENEW every TTL/6 from the last confirmed send time while it serves a
- *       MASTER ({@link #lead}), every 3·TTL/5 (at the default margin) as a standby or candidate lease; DEADLINE at the
- *       deadline.
- *   <li><b>Retries.</b> A MASTER's renewal is retried after {@code min(backoffInitial, TTL/24)}
+ *   <li><b>Timers.</b> RENEW from the last confirmed send time: while it serves a MASTER
+ *       ({@link #lead}), as late as leaves 2 s of the window (TTL/6 to TTL/2); every 3·TTL/5
+ *       (at the default margin) as a standby or candidate lease; DEADLINE at the deadline.
+ *   <li><b>Retries.</b> A MASTER's renewal is retried after {@code min(backoffInitial, interval/4)}
  *       (at least 1 ms), a standby lease's after the error backoff; a failed standby grant is
  *       not tried again before its backoff has passed.
  * </ul>
@@ -31,6 +31,13 @@ import dev.leasehold.runtime.Input;
  */
 final class Lease {
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
+  /**
+   * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
+   * allows: etcd's leader failover at its default 1 s election timeout (a follower's randomized
+   * timeout in [1 s, 2 s) plus a vote), with a hedged call ({@code Hedge} in the etcd driver)
+   * instead of a hung one.
+   */
+  static final long RIDE_THROUGH_NANOS = 2 * NANOS_PER_SECOND;
 
   /** Holder is what rides on the lease; the lease tells it what the store said. */
   interface Holder {
@@ -184,27 +191,36 @@ final class Lease {
   // ---- cadence ----
 
   /**
-   * renewInterval is how long after a confirmed renewal's send time the next one goes out:
-   * TTL/6 for the MASTER, so that TTL × (1 − ρ) − margin − TTL/6 is left to ride out an etcd
-   * leader election. A standby lease renews as late as leaves TTL/4 of its window (TTL × (1 −
-   * ρ) − margin) for retries, between TTL/3 and 3·TTL/5 (3·TTL/5 at the default margin): its
-   * followers may be many, and each renewal, a keep-alive and a read, is also the follower's
-   * poll, so a follower costs etcd about 5/TTL messages a second. It also sets the MASTER's retry
-   * delay (see retry). PROTOCOL.md §4.4 gives the measurements behind it.
+   * renewInterval is how long after a confirmed renewal's send time the next one goes out
+   * (PROTOCOL.md §4.4 gives the measurements behind both):
+   *
+   * <ul>
+   *   <li>The MASTER renews as late as leaves {@link #RIDE_THROUGH_NANOS} (2 s) of its window
+   *       (TTL × (1 − ρ) − margin) to ride out an etcd leader election, between TTL/6 and
+   *       TTL/2. A crashed MASTER's lease outlives it by TTL minus the time since its last
+   *       renewal, so renewing later is failing over sooner; below TTL 3 s the window leaves
+   *       less than 2 s, and TTL/6 keeps what slack there is.
+   *   <li>A standby lease renews as late as leaves TTL/4 of its window for retries, between
+   *       TTL/3 and 3·TTL/5 (3·TTL/5 at the default margin): its followers may be many, and each
+   *       renewal, a keep-alive and a read, is also the follower's poll, so a follower costs
+   *       etcd about 5/TTL messages a second.
+   * </ul>
+   *
+   * It also sets the MASTER's retry delay (see retry).
    */
   private long renewInterval() {
     long ttl = ttlSeconds * NANOS_PER_SECOND;
-    if (leading) {
-      return ttl / 6;
-    }
     long window = config.deadline(0, ttlSeconds);
+    if (leading) {
+      return Math.max(ttl / 6, Math.min(ttl / 2, window - RIDE_THROUGH_NANOS));
+    }
     return Math.max(ttl / 3, Math.min(ttl * 3 / 5, window - ttl / 4));
   }
 
   /**
-   * hasRenewalLeft tells whether a MASTER's renewal interval (TTL/6) of the deadline is left:
-   * enough for a term on this lease to renew once before the deadline (a standby lease that
-   * takes over, or adopts a key handed to it).
+   * hasRenewalLeft tells whether TTL/6 of the deadline is left (the shortest MASTER renewal
+   * interval): enough for a term on this lease to renew once before the deadline (a standby
+   * lease that takes over, or adopts a key handed to it); the term renews at once when due.
    */
   boolean hasRenewalLeft(long now) {
     return deadline - now >= ttlSeconds * NANOS_PER_SECOND / 6;

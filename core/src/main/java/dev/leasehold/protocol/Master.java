@@ -8,7 +8,7 @@ import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 
 /**
- * Master handles the MASTER's inputs. Its lease renews every TTL/6 and earns the deadline
+ * Master handles the MASTER's inputs. Its lease renews (as late as leaves 2 s of its window) and earns the deadline
  * ({@link Lease}); the MASTER judges what reads and watch events show of its key, and steps
  * down at the deadline, when its key is taken (bound to another lease or mod revision),
  * when etcd reports its lease gone, or on resign() (RESIGNED, or WORK_STALLED from the

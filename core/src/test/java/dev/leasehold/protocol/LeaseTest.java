@@ -20,6 +20,8 @@ class LeaseTest {
   private static final ProtocolConfig CONFIG =
       new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 1 * S, 4 * S, 200 * MS, 3 * S, true);
   private static final long WINDOW = 2_670 * MS;
+  // A MASTER renews as late as leaves 2 s of its window: at TTL 3 s, 670 ms (TTL/6 to TTL/2).
+  private static final long MASTER_EVERY = WINDOW - 2 * S;
   private static final KeyRecord KEY = new KeyRecord("me", 77, 11, 11);
 
   private final Effects fx = new Effects(CONFIG, new SplittableRandom(1));
@@ -173,21 +175,21 @@ class LeaseTest {
   }
 
   @Test
-  void aMastersUnconfirmedRenewalIsRetriedWithinATwentyFourthOfTheTtl() {
+  void aMastersUnconfirmedRenewalIsRetriedWithinAQuarterOfItsInterval() {
     held();
     act(() -> lease.lead(now));
     now += 500 * MS;
     long ka = keepAlive();
     long read = ack(ka, 4);
     read(read, 5);
-    assertEquals(now + 125 * MS, timer(TimerKind.RENEW).atNanos(), "min(backoffInitial 1 s, TTL/24)");
+    assertEquals(now + MASTER_EVERY / 4, timer(TimerKind.RENEW).atNanos(), "min(backoffInitial 1 s, interval/4)");
   }
 
   @Test
-  void aStandbyLeaseRenewsEveryThreeFifthsOfTheTtlAndALeadingOneEverySixth() {
+  void aStandbyLeaseRenewsEveryThreeFifthsOfTheTtlAndALeadingOneLeavingTwoSecondsOfItsWindow() {
     long granted = held();
     assertEquals(granted + 9 * S / 5, timer(TimerKind.RENEW).atNanos(), "standby: 3·TTL/5 after the grant");
-    assertTrue(lease.hasRenewalLeft(granted + WINDOW - S / 2), "a MASTER's interval (TTL/6) left");
+    assertTrue(lease.hasRenewalLeft(granted + WINDOW - S / 2), "TTL/6 left");
     assertFalse(lease.hasRenewalLeft(granted + WINDOW - S / 2 + 1));
 
     now = granted + 9 * S / 5;
@@ -197,13 +199,13 @@ class LeaseTest {
 
     now += 10 * MS;
     act(() -> lease.lead(now));
-    assertEquals(sent + S / 2, timer(TimerKind.RENEW).atNanos(), "leading: TTL/6 from the same send");
+    assertEquals(sent + MASTER_EVERY, timer(TimerKind.RENEW).atNanos(), "leading: window - 2 s from the same send");
     assertEquals(sent + WINDOW, timer(TimerKind.DEADLINE).atNanos());
 
-    now = sent + S / 2;
+    now = sent + MASTER_EVERY;
     long sent2 = now;
     read(ack(keepAlive(), 5), 5);
-    assertEquals(sent2 + S / 2, timer(TimerKind.RENEW).atNanos(), "leading: TTL/6 after a renewal");
+    assertEquals(sent2 + MASTER_EVERY, timer(TimerKind.RENEW).atNanos(), "leading: window - 2 s after a renewal");
     assertEquals(sent2 + WINDOW, lease.deadline());
   }
 

@@ -2,6 +2,7 @@ package dev.leasehold.it;
 
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
+import dev.leasehold.etcd.EtcdCallDeadlines;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import io.etcd.jetcd.Client;
@@ -67,6 +68,12 @@ public final class CandidateMain {
         // etcd's "hasleader" metadata: a member that has no leader answers at once with
         // "etcdserver: no leader" instead of holding the call until a leader appears.
         cb.header("hasleader", "true");
+        // As on a client the elector makes itself: every call but a watch ends at its deadline
+        // (jetcd cannot cancel one), so a hung member costs a call its rpc timeout, not more.
+        long ttlMillis = Long.parseLong(opts.getOrDefault("ttl-seconds", "2")) * 1000;
+        long rpcMillis = Long.parseLong(opts.getOrDefault("rpc-timeout-millis",
+            Long.toString(Math.min(1000, ttlMillis / 4))));
+        cb.interceptor(new EtcdCallDeadlines(Duration.ofMillis(rpcMillis)));
       }
       if (Boolean.parseBoolean(opts.getOrDefault("trace-rpcs", "false"))) {
         cb.interceptor(new RpcTrace());

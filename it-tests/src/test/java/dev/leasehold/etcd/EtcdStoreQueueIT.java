@@ -322,7 +322,7 @@ class EtcdStoreQueueIT {
   }
 
   private EtcdStore store(Client client, String candidateId) {
-    EtcdStore s = new EtcdStore(() -> client, false, key, candidateId, new EtcdReasons(key, null), null);
+    EtcdStore s = new EtcdStore(() -> client, false, key, candidateId, new EtcdReasons(key, null), null, 100_000_000L);
     s.open();
     stores.add(s);
     return s;

@@ -1,17 +1,25 @@
 package dev.leasehold.it.demo;
 
+import dev.leasehold.Participant;
 import dev.leasehold.it.CandidateProcess;
 import dev.leasehold.it.EtcdCluster;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Demo starts a three-member etcd cluster and three candidate JVMs, shows who leads, makes
- * the leader resign, then kills the next leader with SIGKILL, and prints how long each
- * handover took.
+ * the leader resign once the other two are in the election's queue (so that it hands the key to
+ * the first of them in one transaction), then kills the next leader with SIGKILL, and prints
+ * how long each handover took.
  *
  * <p>Times are read from the candidates' own event stamps (monotonic clock, comparable on one
  * host). Not thread-safe; run it as a program.
@@ -26,7 +34,8 @@ public final class Demo {
   public static void main(String[] args) throws Exception {
     Path logs = Path.of("target", "demo-logs");
     say("starting a 3-member etcd cluster on 127.0.0.1 ...");
-    try (EtcdCluster etcd = EtcdCluster.builder().members(3).name("demo").start()) {
+    try (EtcdCluster etcd = EtcdCluster.builder().members(3).name("demo").start();
+        Client reader = etcd.rootClient()) {
       say("etcd is up: " + etcd.clientEndpointsCsv() + " (leader member: "
           + etcd.awaitLeader(WAIT).name() + ")");
       String key = "/leasehold/demo/" + UUID.randomUUID();
@@ -50,6 +59,9 @@ public final class Demo {
         Elected second = first;
         for (int i = 1; i <= 3; i++) {
           Elected before = second;
+          // The followers join the queue with their standby leases a moment after each election.
+          List<String> queue = awaitQueue(reader, key, 2);
+          say("queue (etcdctl get --prefix " + Participant.prefix(key) + "): " + queue);
           long t0 = System.nanoTime();
           before.who.send("resign");
           second = awaitElected(candidates, t0, before.who);
@@ -98,6 +110,25 @@ public final class Demo {
       Thread.sleep(5);
     }
     throw new IllegalStateException("no candidate was elected within " + WAIT);
+  }
+
+  /**
+   * awaitQueue waits until the election's queue, as etcd stores it (one participant key per
+   * follower, its value the candidate id), lists {@code n} candidates, and returns their ids.
+   */
+  private static List<String> awaitQueue(Client etcd, String key, int n) throws Exception {
+    ByteSequence prefix = ByteSequence.from(Participant.prefix(key), StandardCharsets.UTF_8);
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < end) {
+      TreeSet<String> ids = new TreeSet<>();
+      etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS)
+          .getKvs().forEach(kv -> ids.add(kv.getValue().toString(StandardCharsets.UTF_8)));
+      if (ids.size() >= n) {
+        return List.copyOf(ids);
+      }
+      Thread.sleep(20);
+    }
+    throw new IllegalStateException("the queue did not list " + n + " candidates within " + WAIT);
   }
 
   private static String ms(long nanos) {

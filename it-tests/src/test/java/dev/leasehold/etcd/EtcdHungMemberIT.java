@@ -1,0 +1,156 @@
+package dev.leasehold.etcd;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.Renewal;
+import dev.leasehold.it.EtcdClusterExtension;
+import dev.leasehold.it.EtcdMember;
+import dev.leasehold.it.chaos.TcpProxy;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.grpc.Status;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A hung etcd member (its connection open, every byte to it dropped: {@link TcpProxy.Mode#BLACKHOLE})
+ * costs an elector's calls their deadline and its renewals a hedge delay: gRPC itself ends a call
+ * at the rpc timeout ({@link EtcdCallDeadlines}; jetcd alone never would), and a renewal's call
+ * unanswered after the hedge delay is sent again, round-robin, to another member ({@link Hedge}).
+ */
+class EtcdHungMemberIT {
+  private static final Logger log = LoggerFactory.getLogger(EtcdHungMemberIT.class);
+  private static final ByteSequence KEY = ByteSequence.from("/hung/probe", StandardCharsets.UTF_8);
+
+  @RegisterExtension static final EtcdClusterExtension ETCD = EtcdClusterExtension.members(3);
+
+  private final List<TcpProxy> proxies = new ArrayList<>();
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    for (TcpProxy p : proxies) {
+      p.close();
+    }
+  }
+
+  private List<String> proxied() throws Exception {
+    List<String> urls = new ArrayList<>();
+    for (EtcdMember m : ETCD.cluster().members()) {
+      TcpProxy p = TcpProxy.start("client-" + m.name(), m.clientPort());
+      proxies.add(p);
+      urls.add("http://127.0.0.1:" + p.port());
+    }
+    return urls;
+  }
+
+  @Test
+  void aCallToAHungMemberEndsAtItsDeadlineWhereJetcdAloneLeavesItOpen() throws Exception {
+    String url = proxied().get(0);
+    Duration rpcTimeout = Duration.ofMillis(300);
+    Client ours = new EtcdClientFactory(List.of(url), null, null, null, null, null, rpcTimeout).get();
+    closing.add(ours);
+    Client plain = Client.builder().endpoints(url).build();
+    closing.add(plain);
+    // Connected first: the member hangs on an open connection, as a stopped or cut-off one does.
+    ours.getKVClient().get(KEY).get(10, TimeUnit.SECONDS);
+    plain.getKVClient().get(KEY).get(10, TimeUnit.SECONDS);
+    long lease = ours.getLeaseClient().grant(5).get(10, TimeUnit.SECONDS).getID();
+    proxies.get(0).setMode(TcpProxy.Mode.BLACKHOLE);
+
+    long sent = System.nanoTime();
+    CompletableFuture<?> read = ours.getKVClient().get(KEY);
+    CompletableFuture<?> keepAlive = ours.getLeaseClient().keepAliveOnce(lease);
+    CompletableFuture<?> plainRead = plain.getKVClient().get(KEY);
+    await().atMost(Duration.ofSeconds(5)).until(() -> read.isDone() && keepAlive.isDone());
+    log.info("both calls to the hung member ended {} ms after they were sent (rpc timeout {} ms)",
+        (System.nanoTime() - sent) / 1_000_000, rpcTimeout.toMillis());
+    assertEquals(Status.Code.DEADLINE_EXCEEDED, code(read), "the read ended by its deadline");
+    assertEquals(Status.Code.DEADLINE_EXCEEDED, code(keepAlive), "the keep-alive stream ended by its deadline");
+    // Without the deadline the call stays open for as long as the member keeps the connection.
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !plainRead.isDone());
+    plainRead.cancel(true);
+  }
+
+  @Test
+  void aLeaderRenewsThroughTheOtherMembersWhileOneHangs() throws Exception {
+    List<String> urls = proxied();
+    Duration ttl = Duration.ofSeconds(4);
+    Duration rpcTimeout = Duration.ofSeconds(1);
+    List<Renewal> renewals = new CopyOnWriteArrayList<>();
+    List<LeadershipEvent> events = new CopyOnWriteArrayList<>();
+    LeaderElector leader = EtcdLeaderElector.builder()
+        .endpoints(urls).electionKey("/hung/election").candidateId("leader")
+        .leaseTtl(ttl).rpcTimeout(rpcTimeout).build();
+    closing.add(leader);
+    leader.onRenewal(r -> {
+      if (r.role() == ElectorState.MASTER) {
+        renewals.add(r);
+      }
+    });
+    leader.onLeadershipChanged(events::add);
+    leader.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> leader.leadership().isPresent());
+    long token = leader.leadership().orElseThrow().fencingToken();
+    // A few renewals first: the client is then connected to all three members.
+    await().atMost(Duration.ofSeconds(20)).until(() -> renewals.size() >= 4);
+
+    proxies.get(0).setMode(TcpProxy.Mode.BLACKHOLE);
+    long hungAt = System.nanoTime();
+    int before = renewals.size();
+    Duration hold = ttl.multipliedBy(3);
+    await().during(hold).atMost(hold.plusSeconds(2)).until(
+        () -> leader.leadership().map(l -> l.fencingToken() == token).orElse(false));
+    List<Renewal> during = renewals.subList(before, renewals.size());
+    long interval = ttl.toNanos() * 99 / 100 - ttl.toNanos() / 10 - TimeUnit.SECONDS.toNanos(2);
+    long widest = widestGap(hungAt, during);
+    log.info("{} MASTER renewals while a member hung for {} s; widest gap {} ms (renewal interval {} ms,"
+        + " hedge delay {} ms, rpc timeout {} ms)", during.size(), hold.toSeconds(), widest / 1_000_000,
+        interval / 1_000_000, EtcdLeaderElector.Builder.hedgeAfter(rpcTimeout) / 1_000_000, rpcTimeout.toMillis());
+    assertTrue(during.size() >= 4, "renewals went on: " + during.size());
+    // A keep-alive or read that reached the hung member is answered through another one after
+    // the hedge delay; without the hedge it would cost the rpc timeout and a retry.
+    assertTrue(widest < interval + rpcTimeout.toNanos(),
+        "no renewal waited out an rpc timeout: widest gap " + widest / 1_000_000 + " ms");
+    assertFalse(events.stream().anyMatch(e -> e.isLost() || e.cause() == LeadershipEvent.Cause.STORE_UNAVAILABLE),
+        "no loss and no outage reported: " + events);
+  }
+
+  private static long widestGap(long from, List<Renewal> renewals) {
+    long last = from;
+    long widest = 0;
+    for (Renewal r : renewals) {
+      widest = Math.max(widest, r.nanoTime() - last);
+      last = r.nanoTime();
+    }
+    return widest;
+  }
+
+  private static Status.Code code(CompletableFuture<?> f) {
+    try {
+      f.join();
+      return Status.Code.OK;
+    } catch (RuntimeException e) {
+      return Status.fromThrowable(e).getCode();
+    }
+  }
+}
