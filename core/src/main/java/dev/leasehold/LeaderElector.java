@@ -108,9 +108,10 @@ public interface LeaderElector extends AutoCloseable {
 
   /**
    * participants lists the election's candidates in queue order, head first (PROTOCOL.md §4.5),
-   * as this instance knows them from its watch: on etcd and local, every candidate with a
-   * standby lease; empty for JDBC, and before this instance has read the queue. The stage
-   * completes on the dispatcher thread, with the empty list once the elector is closed.
+   * read from the store (on etcd one linearizable read of the key and the queue's prefix): on
+   * etcd and local, every candidate with a standby lease; empty for JDBC, and when the read
+   * failed. The stage completes on the dispatcher thread, with the empty list once the elector
+   * is closed.
    */
   default CompletionStage<List<Participant>> participants() {
     return CompletableFuture.completedFuture(List.of());

@@ -1,18 +1,27 @@
 package dev.leasehold.etcd;
 
-import dev.leasehold.protocol.KeyRecord;
 import dev.leasehold.Participant;
+import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.runtime.HandoverTrace;
+import dev.leasehold.runtime.Input;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * EtcdRecords maps what etcd returns (key-values of reads, transactions and watch events) to the
  * machine's records: the election key as a {@link KeyRecord}, participant keys as
- * {@link Participant}s (PROTOCOL.md §4.5). Stateless and thread-safe.
+ * {@link Participant}s (PROTOCOL.md §4.5), a campaign's reply to its input, and the failures the
+ * driver tells apart. Stateless and thread-safe.
  */
 final class EtcdRecords {
   /** QUEUE_ORDER is the queue's order: ascending mod revision (the head first). */
@@ -77,5 +86,38 @@ final class EtcdRecords {
     String key = kv.getKey().toString(StandardCharsets.UTF_8);
     long leaseId = Participant.leaseOf(electionKey, key);
     return leaseId > 0 && Participant.keyOf(electionKey, leaseId).equals(key) ? leaseId : 0;
+  }
+
+  /** campaignResult is the campaign's outcome: won at the transaction's revision, or lost to the holder its Else branch read. */
+  static Input campaignResult(long op, TxnResponse r) {
+    if (HandoverTrace.ON) {
+      HandoverTrace.mark(HandoverTrace.Hop.CAS_ACKED);
+    }
+    long revision = r.getHeader().getRevision();
+    if (r.isSucceeded()) {
+      // A put that creates a key creates it at the transaction's revision.
+      return new EtcdInput.CampaignWon(op, revision);
+    }
+    KeyRecord holder = r.getGetResponses().isEmpty() ? null : first(r.getGetResponses().get(0));
+    return new EtcdInput.CampaignLost(op, holder, revision);
+  }
+
+  /** unwrap is the cause inside jetcd's and the JDK's wrappers. */
+  static Throwable unwrap(Throwable e) {
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /** isLeaseNotFound tells whether etcd answered that the lease does not exist. */
+  static boolean isLeaseNotFound(Throwable e) {
+    Throwable t = unwrap(e);
+    if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
+      return true;
+    }
+    String m = t.getMessage();
+    return m != null && m.contains("requested lease not found");
   }
 }

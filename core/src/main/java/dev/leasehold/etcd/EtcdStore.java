@@ -12,9 +12,6 @@ import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.common.exception.ErrorCode;
-import io.etcd.jetcd.common.exception.EtcdException;
-import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -28,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -123,7 +119,7 @@ final class EtcdStore implements StorePort {
               .Then(Op.put(key, value, PutOption.builder().withLeaseId(k.leaseId()).build()))
               .Else(Op.get(key, GetOption.DEFAULT))
               .commit(),
-          r -> campaignResult(k.op(), r),
+          r -> EtcdRecords.campaignResult(k.op(), r),
           e -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(e, "write")));
     } else if (call instanceof EtcdCommand.Enlist n) {
       if (queueAccess.refused()) {
@@ -150,22 +146,14 @@ final class EtcdStore implements StorePort {
           Hedge.first(() -> c.getLeaseClient().keepAliveOnce(k.leaseId()), hedgeAfterNanos),
           r -> new EtcdInput.KeepAliveAcked(k.op(), r.getTTL(), r.getHeader().getRaftTerm()),
           e ->
-              new EtcdInput.KeepAliveFailed(k.op(), isLeaseNotFound(e), reasons.describe(e, null)));
+              new EtcdInput.KeepAliveFailed(k.op(), EtcdRecords.isLeaseNotFound(e), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.ConfirmRead r) {
-      if (r.rankOf() != 0 && !queueAccess.refused()) {
-        return confirmAndRank(r);
-      }
-      Client c = client;
-      return map(
-          Hedge.first(() -> c.getKVClient().get(key), hedgeAfterNanos),
-          g -> new EtcdInput.ConfirmRead(
-              r.op(), first(g), g.getHeader().getRevision(), g.getHeader().getRaftTerm()),
-          e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));
+      return r.rankOf() != 0 && !queueAccess.refused() ? confirmAndRank(r) : confirm(r);
     } else if (call instanceof EtcdCommand.ProbeLease p) {
       return map(
           client.getLeaseClient().timeToLive(p.leaseId(), LeaseOption.DEFAULT),
           r -> new EtcdInput.LeaseProbed(p.op(), true, r.getTTL() > 0),
-          e -> new EtcdInput.LeaseProbed(p.op(), isLeaseNotFound(e), false));
+          e -> new EtcdInput.LeaseProbed(p.op(), EtcdRecords.isLeaseNotFound(e), false));
     }
     throw new IllegalArgumentException("not an etcd call: " + call);
   }
@@ -195,8 +183,8 @@ final class EtcdStore implements StorePort {
         .handle(
             (r, e) -> {
               noteOutcome(e);
-              if (e != null && !isLeaseNotFound(e)) {
-                throw new CompletionException(unwrap(e));
+              if (e != null && !EtcdRecords.isLeaseNotFound(e)) {
+                throw new CompletionException(EtcdRecords.unwrap(e));
               }
               return null;
             });
@@ -268,24 +256,11 @@ final class EtcdStore implements StorePort {
         });
   }
 
-  private static Input campaignResult(long op, TxnResponse r) {
-    if (HandoverTrace.ON) {
-      HandoverTrace.mark(HandoverTrace.Hop.CAS_ACKED);
-    }
-    long revision = r.getHeader().getRevision();
-    if (r.isSucceeded()) {
-      // A put that creates a key creates it at the transaction's revision.
-      return new EtcdInput.CampaignWon(op, revision);
-    }
-    KeyRecord holder = r.getGetResponses().isEmpty() ? null : first(r.getGetResponses().get(0));
-    return new EtcdInput.CampaignLost(op, holder, revision);
-  }
-
   // A read of the key alone; asked for the queue, it answers with an empty one (QueueAccess).
   private CompletionStage<Input> poll(EtcdCommand.Poll p) {
     return map(
         client.getKVClient().get(key),
-        r -> new EtcdInput.PollResult(p.op(), first(r), r.getHeader().getRevision(),
+        r -> new EtcdInput.PollResult(p.op(), EtcdRecords.first(r), r.getHeader().getRevision(),
             p.participants() ? List.of() : null),
         e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
   }
@@ -319,16 +294,40 @@ final class EtcdStore implements StorePort {
   private CompletionStage<Input> confirmAndRank(EtcdCommand.ConfirmRead r) {
     GetOption ahead = GetOption.builder().withRange(participantKey(r.rankOf())).withCountOnly(true).build();
     Client c = client;
-    return map(
+    return keyAndQueue(
         Hedge.first(() -> c.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)).commit(),
             hedgeAfterNanos),
         t -> new EtcdInput.ConfirmRead(
-            r.op(), first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
+            r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             t.getHeader().getRaftTerm(), t.getGetResponses().get(1).getCount()),
-        e -> {
-          queueAccess.noteRefusal(e);
-          return new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read"));
-        });
+        e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")),
+        () -> confirm(r));
+  }
+
+  /** confirm is a renewal's confirming read of the key alone (hedged, see Hedge). */
+  private CompletionStage<Input> confirm(EtcdCommand.ConfirmRead r) {
+    Client c = client;
+    return map(
+        Hedge.first(() -> c.getKVClient().get(key), hedgeAfterNanos),
+        g -> new EtcdInput.ConfirmRead(r.op(), EtcdRecords.first(g), g.getHeader().getRevision(), g.getHeader().getRaftTerm()),
+        e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));
+  }
+
+  /**
+   * keyAndQueue maps a read-only transaction that reads the key and the queue's prefix. If etcd
+   * refused it a permission, the refusal may be the key's or the prefix's: the key is then read
+   * alone ({@code keyOnly}), and only if that is allowed was it the prefix (QueueAccess).
+   */
+  private CompletionStage<Input> keyAndQueue(
+      CompletableFuture<TxnResponse> both, Function<TxnResponse, Input> ok, Function<Throwable, Input> failed,
+      Supplier<CompletionStage<Input>> keyOnly) {
+    return both.handle((r, e) -> e != null && QueueAccess.isPermissionDenied(e))
+        .thenCompose(denied -> !denied ? map(both, ok, failed) : keyOnly.get().thenApply(in -> {
+          if (!(in instanceof Input.Failed)) {
+            queueAccess.refuse();
+          }
+          return in;
+        }));
   }
 
   /**
@@ -337,23 +336,15 @@ final class EtcdStore implements StorePort {
    */
   private CompletionStage<Input> pollWithQueue(EtcdCommand.Poll p) {
     GetOption queue = GetOption.builder().withRange(OptionsUtil.prefixEndOf(prefix)).build();
-    return map(
-        client
-            .getKVClient()
-            .txn()
-            .Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue))
-            .commit(),
+    return keyAndQueue(
+        client.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue)).commit(),
         r -> new EtcdInput.PollResult(
             p.op(),
-            first(r.getGetResponses().get(0)),
+            EtcdRecords.first(r.getGetResponses().get(0)),
             r.getHeader().getRevision(),
             EtcdRecords.participants(electionKey, r.getGetResponses().get(1))),
-        e -> {
-          queueAccess.noteRefusal(e);
-          return new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read"));
-        })
-        .thenCompose(in -> in instanceof EtcdInput.PollFailed && queueAccess.refused()
-            ? poll(p) : CompletableFuture.completedFuture(in));
+        e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")),
+        () -> poll(p));
   }
 
   /**
@@ -390,7 +381,7 @@ final class EtcdStore implements StorePort {
             // The key's put is the transaction's, so its new mod revision is this revision.
             return new EtcdInput.HandedOver(h.op(), revision);
           }
-          KeyRecord k = r.getGetResponses().isEmpty() ? null : first(r.getGetResponses().get(0));
+          KeyRecord k = r.getGetResponses().isEmpty() ? null : EtcdRecords.first(r.getGetResponses().get(0));
           return new EtcdInput.HandoverRefused(h.op(), k, revision);
         },
         e -> new EtcdInput.HandoverFailed(h.op(), reasons.describe(e, "write")));
@@ -400,24 +391,4 @@ final class EtcdStore implements StorePort {
     return ByteSequence.from(Participant.keyOf(electionKey, leaseId), StandardCharsets.UTF_8);
   }
 
-  private static KeyRecord first(GetResponse r) {
-    return EtcdRecords.first(r);
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
-
-  private static boolean isLeaseNotFound(Throwable e) {
-    Throwable t = unwrap(e);
-    if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
-      return true;
-    }
-    String m = t.getMessage();
-    return m != null && m.contains("requested lease not found");
-  }
 }

@@ -32,22 +32,32 @@ final class QueueAccess {
   }
 
   /**
-   * noteRefusal records {@code failure} if it is a refused permission, and tells whether it
-   * was; the first one is logged.
+   * noteRefusal records {@code failure} of a call on the prefix alone if it is a refused
+   * permission, and tells whether it was; the first one is logged. A refused call that also
+   * reads the key says nothing on its own: the key may be what was refused (see {@link #refuse}).
    */
   boolean noteRefusal(Throwable failure) {
     if (!isPermissionDenied(failure)) {
       return false;
     }
+    refuse();
+    return true;
+  }
+
+  /**
+   * refuse records that etcd refused the prefix: a call on the key and the prefix was refused a
+   * permission and the same read of the key alone was allowed. The first one is logged.
+   */
+  void refuse() {
     if (refused.compareAndSet(false, true)) {
       log.warn("etcd refused the queue's prefix {} (permission denied): electing without the queue, so every "
           + "follower campaigns when the key goes and resign() revokes the lease instead of handing the key "
           + "over; grant readwrite on the prefix {} as well as on the key to have it", prefix, prefix);
     }
-    return true;
   }
 
-  private static boolean isPermissionDenied(Throwable e) {
+  /** isPermissionDenied tells whether etcd refused a call for lack of a permission. */
+  static boolean isPermissionDenied(Throwable e) {
     while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
       e = e.getCause();
     }

@@ -2,9 +2,11 @@ package dev.leasehold.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.Participant;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.auth.Permission;
 import io.etcd.jetcd.options.LeaseOption;
@@ -78,8 +80,12 @@ class EtcdAuthIT {
 
   @Test
   void aRoleOnTheElectionKeyAloneIsEnoughLeasesNeedNoPermission() throws Exception {
-    election.leadsResignsAndCloses(election.elector("key-only", EXACT_KEY,
-        b -> b.tls(TLS.caCertificate()).credentials("key-only", "pw-2".toCharArray())));
+    try (LogCapture queue = new LogCapture("dev.leasehold.etcd.QueueAccess")) {
+      election.leadsResignsAndCloses(election.elector("key-only", EXACT_KEY,
+          b -> b.tls(TLS.caCertificate()).credentials("key-only", "pw-2".toCharArray())));
+      assertTrue(queue.anyContains("etcd refused the queue's prefix " + Participant.prefix(EXACT_KEY)),
+          "one WARN names the prefix to grant");
+    }
   }
 
   @Test
@@ -93,9 +99,16 @@ class EtcdAuthIT {
   @Test
   void aKeyOutsideTheRoleIsPermissionDenied() throws Exception {
     String outside = "/leasehold/billing/leader";
-    election.refused(election.elector("outside", outside,
-            b -> b.tls(TLS.caCertificate()).credentials("elector", "s3cret".toCharArray())),
-        "permission denied: user 'elector' may not read " + outside + " (etcd: permission denied)");
+    try (LogCapture queue = new LogCapture("dev.leasehold.etcd.QueueAccess")) {
+      SecureElection.Started s = election.elector("outside", outside,
+          b -> b.tls(TLS.caCertificate()).credentials("elector", "s3cret".toCharArray()));
+      // participants() reads the key and the queue's prefix in one transaction, which etcd refuses.
+      assertEquals(List.of(), s.elector().participants().toCompletableFuture().get(10, TimeUnit.SECONDS));
+      election.refused(s, "permission denied: user 'elector' may not read " + outside + " (etcd: permission denied)");
+      // The key itself was refused, not the queue's prefix: no WARN about the prefix.
+      assertFalse(queue.anyContains("queue's prefix " + Participant.prefix(outside)),
+          "the refusal is the key's, not the queue's");
+    }
   }
 
   /**

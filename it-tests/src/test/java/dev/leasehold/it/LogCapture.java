@@ -43,6 +43,13 @@ final class LogCapture implements AutoCloseable {
     return lines(electorName).stream().anyMatch(l -> l.contains(text));
   }
 
+  /** anyContains tells whether any line recorded, whoever logged it, contains {@code text}. */
+  boolean anyContains(String text) {
+    synchronized (appender) {
+      return appender.list.stream().anyMatch(e -> e.getFormattedMessage().contains(text));
+    }
+  }
+
   @Override
   public void close() {
     logger.detachAppender(appender);
