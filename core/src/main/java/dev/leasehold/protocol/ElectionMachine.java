@@ -262,7 +262,7 @@ public final class ElectionMachine implements Machine {
       role = to;
       if (was == ElectorState.MASTER) {
         // The queue is the MASTER's: back to a watch of the key alone.
-        queue.reset(List.of());
+        queue.clear();
         rewatch();
       }
     }

@@ -68,7 +68,7 @@ final class Master extends Role {
     } else if (in instanceof EtcdInput.PollResult r) {
       if (r.op() == queueOp && r.participants() != null) {
         queueOp = 0;
-        m.queue.reset(r.participants());
+        m.queue.reset(r.participants(), r.revision());
       }
     } else if (in instanceof EtcdInput.PollFailed f) {
       if (f.op() == queueOp) {

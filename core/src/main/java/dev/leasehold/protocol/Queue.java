@@ -20,12 +20,42 @@ final class Queue {
       Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId);
 
   private final Map<Long, Participant> byLease = new HashMap<>();
-  /** reset replaces the view with a read's. */
-  void reset(List<Participant> participants) {
-    byLease.clear();
+  // Until the term's read of the queue is in: the deletions the watch showed, by lease, at their
+  // revision, so that a read served before one of them does not bring the key back.
+  private final Map<Long, Long> withdrawnAt = new HashMap<>();
+  private boolean awaitingRead = true;
+
+  /**
+   * reset takes the view from a read of the queue served at {@code revision}, keeping what the
+   * watch showed after it: the read's reply can arrive after watch events newer than the read.
+   */
+  void reset(List<Participant> participants, long revision) {
+    Map<Long, Participant> read = new HashMap<>();
     for (Participant p : participants) {
-      byLease.put(p.leaseId(), p);
+      read.put(p.leaseId(), p);
     }
+    for (Participant p : byLease.values()) {
+      if (p.modRevision() > revision) {
+        read.put(p.leaseId(), p);
+      }
+    }
+    withdrawnAt.forEach((lease, at) -> {
+      Participant p = read.get(lease);
+      if (at > revision && p != null && p.modRevision() <= at) {
+        read.remove(lease);
+      }
+    });
+    withdrawnAt.clear();
+    awaitingRead = false;
+    byLease.clear();
+    byLease.putAll(read);
+  }
+
+  /** clear forgets the view (the term ended); the next term's read is awaited again. */
+  void clear() {
+    byLease.clear();
+    withdrawnAt.clear();
+    awaitingRead = true;
   }
 
   /** enlisted records a participant key put (a join, or a move to the tail). */
@@ -38,6 +68,9 @@ final class Queue {
 
   /** withdrawn records a participant key deleted (its lease ended). */
   void withdrawn(long leaseId, long revision) {
+    if (awaitingRead) {
+      withdrawnAt.merge(leaseId, revision, Math::max);
+    }
     Participant known = byLease.get(leaseId);
     if (known != null && known.modRevision() <= revision) {
       byLease.remove(leaseId);
