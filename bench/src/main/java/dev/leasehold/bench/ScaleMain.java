@@ -3,7 +3,7 @@ package dev.leasehold.bench;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
-import dev.leasehold.etcd.EtcdCallDeadlines;
+import dev.leasehold.etcd.EtcdCallPolicy;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
@@ -59,7 +59,7 @@ public final class ScaleMain {
     // watch, at the default rpc timeout for this TTL (min(1 s, TTL/4)).
     Duration rpcTimeout = ttl.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? ttl.dividedBy(4) : Duration.ofSeconds(1);
     Client client = shared
-        ? Client.builder().endpoints(endpoints).interceptor(new EtcdCallDeadlines(rpcTimeout)).build()
+        ? Client.builder().endpoints(endpoints).interceptor(new EtcdCallPolicy(rpcTimeout)).build()
         : null;
     AtomicInteger leader = new AtomicInteger(-1);
     AtomicLong electedAt = new AtomicLong();

@@ -117,8 +117,8 @@ final class EtcdClientFactory implements Supplier<Client> {
     // One quick retry within the rpcTimeout still lets jetcd renew an expired auth token.
     long retryMillis = Math.max(1, rpcTimeout.toMillis() / 5);
     // Calls that hang are cancelled at their deadline instead of piling up on a hung member,
-    // and a member without a leader says so at once (EtcdCallDeadlines).
-    b.interceptor(new EtcdCallDeadlines(rpcTimeout));
+    // and a member without a leader says so at once (EtcdCallPolicy).
+    b.interceptor(new EtcdCallPolicy(rpcTimeout));
     b.waitForReady(false)
         .retryMaxAttempts(1)
         .retryDelay(retryMillis)

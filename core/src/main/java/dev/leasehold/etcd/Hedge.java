@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * renews again; the machine counts the deadline from the first one's send time, which is the
  * earlier) and a confirming read (either copy was sent after the ack, and the machine checks
  * the raft term of whichever answers). The copy that loses is left to its gRPC deadline
- * ({@link EtcdCallDeadlines}).
+ * ({@link EtcdCallPolicy}).
  *
  * <ul>
  *   <li>The first success completes the result.

@@ -203,7 +203,7 @@ final class Lease {
    *   <li>A standby lease renews as late as leaves TTL/4 of its window for retries, between
    *       TTL/3 and 3·TTL/5 (3·TTL/5 at the default margin): its followers may be many, and each
    *       renewal, a keep-alive and a read, is also the follower's poll, so a follower costs
-   *       etcd about 5/TTL messages a second.
+   *       etcd two messages per renewal, about 10/(3·TTL) a second.
    * </ul>
    *
    * It also sets the MASTER's retry delay (see retry).

@@ -2,7 +2,7 @@ package dev.leasehold.it;
 
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
-import dev.leasehold.etcd.EtcdCallDeadlines;
+import dev.leasehold.etcd.EtcdCallPolicy;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import io.etcd.jetcd.Client;
@@ -73,7 +73,7 @@ public final class CandidateMain {
         long ttlMillis = Long.parseLong(opts.getOrDefault("ttl-seconds", "2")) * 1000;
         long rpcMillis = Long.parseLong(opts.getOrDefault("rpc-timeout-millis",
             Long.toString(Math.min(1000, ttlMillis / 4))));
-        cb.interceptor(new EtcdCallDeadlines(Duration.ofMillis(rpcMillis)));
+        cb.interceptor(new EtcdCallPolicy(Duration.ofMillis(rpcMillis)));
       }
       if (Boolean.parseBoolean(opts.getOrDefault("trace-rpcs", "false"))) {
         cb.interceptor(new RpcTrace());

@@ -29,13 +29,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A hung etcd member (its connection open, every byte to it dropped: {@link TcpProxy.Mode#BLACKHOLE})
- * costs an elector's calls their deadline and its renewals a hedge delay: gRPC itself ends a call
- * at the rpc timeout ({@link EtcdCallDeadlines}; jetcd alone never would), and a renewal's call
- * unanswered after the hedge delay is sent again, round-robin, to another member ({@link Hedge}).
+ * What the elector's own jetcd client does with its calls ({@link EtcdCallPolicy}, {@link Hedge}),
+ * on real etcd. A hung member (its connection open, every byte to it dropped: {@link
+ * TcpProxy.Mode#BLACKHOLE}) costs an elector's calls their deadline and its renewals a hedge
+ * delay: gRPC itself ends a call at the rpc timeout (jetcd alone never would), and a renewal's
+ * call unanswered after the hedge delay is sent again, round-robin, to another member. A
+ * keep-alive costs etcd one message, where jetcd's {@code keepAliveOnce} alone sends two.
  */
-class EtcdHungMemberIT {
-  private static final Logger log = LoggerFactory.getLogger(EtcdHungMemberIT.class);
+class EtcdClientCallsIT {
+  private static final Logger log = LoggerFactory.getLogger(EtcdClientCallsIT.class);
   private static final ByteSequence KEY = ByteSequence.from("/hung/probe", StandardCharsets.UTF_8);
 
   @RegisterExtension static final EtcdClusterExtension ETCD = EtcdClusterExtension.members(3);
@@ -89,6 +91,43 @@ class EtcdHungMemberIT {
     // Without the deadline the call stays open for as long as the member keeps the connection.
     await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !plainRead.isDone());
     plainRead.cancel(true);
+  }
+
+  @Test
+  void aKeepAliveIsOneMessageAtEtcdWhereJetcdAloneSendsTwo() throws Exception {
+    String url = ETCD.cluster().clientEndpoints().get(0);
+    Client ours = new EtcdClientFactory(List.of(url), null, null, null, null, null, Duration.ofSeconds(1)).get();
+    closing.add(ours);
+    Client plain = Client.builder().endpoints(url).build();
+    closing.add(plain);
+    long lease = ours.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
+    int n = 20;
+    double before = keepAliveMessages(url);
+    for (int i = 0; i < n; i++) {
+      ours.getLeaseClient().keepAliveOnce(lease).get(10, TimeUnit.SECONDS);
+    }
+    // A stream's messages are counted as they arrive: wait for the last one's end to be in.
+    await().atMost(Duration.ofSeconds(5)).until(() -> keepAliveMessages(url) - before >= n);
+    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> keepAliveMessages(url) - before == n);
+    double plainBefore = keepAliveMessages(url);
+    for (int i = 0; i < n; i++) {
+      plain.getLeaseClient().keepAliveOnce(lease).get(10, TimeUnit.SECONDS);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> keepAliveMessages(url) - plainBefore >= 2 * n);
+    log.info("{} keep-alives: {} messages at etcd from the elector's client, {} from a plain jetcd client", n,
+        n, keepAliveMessages(url) - plainBefore);
+  }
+
+  /** keepAliveMessages is etcd's count of LeaseKeepAlive request messages received, from its metrics. */
+  private static double keepAliveMessages(String url) throws Exception {
+    java.net.URL metrics = java.net.URI.create(url + "/metrics").toURL();
+    try (java.io.BufferedReader in = new java.io.BufferedReader(
+        new java.io.InputStreamReader(metrics.openStream(), StandardCharsets.UTF_8))) {
+      return in.lines()
+          .filter(l -> l.startsWith("grpc_server_msg_received_total{") && l.contains("grpc_method=\"LeaseKeepAlive\""))
+          .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+          .sum();
+    }
   }
 
   @Test
