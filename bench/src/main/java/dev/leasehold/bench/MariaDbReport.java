@@ -55,7 +55,7 @@ final class MariaDbReport extends MarkdownReport {
     }
     if (!r.crash.isEmpty()) {
       Map<String, List<Double>> c = new LinkedHashMap<>();
-      r.crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + Report.ms(ttl), v)));
+      r.crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + ReportFormat.ms(ttl), v)));
       crash(Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), "MariaDB: crash failover (SIGKILL → next elected)",
           "milliseconds", c, false));
     }
@@ -99,15 +99,15 @@ final class MariaDbReport extends MarkdownReport {
     List<List<String>> rows = new ArrayList<>();
     Stats lh = stats(r.handover.get(JdbcKind.LEASEHOLD_JDBC));
     if (lh != null) {
-      rows.add(List.of("graceful handover p99 < 50 ms", "p99 " + Report.ms(lh.p99()) + " (n=" + lh.n() + ")",
+      rows.add(List.of("graceful handover p99 < 50 ms", "p99 " + ReportFormat.ms(lh.p99()) + " (n=" + lh.n() + ")",
           verdict(lh.p99() < 50)));
     }
     r.crash.forEach((ttl, m) -> {
       Stats s = stats(m.get(JdbcKind.LEASEHOLD_JDBC));
       if (s != null) {
         double bound = ttl + 1000;
-        rows.add(List.of("crash failover p99 ≤ TTL + 1 s (TTL " + Report.ms(ttl) + ")",
-            "p99 " + Report.ms(s.p99()) + " ≤ " + Report.ms(bound) + "? (n=" + s.n() + ")", verdict(s.p99() <= bound)));
+        rows.add(List.of("crash failover p99 ≤ TTL + 1 s (TTL " + ReportFormat.ms(ttl) + ")",
+            "p99 " + ReportFormat.ms(s.p99()) + " ≤ " + ReportFormat.ms(bound) + "? (n=" + s.n() + ")", verdict(s.p99() <= bound)));
       }
     });
     List<Results.PartitionTrial> pt = r.partition.get(JdbcKind.LEASEHOLD_JDBC);
@@ -122,7 +122,7 @@ final class MariaDbReport extends MarkdownReport {
 
   private void handover(Path png) {
     h2("Graceful handover");
-    p(run.options.candidates() + " candidate JVMs per contender, TTL " + Report.ms(r.options.handoverTtlMillis())
+    p(run.options.candidates() + " candidate JVMs per contender, TTL " + ReportFormat.ms(r.options.handoverTtlMillis())
         + ". t0: just before the leader's JVM calls `resign()`; end: the next leader's elected callback "
         + "(System.nanoTime in both JVMs, one host). " + run.options.handoverWarmup() + " unrecorded warm-up "
         + "handovers first. Between handovers the bench waits " + MariaDbBench.HANDOVER_PAUSE_MILLIS
@@ -146,8 +146,8 @@ final class MariaDbReport extends MarkdownReport {
     List<List<String>> rows = new ArrayList<>();
     r.crash.forEach((ttl, m) -> m.forEach((k, v) -> {
       List<String> row = new ArrayList<>(statsRow(k.label(), stats(v)));
-      row.add(1, Report.ms(ttl));
-      row.add(Report.ms(ttl + 1000));
+      row.add(1, ReportFormat.ms(ttl));
+      row.add(ReportFormat.ms(ttl + 1000));
       rows.add(row);
     }));
     table(List.of("contender", "TTL", "n", "p50", "p90", "p99", "max", "TTL + 1 s"), rows);
@@ -161,8 +161,8 @@ final class MariaDbReport extends MarkdownReport {
         + "Window = the old leader's step-down callback (the moment it knows it lost, after which it no "
         + "longer acts) minus the new leader's elected callback: negative means the old one stopped "
         + "before the new one started; positive means two leaders at once for that long. TTL "
-        + Report.ms(r.options.partitionTtlMillis()) + ". A leader that has not stepped down "
-        + Report.ms(3.0 * r.options.partitionTtlMillis() + 5000) + " after the new election counts as "
+        + ReportFormat.ms(r.options.partitionTtlMillis()) + ". A leader that has not stepped down "
+        + ReportFormat.ms(3.0 * r.options.partitionTtlMillis() + 5000) + " after the new election counts as "
         + "\"never\" (and as an overlap).");
     List<List<String>> rows = new ArrayList<>();
     r.partition.forEach((k, ts) -> {
@@ -176,7 +176,7 @@ final class MariaDbReport extends MarkdownReport {
       rows.add(List.of(k.label(), Integer.toString(ts.size()), stepped + "/" + ts.size(),
           overlaps + "/" + ts.size(), ws == null ? "–" : signed(ws.min()), ws == null ? "–" : signed(ws.p50()),
           ws == null ? "–" : signed(ws.p99()), ws == null ? "–" : signed(ws.max()),
-          dn == null ? "–" : Report.ms(dn.p50()), el == null ? "–" : Report.ms(el.p50())));
+          dn == null ? "–" : ReportFormat.ms(dn.p50()), el == null ? "–" : ReportFormat.ms(el.p50())));
     });
     table(List.of("contender", "n", "stepped down", "overlaps (window ≥ 0 or never)", "window min", "p50",
         "p99", "max", "t0 → step-down p50", "t0 → new leader p50"), rows);
@@ -186,7 +186,7 @@ final class MariaDbReport extends MarkdownReport {
   private void idle() {
     h2("Server load while idle");
     p("N candidates of one contender in one JVM, each with its own sessions, TTL "
-        + Report.ms(r.options.idleTtlMillis()) + "; after a leader is elected and start-up settled, the bench "
+        + ReportFormat.ms(r.options.idleTtlMillis()) + "; after a leader is elected and start-up settled, the bench "
         + "reads `SHOW GLOBAL STATUS` before and after a " + run.options.idleWindowSeconds() + " s window. "
         + "Questions: statements sent by clients; Queries also counts statements inside stored programs "
         + "(none here). Each read of the counters opens a root session and counts too: the baseline "
@@ -263,12 +263,12 @@ final class MariaDbReport extends MarkdownReport {
     if (s == null) {
       return List.of(name, "0", "–", "–", "–", "–");
     }
-    return List.of(name, Integer.toString(s.n()), Report.ms(s.p50()), Report.ms(s.p90()), Report.ms(s.p99()),
-        Report.ms(s.max()));
+    return List.of(name, Integer.toString(s.n()), ReportFormat.ms(s.p50()), ReportFormat.ms(s.p90()), ReportFormat.ms(s.p99()),
+        ReportFormat.ms(s.max()));
   }
 
   private static String signed(double v) {
-    return Double.isNaN(v) ? "–" : (v >= 0 ? "+" : "−") + Report.ms(Math.abs(v));
+    return Double.isNaN(v) ? "–" : (v >= 0 ? "+" : "−") + ReportFormat.ms(Math.abs(v));
   }
 
   private static String f1(double v) {

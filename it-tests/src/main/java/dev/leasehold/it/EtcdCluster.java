@@ -2,25 +2,15 @@ package dev.leasehold.it;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,15 +30,12 @@ public final class EtcdCluster implements AutoCloseable {
     private static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
     private static final int START_ATTEMPTS = 3;
     private static final int LOG_TAIL_LINES = 15;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
-    private static final DateTimeFormatter LOG_DIR_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
 
     private final String name;
     private final int electionTimeoutMillis;
     private final int heartbeatMillis;
     private final Path logDir;
-    private final PeerRouter peerRouter;
-    private final boolean preVote;
+    private final EtcdMemberFactory memberFactory;
     private final EtcdTls tls;
     private final boolean clientCertAuth;
     private final String rootPassword;
@@ -56,18 +43,18 @@ public final class EtcdCluster implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<EtcdMember> members = List.of();
 
-    private EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir,
+    EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir,
             PeerRouter peerRouter, boolean preVote, EtcdTls tls, boolean clientCertAuth, String rootPassword) {
         this.name = name;
         this.tls = tls;
         this.clientCertAuth = clientCertAuth;
         this.rootPassword = rootPassword;
         this.http = tls == null ? EtcdHttp.PLAIN : EtcdHttp.client(tls.javaContext(clientCertAuth));
-        this.preVote = preVote;
         this.electionTimeoutMillis = electionTimeoutMillis;
         this.heartbeatMillis = heartbeatMillis;
         this.logDir = logDir;
-        this.peerRouter = peerRouter;
+        this.memberFactory = new EtcdMemberFactory(name, electionTimeoutMillis, heartbeatMillis, logDir, peerRouter,
+                preVote, tls, clientCertAuth);
     }
 
     /**
@@ -83,8 +70,8 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     /** builder returns a builder with 1 member named "etcd", 1000 ms election timeout and 100 ms heartbeat. */
-    public static Builder builder() {
-        return new Builder();
+    public static EtcdClusterBuilder builder() {
+        return new EtcdClusterBuilder();
     }
 
     /** start launches a cluster of {@code members} members with default settings and waits for a leader. */
@@ -271,7 +258,7 @@ public final class EtcdCluster implements AutoCloseable {
         return "EtcdCluster[" + name + ", " + members + "]";
     }
 
-    // ---- package-private, used by EtcdMember ----
+    // ---- package-private, used by EtcdMember, EtcdMemberFactory and EtcdClusterBuilder ----
 
     String clientScheme() {
         return tls == null ? "http" : "https";
@@ -290,10 +277,10 @@ public final class EtcdCluster implements AutoCloseable {
 
     // ---- start-up ----
 
-    private void launch(int memberCount) {
+    void launch(int memberCount) {
         Path binary = EtcdBinary.resolve();
         for (int attempt = 1; ; attempt++) {
-            List<EtcdMember> attemptMembers = createMembers(binary, memberCount);
+            List<EtcdMember> attemptMembers = memberFactory.create(this, binary, memberCount);
             members = attemptMembers;
             String problem;
             try {
@@ -338,99 +325,6 @@ public final class EtcdCluster implements AutoCloseable {
                 return "not healthy with a leader within " + START_TIMEOUT + ": " + describeMembers();
             }
             EtcdMember.sleepQuietly(100);
-        }
-    }
-
-    private List<EtcdMember> createMembers(Path binary, int memberCount) {
-        int[] ports = freePorts(2 * memberCount);
-        String token = name + "-" + UUID.randomUUID();
-        List<String> initialCluster = new ArrayList<>();
-        List<PeerUrls> peers = new ArrayList<>();
-        for (int i = 0; i < memberCount; i++) {
-            PeerUrls peer = peerUrls(memberName(i), ports[2 * i + 1]);
-            peers.add(peer);
-            initialCluster.add(memberName(i) + "=" + peer.advertise());
-        }
-        List<EtcdMember> created = new ArrayList<>();
-        for (int i = 0; i < memberCount; i++) {
-            String memberName = memberName(i);
-            int clientPort = ports[2 * i];
-            int peerPort = ports[2 * i + 1];
-            PeerUrls peer = peers.get(i);
-            String clientUrl = clientScheme() + "://127.0.0.1:" + clientPort;
-            Path dataDir;
-            try {
-                dataDir = Files.createTempDirectory("leasehold-etcd-" + memberName + "-");
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot create data dir for " + memberName, e);
-            }
-            List<String> command = new ArrayList<>(List.of(
-                    binary.toString(),
-                    "--name", memberName,
-                    "--data-dir", dataDir.toString(),
-                    "--listen-client-urls", clientUrl,
-                    "--advertise-client-urls", clientUrl,
-                    "--listen-peer-urls", peer.listen(),
-                    "--initial-advertise-peer-urls", peer.advertise(),
-                    "--initial-cluster", String.join(",", initialCluster),
-                    "--initial-cluster-state", "new",
-                    "--initial-cluster-token", token,
-                    "--heartbeat-interval", Integer.toString(heartbeatMillis),
-                    "--election-timeout", Integer.toString(electionTimeoutMillis),
-                    "--pre-vote=" + preVote,
-                    // etcd 3.4 defaults to the deprecated capnslog logger; zap gives one JSON object per line.
-                    "--logger", "zap",
-                    "--log-outputs", "stderr"));
-            if (tls != null) {
-                command.addAll(tls.serverFlags(clientCertAuth));
-            }
-            created.add(new EtcdMember(this, memberName, clientPort, peerPort, dataDir,
-                    logDir.resolve(memberName + ".log"), command));
-        }
-        return List.copyOf(created);
-    }
-
-    /**
-     * Listen and advertise peer URLs of one member, computed only here.
-     *
-     * <p>Kept in one place on purpose: a chaos harness that routes raft traffic through TCP proxies needs members to
-     * listen on their own port but advertise the proxy's: {@link Builder#peerRouter} does that here.
-     */
-    private PeerUrls peerUrls(String memberName, int peerPort) {
-        String url = "http://127.0.0.1:" + peerPort;
-        if (peerRouter == null) {
-            return new PeerUrls(url, url);
-        }
-        return new PeerUrls(url, "http://127.0.0.1:" + peerRouter.route(memberName, peerPort));
-    }
-
-    private record PeerUrls(String listen, String advertise) {}
-
-    private String memberName(int index) {
-        return name + "-" + index;
-    }
-
-    // All sockets stay bound until every port is picked, so one cluster never gets the same port twice.
-    private static int[] freePorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot pick free ports", e);
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // The port is released either way once the socket object is gone.
-                }
-            }
         }
     }
 
@@ -495,154 +389,6 @@ public final class EtcdCluster implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("{}: close failed: {}", member.name(), e.toString());
             }
-        }
-    }
-
-    private static Path createLogDir(String name) {
-        Path base = Path.of("target", "etcd-logs").toAbsolutePath();
-        String stamp = name + "-" + LocalDateTime.now().format(LOG_DIR_TIME);
-        try {
-            Files.createDirectories(base);
-            for (int suffix = 1; ; suffix++) {
-                Path candidate = base.resolve(suffix == 1 ? stamp : stamp + "-" + suffix);
-                try {
-                    return Files.createDirectory(candidate);
-                } catch (FileAlreadyExistsException e) {
-                    // Two clusters with one name started in the same millisecond: take the next suffix.
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create etcd log dir under " + base, e);
-        }
-    }
-
-    /**
-     * Builder configures an {@link EtcdCluster} before {@link #start()} launches it.
-     *
-     * <p>Not thread-safe: configure and start it from one thread.
-     */
-    public static final class Builder {
-        private int members = 1;
-        private String name = "etcd";
-        private int electionTimeoutMillis = 1000;
-        private Integer heartbeatMillis;
-        private PeerRouter peerRouter;
-        private boolean preVote;
-        private EtcdTls tls;
-        private boolean clientCertAuth;
-        private String rootPassword;
-
-        private Builder() {}
-
-        /**
-         * tls makes every member serve clients over https with the server certificate of {@code tls} (peers stay on
-         * http); default none, plaintext.
-         */
-        public Builder tls(EtcdTls tls) {
-            this.tls = tls;
-            return this;
-        }
-
-        /** clientCertAuth makes members require a client certificate signed by the tls CA (mTLS); needs tls. */
-        public Builder clientCertAuth(boolean clientCertAuth) {
-            this.clientCertAuth = clientCertAuth;
-            return this;
-        }
-
-        /** auth creates the root user with {@code rootPassword} and enables authentication once the cluster is up. */
-        public Builder auth(String rootPassword) {
-            if (rootPassword == null || rootPassword.isEmpty()) {
-                throw new IllegalArgumentException("rootPassword must not be empty");
-            }
-            this.rootPassword = rootPassword;
-            return this;
-        }
-
-        /**
-         * preVote sets etcd's --pre-vote (default false, as in etcd 3.4; 3.5 turns it on): a member that was cut off
-         * and comes back does not force a new election with its inflated term.
-         */
-        public Builder preVote(boolean preVote) {
-            this.preVote = preVote;
-            return this;
-        }
-
-        /**
-         * peerRouter makes every member advertise the peer port the router returns instead of the one it listens
-         * on, so that all raft and lease-forwarding traffic between members goes wherever the router sends it
-         * (chaos tests: TCP proxies that can cut or blackhole links); default none, members dial each other
-         * directly.
-         */
-        public Builder peerRouter(PeerRouter peerRouter) {
-            this.peerRouter = peerRouter;
-            return this;
-        }
-
-        /** members sets the number of etcd processes, at least 1; default 1. */
-        public Builder members(int members) {
-            if (members < 1) {
-                throw new IllegalArgumentException("members must be >= 1: " + members);
-            }
-            this.members = members;
-            return this;
-        }
-
-        /** name sets the cluster name used for member names and the log directory; default "etcd". */
-        public Builder name(String name) {
-            if (name == null || !NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("name must match " + NAME + ": " + name);
-            }
-            this.name = name;
-            return this;
-        }
-
-        /** electionTimeoutMillis sets etcd's --election-timeout; default 1000. */
-        public Builder electionTimeoutMillis(int electionTimeoutMillis) {
-            if (electionTimeoutMillis < 1) {
-                throw new IllegalArgumentException("electionTimeoutMillis must be >= 1: " + electionTimeoutMillis);
-            }
-            this.electionTimeoutMillis = electionTimeoutMillis;
-            return this;
-        }
-
-        /**
-         * heartbeatMillis sets etcd's --heartbeat-interval; default 100, or a tenth of a shorter election timeout.
-         *
-         * <p>etcd refuses to start unless the election timeout is at least five heartbeats.
-         */
-        public Builder heartbeatMillis(int heartbeatMillis) {
-            if (heartbeatMillis < 1) {
-                throw new IllegalArgumentException("heartbeatMillis must be >= 1: " + heartbeatMillis);
-            }
-            this.heartbeatMillis = heartbeatMillis;
-            return this;
-        }
-
-        /** start launches the processes and waits up to 30 s for every member to be healthy and a leader. */
-        public EtcdCluster start() {
-            // Only an implicit default follows a shortened election timeout; an explicit heartbeat is respected.
-            int heartbeat = heartbeatMillis != null
-                    ? heartbeatMillis
-                    : Math.max(1, Math.min(100, electionTimeoutMillis / 10));
-            if (electionTimeoutMillis < 5 * heartbeat) {
-                throw new IllegalArgumentException("etcd requires electionTimeoutMillis (" + electionTimeoutMillis
-                        + ") >= 5 * heartbeatMillis (" + heartbeat + ")");
-            }
-            if (clientCertAuth && tls == null) {
-                throw new IllegalArgumentException("clientCertAuth needs tls");
-            }
-            EtcdCluster cluster = new EtcdCluster(name, electionTimeoutMillis, heartbeat, createLogDir(name),
-                    peerRouter, preVote, tls, clientCertAuth, rootPassword);
-            cluster.launch(members);
-            if (rootPassword != null) {
-                try (Client client = cluster.clientBuilder().build()) {
-                    EtcdAuth.enable(client, rootPassword);
-                } catch (RuntimeException e) {
-                    cluster.close();
-                    throw e;
-                }
-            }
-            return cluster;
         }
     }
 }

@@ -25,7 +25,7 @@ public final class EtcdClusterExtension
 
     private final int members;
     private volatile Integer electionTimeoutMillis;
-    private volatile Consumer<EtcdCluster.Builder> options = b -> { };
+    private volatile Consumer<EtcdClusterBuilder> options = b -> { };
     private volatile EtcdCluster cluster;
     // Set before starting so that a failed beforeAll does not make beforeEach start per-test clusters instead.
     private volatile boolean classScoped;
@@ -58,7 +58,7 @@ public final class EtcdClusterExtension
      * configure adds launch options (TLS, client-cert auth, authentication) to the builder of the cluster this
      * extension will start, after its own member count, name and election timeout.
      */
-    public EtcdClusterExtension configure(Consumer<EtcdCluster.Builder> more) {
+    public EtcdClusterExtension configure(Consumer<EtcdClusterBuilder> more) {
         if (cluster != null) {
             throw new IllegalStateException("configure must be called before the cluster starts");
         }
@@ -115,7 +115,7 @@ public final class EtcdClusterExtension
     }
 
     private EtcdCluster newCluster(String name) {
-        EtcdCluster.Builder builder = EtcdCluster.builder().members(members).name(name);
+        EtcdClusterBuilder builder = EtcdCluster.builder().members(members).name(name);
         Integer election = electionTimeoutMillis;
         if (election != null) {
             builder.electionTimeoutMillis(election);

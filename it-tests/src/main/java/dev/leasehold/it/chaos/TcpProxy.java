@@ -1,8 +1,6 @@
 package dev.leasehold.it.chaos;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -79,7 +77,7 @@ public final class TcpProxy implements AutoCloseable {
   private final int targetPort;
   private final ServerSocket server;
   private final SourceResolver resolver;
-  private final Set<Conn> conns = ConcurrentHashMap.newKeySet();
+  private final Set<TcpProxyConn> conns = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong accepted = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
@@ -134,7 +132,7 @@ public final class TcpProxy implements AutoCloseable {
   public void setPolicy(Policy newPolicy) {
     synchronized (policyLock) {
       policy = newPolicy;
-      for (Conn c : conns) {
+      for (TcpProxyConn c : conns) {
         c.apply(newPolicy.modeFor(c.source()));
       }
     }
@@ -145,7 +143,7 @@ public final class TcpProxy implements AutoCloseable {
    * holding the policy lock, so that a following {@link #setPolicy} is quick.
    */
   public void resolveSources(SourceResolver with) {
-    for (Conn c : conns) {
+    for (TcpProxyConn c : conns) {
       c.resolveWith(with);
     }
   }
@@ -158,7 +156,7 @@ public final class TcpProxy implements AutoCloseable {
   /** sources lists the source label of every open connection, for diagnostics. */
   public List<String> sources() {
     List<String> out = new ArrayList<>();
-    for (Conn c : conns) {
+    for (TcpProxyConn c : conns) {
       out.add(c.source() + (c.blackholed ? "(blackholed)" : ""));
     }
     return out;
@@ -181,7 +179,7 @@ public final class TcpProxy implements AutoCloseable {
     } catch (IOException ignored) {
       // Closing is best effort.
     }
-    for (Conn c : conns) {
+    for (TcpProxyConn c : conns) {
       c.reset();
     }
   }
@@ -205,7 +203,7 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   private void open(Socket client) {
-    Conn c = new Conn(client);
+    TcpProxyConn c = new TcpProxyConn(client, name, port(), resolver, dropped, conns);
     c.source(); // resolve outside the lock: it may read /proc
     Mode mode;
     synchronized (policyLock) {
@@ -242,7 +240,8 @@ public final class TcpProxy implements AutoCloseable {
     c.startPumps();
   }
 
-  private static void resetQuietly(Socket s) {
+  /** resetQuietly closes {@code s} with a TCP reset (SO_LINGER 0), ignoring errors. */
+  static void resetQuietly(Socket s) {
     try {
       s.setSoLinger(true, 0);
     } catch (SocketException ignored) {
@@ -252,161 +251,6 @@ public final class TcpProxy implements AutoCloseable {
       s.close();
     } catch (IOException ignored) {
       // Closed either way.
-    }
-  }
-
-  /** One proxied connection: client socket, upstream socket (none while blackholed from the start). */
-  private final class Conn {
-    private final Socket client;
-    private final int clientPort;
-    private volatile String source;
-    private volatile Socket upstream;
-    private volatile boolean blackholed;
-    private final AtomicBoolean done = new AtomicBoolean();
-
-    Conn(Socket client) {
-      this.client = client;
-      this.clientPort = client.getPort();
-      try {
-        client.setTcpNoDelay(true);
-      } catch (SocketException ignored) {
-        // Only latency.
-      }
-    }
-
-    String source() {
-      String s = source;
-      if (s == null || s.equals("?")) {
-        s = resolver.resolve(clientPort, port());
-        source = s;
-      }
-      return s;
-    }
-
-    void resolveWith(SourceResolver with) {
-      String s = source;
-      if (s == null || s.equals("?")) {
-        source = with.resolve(clientPort, port());
-      }
-    }
-
-    void apply(Mode mode) {
-      switch (mode) {
-        case RESET -> reset();
-        case BLACKHOLE -> blackholed = true;
-        case PASS -> {
-          if (blackholed) {
-            // Bytes were lost mid-stream: resuming would hand the peers a corrupt stream.
-            reset();
-          }
-        }
-      }
-    }
-
-    void startPumps() {
-      Thread in = new Thread(() -> pump(client, true), "proxy-in-" + name);
-      in.setDaemon(true);
-      in.start();
-      Socket up = upstream;
-      if (up != null) {
-        Thread out = new Thread(() -> pump(up, false), "proxy-out-" + name);
-        out.setDaemon(true);
-        out.start();
-      }
-    }
-
-    private void pump(Socket from, boolean fromClient) {
-      byte[] buf = new byte[16 * 1024];
-      try {
-        InputStream in = from.getInputStream();
-        while (true) {
-          int n = in.read(buf);
-          if (n < 0) {
-            break;
-          }
-          if (blackholed) {
-            dropped.addAndGet(n);
-            continue;
-          }
-          Socket to = fromClient ? upstream : client;
-          if (to == null) {
-            dropped.addAndGet(n);
-            continue;
-          }
-          OutputStream out = to.getOutputStream();
-          out.write(buf, 0, n);
-        }
-        if (blackholed) {
-          // The FIN is lost like every other byte: the other peer must not learn of the close
-          // (a server ending an idle session would otherwise tell a partitioned client). Heal or
-          // close resets the connection.
-          return;
-        }
-        // Orderly end of one direction: pass it on as a half close.
-        Socket to = fromClient ? upstream : client;
-        if (to != null && !to.isClosed()) {
-          to.shutdownOutput();
-        }
-        // Either side done ends the connection once the other direction had a moment to drain.
-        finishLater();
-      } catch (IOException e) {
-        if (blackholed) {
-          // Likewise a reset: it is lost, and heal or close resets the other side.
-          return;
-        }
-        reset();
-      }
-    }
-
-    private void finishLater() {
-      // Give the other direction a moment to drain its last bytes, then close both ends.
-      Thread t =
-          new Thread(
-              () -> {
-                try {
-                  Thread.sleep(200);
-                } catch (InterruptedException ignored) {
-                  Thread.currentThread().interrupt();
-                }
-                closeBoth(false);
-              },
-              "proxy-finish-" + name);
-      t.setDaemon(true);
-      t.start();
-    }
-
-    void reset() {
-      closeBoth(true);
-    }
-
-    private void closeBoth(boolean hard) {
-      if (!done.compareAndSet(false, true)) {
-        return;
-      }
-      conns.remove(this);
-      Socket up;
-      synchronized (this) {
-        up = upstream;
-      }
-      if (hard) {
-        resetQuietly(client);
-        if (up != null) {
-          resetQuietly(up);
-        }
-      } else {
-        closeQuietly(client);
-        if (up != null) {
-          closeQuietly(up);
-        }
-      }
-    }
-
-    private void closeQuietly(Socket s) {
-      try {
-        s.close();
-      } catch (IOException ignored) {
-        // Closed either way.
-      }
     }
   }
 

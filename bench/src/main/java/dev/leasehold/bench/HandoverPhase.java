@@ -1,0 +1,120 @@
+package dev.leasehold.bench;
+
+import static dev.leasehold.bench.Bench.say;
+
+import dev.leasehold.bench.contender.ContenderMain;
+import dev.leasehold.it.EtcdCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * HandoverPhase measures graceful handover: the leader resigns and the next leader's elected callback
+ * ends the trial; with tracing on, the Leasehold kinds also record each handover hop by hop.
+ *
+ * <p>Not thread-safe: {@link Bench} runs it once, from one thread.
+ */
+final class HandoverPhase extends BenchPhase {
+  HandoverPhase(Bench.Options o, Results r, EtcdCluster etcd) {
+    super(o, r, etcd);
+  }
+
+  @Override
+  void run() throws Exception {
+    each(withVariants(), k -> {
+      List<Double> samples = Collections.synchronizedList(new ArrayList<>());
+      r.handover.put(k, samples);
+      boolean traced = o.handoverTrace() && k.name().startsWith("LEASEHOLD");
+      HandoverHops hops = new HandoverHops();
+      if (traced) {
+        r.handoverHops.put(k, hops);
+      }
+      try (Group g = new Group(o.logDir().resolve("handover"))) {
+        String key = key("handover", k);
+        List<String> jvm = new ArrayList<>(o.childJvm());
+        if (traced) {
+          jvm.add("-Dleasehold.trace=true");
+        }
+        List<Group.Child> cs = new ArrayList<>();
+        for (int i = 0; i < o.candidates(); i++) {
+          cs.add(g.launch(k.name().toLowerCase() + "-h" + i + "-" + UUID.randomUUID().toString().substring(0, 4),
+              ContenderMain.class.getName(), jvm, contenderArgs(k, etcd.clientEndpoints(), key, "h" + i,
+                  o.handoverTtl(), 1)));
+        }
+        for (Group.Child c : cs) {
+          g.await(0, e -> e.is("READY") && e.child() == c, WAIT);
+        }
+        g.awaitLeader(WAIT);
+        settle();
+        EtcdMetrics.Sample m1 = EtcdMetrics.scrape(etcd.clientEndpoints());
+        int total = o.handoverWarmup() + o.handoverTrials();
+        for (int i = 0; i < total; i++) {
+          Group.Ev leader = g.awaitLeader(WAIT);
+          int mark = g.mark();
+          leader.child().send("resign");
+          Group.Ev resign = g.await(mark, e -> e.is("RESIGN") && e.child() == leader.child(), WAIT);
+          Optional<Group.Ev> next = g.find(mark,
+              e -> e.is("ELECTED") && e.child() != leader.child() && e.nanos() > resign.nanos(), WAIT);
+          if (next.isEmpty()) {
+            r.problems.add("handover " + k.label() + " trial " + i + ": no new leader within " + WAIT);
+            continue;
+          }
+          double ms = (next.get().nanos() - resign.nanos()) / 1e6;
+          if (i >= o.handoverWarmup()) {
+            samples.add(ms);
+          }
+          g.await(mark, e -> e.is("LOST") && e.child() == leader.child(), WAIT);
+          // Let the resigned candidate rejoin before the next trial.
+          Thread.sleep(150 + ThreadLocalRandom.current().nextInt(100));
+          if (traced) {
+            List<List<HandoverHops.Mark>> marks = drainTraces(g, List.of(leader.child(), next.get().child()));
+            if (i >= o.handoverWarmup()) {
+              say(String.format("handover %s trial %d: %.2f ms, hops %s", k.label(), i, ms,
+                  hops.add(resign.nanos(), next.get().nanos(), marks.get(0), marks.get(1))));
+            }
+          }
+        }
+        EtcdMetrics.Sample m2 = EtcdMetrics.scrape(etcd.clientEndpoints());
+        EtcdMetrics.Rates rates = EtcdMetrics.Rates.between(m1, m2);
+        r.proposalsPerHandover.put(k, (double) rates.proposalCount() / total);
+      }
+      Stats s = Stats.of(samples);
+      say(String.format("handover %s: n=%d p50 %.1f ms p99 %.1f ms", k.label(), s.n(), s.p50(), s.p99()));
+    });
+  }
+
+  /**
+   * drainTraces asks every child for its handover-trace marks (each JVM drains what it recorded
+   * since the last ask) and returns those of {@code wanted}, in that order.
+   */
+  private static List<List<HandoverHops.Mark>> drainTraces(Group g, List<Group.Child> wanted) throws Exception {
+    int mark = g.mark();
+    for (Group.Child c : g.children()) {
+      c.sendQuietly("trace");
+    }
+    for (Group.Child c : g.children()) {
+      if (c.isAlive()) {
+        g.await(mark, e -> e.is("TRACE_END") && e.child() == c, WAIT);
+      }
+    }
+    List<List<HandoverHops.Mark>> out = new ArrayList<>();
+    for (Group.Child c : wanted) {
+      List<HandoverHops.Mark> l = new ArrayList<>();
+      for (int i = mark; ; i++) {
+        Optional<Group.Ev> e = g.find(i, x -> x.child() == c && (x.is("TRACE") || x.is("TRACE_END")), Duration.ZERO);
+        if (e.isEmpty() || e.get().is("TRACE_END")) {
+          break;
+        }
+        l.add(new HandoverHops.Mark(dev.leasehold.runtime.HandoverTrace.Hop.valueOf(e.get().detail()),
+            e.get().nanos()));
+        i = e.get().seq();
+      }
+      out.add(l);
+    }
+    return out;
+  }
+}

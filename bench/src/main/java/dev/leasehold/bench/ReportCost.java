@@ -1,0 +1,144 @@
+package dev.leasehold.bench;
+
+import static dev.leasehold.bench.ReportFormat.f0;
+import static dev.leasehold.bench.ReportFormat.f1;
+import static dev.leasehold.bench.ReportFormat.f2;
+import static dev.leasehold.bench.ReportFormat.kib;
+import static dev.leasehold.bench.ReportFormat.ms;
+import static dev.leasehold.bench.ReportFormat.stats;
+import static dev.leasehold.bench.ReportFormat.topMethods;
+
+import dev.leasehold.bench.contender.Kind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * ReportCost writes the cost sections of {@link Report}: what etcd serves while idle, the standby lease
+ * against its absence, and many electors on one key.
+ *
+ * <p>Not thread-safe: one report is written by one thread.
+ */
+final class ReportCost extends MarkdownReport {
+  private final Results r;
+
+  ReportCost(Results results) {
+    this.r = results;
+  }
+
+  /** markdown writes the idle, standby and scale sections and returns them. */
+  String markdown() {
+    idle();
+    standby();
+    scale();
+    return md.toString();
+  }
+
+  private void idle() {
+    h2("etcd cost while idle");
+    p("N candidates of one contender in one JVM, each with its own jetcd client, lease TTL "
+        + r.options.idleTtl() + " s; after a leader is elected and start-up traffic settled, counters are read "
+        + "from every member's `/metrics` before and after a " + r.options.idleWindowSeconds() + " s window. "
+        + "Proposals/s: `etcd_server_proposals_committed_total` (the highest member; every member commits the "
+        + "same log). RPCs/s: `grpc_server_started_total` summed over members (a stream counts once, when "
+        + "opened). Messages/s: `grpc_server_msg_received_total` summed (every request message, also on "
+        + "streams). Before each group starts, the bench waits until etcd holds no lease; \"leases left "
+        + "after close\" is etcd's lease count right after every candidate's `close()` returned.");
+    if (r.idleBaseline != null) {
+      p(String.format(Locale.ROOT, "Baseline with no candidates: %.2f proposals/s, %.2f RPCs/s, %.2f messages/s.",
+          r.idleBaseline.proposalsPerSec(), r.idleBaseline.rpcsPerSec(), r.idleBaseline.messagesPerSec()));
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (Map.Entry<Kind, Map<Integer, EtcdMetrics.Rates>> e : r.idle.entrySet()) {
+      for (Map.Entry<Integer, EtcdMetrics.Rates> n : e.getValue().entrySet()) {
+        EtcdMetrics.Rates x = n.getValue();
+        Integer left = r.leasesLeftAfterIdle.getOrDefault(e.getKey(), Map.of()).get(n.getKey());
+        rows.add(List.of(e.getKey().label(), Integer.toString(n.getKey()), f2(x.proposalsPerSec()),
+            f1(x.rpcsPerSec()), f1(x.messagesPerSec()), topMethods(x), left == null ? "–" : left.toString()));
+      }
+    }
+    table(List.of("contender", "candidates", "proposals/s", "RPCs/s", "messages/s", "busiest methods (msgs/s)",
+        "leases left after close"), rows);
+  }
+
+  private void standby() {
+    if (!r.handover.containsKey(Kind.LEASEHOLD_NO_STANDBY) && !r.idle.containsKey(Kind.LEASEHOLD_NO_STANDBY)) {
+      return;
+    }
+    h2("The standby lease, measured");
+    p("Leasehold with `standbyLease(true)` (the default: followers keep a confirmed lease, so a takeover "
+        + "is one proposal) against `standbyLease(false)` (grant, then CAS), from the handover and idle "
+        + "runs above.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Kind k : List.of(Kind.LEASEHOLD, Kind.LEASEHOLD_NO_STANDBY)) {
+      Stats h = stats(r.handover.get(k));
+      Double pp = r.proposalsPerHandover.get(k);
+      Map<Integer, EtcdMetrics.Rates> idle = r.idle.getOrDefault(k, Map.of());
+      String rpcs = idle.entrySet().stream()
+          .map(e -> e.getKey() + ": " + f1(e.getValue().rpcsPerSec()) + " / " + f1(e.getValue().messagesPerSec()))
+          .collect(Collectors.joining(", "));
+      rows.add(List.of(k.label(), h == null ? "–" : ms(h.p50()) + " / " + ms(h.p99()),
+          pp == null ? "–" : f1(pp), rpcs.isEmpty() ? "–" : rpcs));
+    }
+    table(List.of("variant", "handover p50 / p99", "proposals/handover",
+        "idle RPCs/s / messages/s by candidate count"), rows);
+  }
+
+  private void scale() {
+    h2("Scale: many Leasehold electors on one key in one JVM");
+    p("All electors start at once on a fresh key (TTL " + r.options.scaleTtl() + " s). First leader: from "
+        + "the first `start()` to the first elected callback; all know: until every elector reports that "
+        + "leader. Memory and threads: heap after full GC, live threads and resident set, after minus "
+        + "before, divided by the count. Idle cost over " + r.options.idleWindowSeconds() + " s once settled. "
+        + "Handover: `resign()` on the leader until the next elected callback, with every elector "
+        + "following; " + r.options.scaleHandovers() + " handovers per row (each moves all electors, so fewer "
+        + "than the 50 of the small scenarios). Proposals per handover: committed proposals during the "
+        + "handovers divided by their number. Leader closed: the leader closes without a handover (its "
+        + "lease revoked, as etcd revokes a crashed leader's), the time to the next ELECTED, and the "
+        + "proposals committed until every elector knows the new leader.");
+    List<List<String>> rows = new ArrayList<>();
+    for (Results.ScaleRun s : r.scale) {
+      Stats h = stats(s.handovers());
+      rows.add(List.of(s.mode(), Integer.toString(s.count()),
+          ms(s.value("first_leader_ms")), ms(s.value("all_know_leader_ms")),
+          h == null ? "–" : ms(h.p50()) + " / " + ms(h.p99()) + " / " + ms(h.max()) + " (n=" + h.n() + ")",
+          Double.isNaN(s.proposalsPerHandover()) ? "–" : f0(s.proposalsPerHandover()),
+          ms(s.value("failover_ms")) + " / " + f0(s.value("proposals_per_failover")),
+          kib(s.value("heap_bytes_per_elector")), f2(s.value("threads_per_elector")),
+          kib(s.value("rss_bytes_per_elector")),
+          s.idle() == null ? "–" : f2(s.idle().proposalsPerSec()) + " / " + f0(s.idle().rpcsPerSec()),
+          f0(s.value("leases_left_after_close")), s.failure() == null ? "" : s.failure()));
+    }
+    table(List.of("client", "electors", "first leader", "all know", "handover p50 / p99 / max",
+        "proposals/handover", "leader closed: failover / proposals", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
+        "leases left after close", "failure"), rows);
+    // Which idle proposals clients asked for: the rest are etcd's own (expired leases).
+    List<List<String>> writes = new ArrayList<>();
+    for (Results.ScaleRun s : r.scale) {
+      for (int w = 0; w < 2; w++) {
+        EtcdMetrics.Rates idle = w == 0 ? s.idle() : s.idleLater();
+        if (idle == null) {
+          continue;
+        }
+        Map<String, Double> m = idle.messagesPerSecByMethod();
+        double asked = m.getOrDefault("LeaseGrant", 0.0) + m.getOrDefault("LeaseRevoke", 0.0)
+            + m.getOrDefault("Txn", 0.0) + m.getOrDefault("Put", 0.0) + m.getOrDefault("DeleteRange", 0.0);
+        writes.add(List.of(s.mode(), Integer.toString(s.count()), w == 0 ? "first" : "second",
+            f2(idle.proposalsPerSec()), f2(m.getOrDefault("LeaseGrant", 0.0)),
+            f2(m.getOrDefault("LeaseRevoke", 0.0)), f2(m.getOrDefault("Txn", 0.0)),
+            f2(Math.max(0, idle.proposalsPerSec() - asked)), f1(m.getOrDefault("LeaseKeepAlive", 0.0)),
+            f1(m.getOrDefault("Range", 0.0))));
+      }
+    }
+    if (!writes.isEmpty()) {
+      p("Idle proposals by origin (messages/s summed over members), in the idle window above and in the "
+          + r.options.idleWindowSeconds() + " s right after it: grants, revokes and "
+          + "transactions the clients sent; the rest of the committed proposals are etcd's own, which while "
+          + "idle means leases expiring that nobody revoked.");
+      table(List.of("client", "electors", "window", "proposals/s", "LeaseGrant/s", "LeaseRevoke/s", "Txn/s",
+          "etcd's own (expiries)/s", "LeaseKeepAlive msgs/s", "Range/s"), writes);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package dev.leasehold.bench;
+
+import static dev.leasehold.bench.Bench.say;
+
+import dev.leasehold.bench.contender.Kind;
+import dev.leasehold.it.EtcdCluster;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * ScalePhase runs many Leasehold electors on one key in one JVM ({@link ScaleMain}): with a shared
+ * client, with the standby lease off, and with one client per elector; each run records start-up,
+ * idle cost, handovers and a leader close.
+ *
+ * <p>Not thread-safe: {@link Bench} runs it once, from one thread.
+ */
+final class ScalePhase extends BenchPhase {
+  ScalePhase(Bench.Options o, Results r, EtcdCluster etcd) {
+    super(o, r, etcd);
+  }
+
+  @Override
+  void run() throws Exception {
+    scaleRun("shared client", o.scaleCount(), true, true);
+    scaleRun("shared client, standbyLease off", o.scaleCount(), true, false);
+    if (o.scaleOwnClientCount() > 0) {
+      scaleRun("one client per elector", o.scaleOwnClientCount(), false, true);
+    }
+  }
+
+  private void scaleRun(String mode, int n, boolean shared, boolean standby) throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    awaitNoLeases("scale " + mode);
+    Map<String, String> values = new LinkedHashMap<>();
+    EtcdMetrics.Rates idle = null;
+    EtcdMetrics.Rates idleLater = null;
+    double perHandover = Double.NaN;
+    String failure = null;
+    try (Group g = new Group(o.logDir().resolve("scale"))) {
+      Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n,
+          ScaleMain.class.getName(),
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
+          List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
+              "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
+              "--ttl-seconds=" + o.scaleTtl(),
+              "--handovers=" + o.scaleHandovers(), "--settle-ms=" + o.groupSettleMillis()));
+      Duration long_ = Duration.ofMinutes(5);
+      g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_);
+      EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
+      Thread.sleep(o.idleWindowSeconds() * 1000L);
+      EtcdMetrics.Sample s2 = EtcdMetrics.scrape(eps);
+      idle = EtcdMetrics.Rates.between(s1, s2);
+      // A second window tells start-up leftovers (leases expiring once) from a steady cost.
+      Thread.sleep(o.idleWindowSeconds() * 1000L);
+      EtcdMetrics.Sample s2b = EtcdMetrics.scrape(eps);
+      idleLater = EtcdMetrics.Rates.between(s2, s2b);
+      s2 = s2b;
+      c.send("handover");
+      g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT handover_ms") || e.is("EXITED"), long_);
+      EtcdMetrics.Sample s3 = EtcdMetrics.scrape(eps);
+      if (o.scaleHandovers() > 0) {
+        perHandover = (s3.proposals() - s2.proposals()) / o.scaleHandovers();
+      }
+      c.send("failover");
+      g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT failover_all_know_ms") || e.is("EXITED"), long_);
+      EtcdMetrics.Sample s4 = EtcdMetrics.scrape(eps);
+      values.put("proposals_per_failover", String.format("%.0f", s4.proposals() - s3.proposals()));
+      g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
+      values.put("leases_left_after_close", Integer.toString(EtcdMetrics.leases(eps.get(0))));
+      for (int i = 0; ; i++) {
+        Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
+        if (line.isEmpty()) {
+          break;
+        }
+        String[] f = line.get().detail().split(" ", 3);
+        values.put(f[1], f.length > 2 ? f[2] : "");
+        i = line.get().seq();
+      }
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      failure = e.toString();
+      r.problems.add("scale " + mode + " x" + n + ": " + e);
+    }
+    r.scale.add(new Results.ScaleRun(mode, n, values, idle, idleLater, perHandover, failure));
+    say("scale " + mode + " x" + n + ": " + values
+        + (idle == null ? "" : String.format(" idle %.2f proposals/s, msgs/s by method %s", idle.proposalsPerSec(),
+            idle.messagesPerSecByMethod()))
+        + (idleLater == null ? "" : String.format("; next window %.2f proposals/s, msgs/s by method %s",
+            idleLater.proposalsPerSec(), idleLater.messagesPerSecByMethod())));
+  }
+}
