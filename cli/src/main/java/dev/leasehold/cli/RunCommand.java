@@ -1,6 +1,7 @@
 package dev.leasehold.cli;
 
 import dev.leasehold.ElectorConfig;
+import dev.leasehold.protocol.ProtocolConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -95,8 +96,9 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     store.validate();
     ElectorConfig config = config();
-    Duration g = grace != null ? grace : defaultGrace(config);
-    checkGrace(config, g);
+    boolean etcd = store.isEtcd();
+    Duration g = grace != null ? grace : defaultGrace(config, etcd);
+    checkGrace(config, etcd, g);
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
       throw usage("--timeout must be > 0 seconds, but was " + Seconds.human(timeout));
     }
@@ -126,51 +128,59 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /** defaultGrace is TTL/5, at most 2 s, and never more than {@link #maxGrace} allows. */
-  static Duration defaultGrace(ElectorConfig c) {
+  static Duration defaultGrace(ElectorConfig c, boolean etcd) {
     Duration fifth = c.leaseTtl().dividedBy(5);
     Duration d = fifth.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : fifth;
-    Duration max = maxGrace(c);
+    Duration max = maxGrace(c, etcd);
     return d.compareTo(max) > 0 ? max : d;
   }
 
   /**
    * healthyFloor is the least time a healthy leader has left before its local deadline, where
-   * healthy means it may lose one renewal: the deadline window (TTL × (1 − drift) − margin)
-   * less one renewal interval (TTL/6), a renewal that times out (one RPC timeout), the first
-   * retry backoff and the retry itself (one more RPC timeout). SIGTERM goes out when less than
+   * healthy means one renewal may be late by a call that timed out and its retry's backoff: the
+   * deadline window (TTL × (1 − drift) − margin) less one renewal interval, one RPC timeout and
+   * the first retry backoff. The interval is the backend's: on etcd as late as leaves 2 s of the
+   * window (TTL/6 to TTL/2, PROTOCOL.md §4.4), on SQL TTL/6. SIGTERM goes out when less than
    * grace + kill reserve is left, so that sum must stay below it, or a healthy leader's child
    * would be stopped.
    */
-  static Duration healthyFloor(ElectorConfig c) {
-    long ttl = c.leaseTtl().toNanos();
-    long window = (long) (ttl * (1 - c.maxDriftRate())) - c.safetyMargin().toNanos();
-    return Duration.ofNanos(window - ttl / 6 - 2 * c.rpcTimeout().toNanos() - c.retryBackoffInitial().toNanos());
+  static Duration healthyFloor(ElectorConfig c, boolean etcd) {
+    long window = (long) (c.leaseTtl().toNanos() * (1 - c.maxDriftRate())) - c.safetyMargin().toNanos();
+    return Duration.ofNanos(window - renewInterval(c, etcd).toNanos() - c.rpcTimeout().toNanos()
+        - c.retryBackoffInitial().toNanos());
+  }
+
+  /** renewInterval is how often the backend's MASTER renews at this TTL. */
+  static Duration renewInterval(ElectorConfig c, boolean etcd) {
+    return etcd
+        ? Duration.ofNanos(ProtocolConfig.from(c).masterRenewIntervalNanos(c.leaseTtl().toSeconds()))
+        : c.leaseTtl().dividedBy(6);
   }
 
   /** maxGrace is the largest --grace that {@link #healthyFloor} leaves after the kill reserve. */
-  static Duration maxGrace(ElectorConfig c) {
-    return Duration.ofMillis(healthyFloor(c).minus(KILL_RESERVE).toMillis());
+  static Duration maxGrace(ElectorConfig c, boolean etcd) {
+    return Duration.ofMillis(healthyFloor(c, etcd).minus(KILL_RESERVE).toMillis());
   }
 
-  private String bound(ElectorConfig c) {
+  private String bound(ElectorConfig c, boolean etcd) {
     return "with --ttl " + ttlSeconds + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
-        + Seconds.human(c.safetyMargin()) + " - renewal interval " + Seconds.human(c.leaseTtl().dividedBy(6))
-        + " - 2 x RPC timeout " + Seconds.human(c.rpcTimeout()) + " (a lost renewal and its retry) - retry backoff "
+        + Seconds.human(c.safetyMargin()) + " - renewal interval " + Seconds.human(renewInterval(c, etcd))
+        + " - RPC timeout " + Seconds.human(c.rpcTimeout()) + " (a renewal late by a timed-out call) - retry backoff "
         + Seconds.human(c.retryBackoffInitial()) + " - kill reserve " + Seconds.human(KILL_RESERVE)
         + "; a healthy leader never has less left, so its child is never stopped needlessly";
   }
 
-  private void checkGrace(ElectorConfig c, Duration g) {
-    Duration max = maxGrace(c);
+  private void checkGrace(ElectorConfig c, boolean etcd, Duration g) {
+    Duration max = maxGrace(c, etcd);
     if (max.compareTo(Duration.ofMillis(50)) < 0) {
       throw usage("--ttl must leave room for --grace, but " + ttlSeconds + " leaves " + Seconds.human(max)
-          + " (" + bound(c) + "); use --ttl 2 or more");
+          + " (" + bound(c, etcd) + "); use --ttl 2 or more");
     }
     if (g.isNegative() || g.isZero()) {
       throw usage("--grace must be > 0 seconds, but was " + Seconds.human(g));
     }
     if (g.compareTo(max) > 0) {
-      throw usage("--grace must be <= " + Seconds.human(max) + " (" + bound(c) + "), but was " + Seconds.human(g)
+      throw usage("--grace must be <= " + Seconds.human(max) + " (" + bound(c, etcd) + "), but was " + Seconds.human(g)
           + "; lower --grace or raise --ttl");
     }
   }

@@ -49,12 +49,16 @@ class CommandLineTest {
 
   @Test
   void aGraceThatDoesNotFitTheTtlIsRefusedWithTheBound() {
-    assertUsage("--grace must be <= 0.146s (with --ttl 2: TTL x 0.99", "run", "--endpoints", "http://127.0.0.1:1",
+    // etcd at TTL 2 s: 1.78 s window - 0.333 s interval (TTL/6) - 0.5 s RPC timeout - 0.1 s backoff - 0.2 s reserve.
+    assertUsage("--grace must be <= 0.646s (with --ttl 2: TTL x 0.99", "run", "--endpoints", "http://127.0.0.1:1",
         "--key", "k", "--ttl", "2", "--grace", "1", "--", "true");
-    assertUsage("--grace must be <= 1.316s (with --ttl 5", "run", "--endpoints", "http://127.0.0.1:1",
+    // etcd at TTL 5 s: the leader renews as late as leaves 2 s of its 4.45 s window.
+    assertUsage("--grace must be <= 0.7s (with --ttl 5", "run", "--endpoints", "http://127.0.0.1:1",
         "--key", "k", "--ttl", "5", "--grace", "1.5", "--", "true");
-    assertUsage("--ttl must leave room for --grace, but 1 leaves", "run", "--endpoints", "http://127.0.0.1:1",
-        "--key", "k", "--ttl", "1", "--", "true");
+    // Even TTL 1 s leaves room (0.89 s window - 0.167 s - 0.25 s - 0.1 s - 0.2 s): its default grace fits.
+    ElectorConfig ttl1 = ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(1)).build();
+    assertEquals(Duration.ofMillis(173), RunCommand.maxGrace(ttl1, true));
+    assertEquals(Duration.ofMillis(173), RunCommand.defaultGrace(ttl1, true));
   }
 
   @Test
@@ -95,14 +99,19 @@ class CommandLineTest {
 
   @Test
   void theDefaultGraceFitsEveryTtl() {
-    for (int ttl = 2; ttl <= 60; ttl++) {
-      ElectorConfig c = ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(ttl)).build();
-      Duration grace = RunCommand.defaultGrace(c);
-      assertTrue(grace.compareTo(Duration.ofMillis(50)) >= 0, "ttl " + ttl + ": " + grace);
-      assertTrue(grace.plus(RunCommand.KILL_RESERVE).compareTo(RunCommand.healthyFloor(c)) <= 0, "ttl " + ttl);
+    for (boolean etcd : new boolean[] {true, false}) {
+      for (int ttl = 2; ttl <= 60; ttl++) {
+        ElectorConfig c = ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(ttl)).build();
+        Duration grace = RunCommand.defaultGrace(c, etcd);
+        assertTrue(grace.compareTo(Duration.ofMillis(50)) >= 0, "ttl " + ttl + ": " + grace);
+        assertTrue(grace.plus(RunCommand.KILL_RESERVE).compareTo(RunCommand.healthyFloor(c, etcd)) <= 0, "ttl " + ttl);
+      }
     }
-    assertEquals(Duration.ofSeconds(1), RunCommand.defaultGrace(
-        ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(5)).build()));
+    ElectorConfig ttl5 = ElectorConfig.builder().electionKey("k").leaseTtl(Duration.ofSeconds(5)).build();
+    // SQL renews every TTL/6: TTL/5 fits. On etcd the leader renews as late as leaves 2 s of its
+    // 4.45 s window, so one timed-out call (1 s) and the backoff (0.1 s) leave 0.9 s: 0.7 s of grace.
+    assertEquals(Duration.ofSeconds(1), RunCommand.defaultGrace(ttl5, false));
+    assertEquals(Duration.ofMillis(700), RunCommand.defaultGrace(ttl5, true));
   }
 
   @Test

@@ -31,13 +31,6 @@ import dev.leasehold.runtime.Input;
  */
 final class Lease {
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
-  /**
-   * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
-   * allows: etcd's leader failover at its default 1 s election timeout (a follower's randomized
-   * timeout in [1 s, 2 s) plus a vote), with a hedged call ({@code Hedge} in the etcd driver)
-   * instead of a hung one.
-   */
-  static final long RIDE_THROUGH_NANOS = 2 * NANOS_PER_SECOND;
 
   /** Holder is what rides on the lease; the lease tells it what the store said. */
   interface Holder {
@@ -195,7 +188,7 @@ final class Lease {
    * (PROTOCOL.md §4.4 gives the measurements behind both):
    *
    * <ul>
-   *   <li>The MASTER renews as late as leaves {@link #RIDE_THROUGH_NANOS} (2 s) of its window
+   *   <li>The MASTER renews as late as leaves {@link ProtocolConfig#RIDE_THROUGH_NANOS} (2 s) of its window
    *       (TTL × (1 − ρ) − margin) to ride out an etcd leader election, between TTL/6 and
    *       TTL/2. A crashed MASTER's lease outlives it by TTL minus the time since its last
    *       renewal, so renewing later is failing over sooner; below TTL 3 s the window leaves
@@ -209,11 +202,11 @@ final class Lease {
    * It also sets the MASTER's retry delay (see retry).
    */
   private long renewInterval() {
+    if (leading) {
+      return config.masterRenewIntervalNanos(ttlSeconds);
+    }
     long ttl = ttlSeconds * NANOS_PER_SECOND;
     long window = config.deadline(0, ttlSeconds);
-    if (leading) {
-      return Math.max(ttl / 6, Math.min(ttl / 2, window - RIDE_THROUGH_NANOS));
-    }
     return Math.max(ttl / 3, Math.min(ttl * 3 / 5, window - ttl / 4));
   }
 

@@ -32,6 +32,14 @@ public record ProtocolConfig(
     long resignHoldoffNanos,
     boolean standbyLease) {
 
+  /**
+   * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
+   * allows (PROTOCOL.md §4.4): etcd's leader failover at its default 1 s election timeout (a
+   * follower's randomized timeout in [1 s, 2 s) plus a vote), with a hedged call ({@code Hedge}
+   * in the etcd driver) instead of a hung one.
+   */
+  public static final long RIDE_THROUGH_NANOS = 2_000_000_000L;
+
   /** from derives the machine's config from a validated elector config. */
   public static ProtocolConfig from(ElectorConfig c) {
     return new ProtocolConfig(
@@ -53,5 +61,15 @@ public record ProtocolConfig(
    */
   public long deadline(long sentAtNanos, long ttlSeconds) {
     return sentAtNanos + (long) (ttlSeconds * 1_000_000_000L * (1 - maxDriftRate)) - marginNanos;
+  }
+
+  /**
+   * masterRenewIntervalNanos is how long after its last confirmed renewal's send time a MASTER
+   * on a lease of {@code ttlSeconds} renews (PROTOCOL.md §4.4): as late as leaves {@link
+   * #RIDE_THROUGH_NANOS} of its window (TTL × (1 − ρ) − margin), between TTL/6 and TTL/2.
+   */
+  public long masterRenewIntervalNanos(long ttlSeconds) {
+    long ttl = ttlSeconds * 1_000_000_000L;
+    return Math.max(ttl / 6, Math.min(ttl / 2, deadline(0, ttlSeconds) - RIDE_THROUGH_NANOS));
   }
 }
