@@ -60,7 +60,7 @@ public final class Demo {
         for (int i = 1; i <= 3; i++) {
           Elected before = second;
           // The followers join the queue with their standby leases a moment after each election.
-          List<String> queue = awaitQueue(reader, key, 2);
+          List<String> queue = awaitQueue(reader, key, before.who.id());
           say("queue (etcdctl get --prefix " + Participant.prefix(key) + "): " + queue);
           long t0 = System.nanoTime();
           before.who.send("resign");
@@ -114,21 +114,22 @@ public final class Demo {
 
   /**
    * awaitQueue waits until the election's queue, as etcd stores it (one participant key per
-   * follower, its value the candidate id), lists {@code n} candidates, and returns their ids.
+   * candidate with a standby lease, its value the candidate id; the leader's stays on its lease),
+   * lists two candidates besides {@code leader}, and returns the ids it lists.
    */
-  private static List<String> awaitQueue(Client etcd, String key, int n) throws Exception {
+  private static List<String> awaitQueue(Client etcd, String key, String leader) throws Exception {
     ByteSequence prefix = ByteSequence.from(Participant.prefix(key), StandardCharsets.UTF_8);
     long end = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < end) {
       TreeSet<String> ids = new TreeSet<>();
       etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS)
           .getKvs().forEach(kv -> ids.add(kv.getValue().toString(StandardCharsets.UTF_8)));
-      if (ids.size() >= n) {
+      if (ids.stream().filter(id -> !id.equals(leader)).count() >= 2) {
         return List.copyOf(ids);
       }
       Thread.sleep(20);
     }
-    throw new IllegalStateException("the queue did not list " + n + " candidates within " + WAIT);
+    throw new IllegalStateException("the queue did not list two candidates besides " + leader + " within " + WAIT);
   }
 
   private static String ms(long nanos) {
