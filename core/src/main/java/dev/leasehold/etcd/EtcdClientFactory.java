@@ -87,7 +87,18 @@ final class EtcdClientFactory implements Supplier<Client> {
 
   @Override
   public Client get() {
+    return get(null);
+  }
+
+  /**
+   * get makes a client whose futures complete on {@code executor} (jetcd's own cached pool,
+   * which grows with the calls in flight, when null).
+   */
+  Client get(java.util.concurrent.ExecutorService executor) {
     ClientBuilder b = Client.builder();
+    if (executor != null) {
+      b.executorService(executor);
+    }
     if (authority != null) {
       // Before endpoints(): jetcd bakes the authority into the target it computes there.
       b.authority(authority);

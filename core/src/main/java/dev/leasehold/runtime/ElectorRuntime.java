@@ -255,6 +255,11 @@ public final class ElectorRuntime implements LeaderElector {
     return closed.minimalCompletionStage();
   }
 
+  /** whenClosed completes once a close finished (without starting one), for an owner's bookkeeping. */
+  public CompletionStage<Void> whenClosed() {
+    return closed.minimalCompletionStage();
+  }
+
   private void removeShutdownHook() {
     Thread hook = shutdownHook;
     if (hook != null && Thread.currentThread() != hook) {

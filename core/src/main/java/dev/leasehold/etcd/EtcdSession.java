@@ -1,0 +1,368 @@
+package dev.leasehold.etcd;
+
+import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorHealth;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.Renewal;
+import dev.leasehold.Subscription;
+import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.protocol.SessionElection;
+import dev.leasehold.protocol.SessionLease;
+import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.ThreadScheduler;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * EtcdSession is one etcd lease serving many elections (PROTOCOL.md §11): a service with one
+ * election per shard or tenant pays for one lease, one keep-alive and confirming read per
+ * renewal, one watch and four threads (an event loop, a dispatcher, and two for the etcd
+ * client it makes), however many elections it runs.
+ *
+ * <p>Each {@link #election(String)} is a full {@link LeaderElector} on the key {@code prefix +
+ * name}: events, {@code whenLeading}, {@code runWhileLeader}, a fencing token per term (the
+ * key's mod revision). Its {@code resign()} and {@code close()} delete only its own key, with a
+ * transaction fenced on that token; the session's lease ending (its deadline passing without a
+ * confirmed renewal, or etcd saying it is gone) ends every term on it, each with its own event,
+ * and the session grants a new lease. Unlike {@link EtcdLeaderElector}, session elections keep
+ * no queue and no standby lease: when a key is deleted, every session campaigning for it sends
+ * one compare-and-swap.
+ *
+ * <pre>{@code
+ * try (EtcdSession session = EtcdSession.builder()
+ *     .endpoints("http://127.0.0.1:2379").prefix("/shards/").build()) {
+ *   LeaderElector shard7 = session.election("7");
+ *   shard7.onLeadershipChanged(e -> ...);
+ *   shard7.start();
+ *   session.start();
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: every method may be called from any thread. All elections and the lease run
+ * on the session's one event-loop thread; their listeners run on its one dispatcher thread (or
+ * the executor given at subscription).
+ */
+public final class EtcdSession implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
+
+  private final ElectorConfig template;
+  private final ProtocolConfig protocol;
+  private final ThreadScheduler threads;
+  private final Scheduler shared;
+  private final Client client;
+  private static final int CLIENT_THREADS = 2;
+  private static final AtomicInteger THREADS = new AtomicInteger();
+  // The session made the client (and its pool), and closes both; null for a caller's client.
+  private final ExecutorService clientPool;
+  private final SessionHub hub;
+  private final ElectorRuntime lease;
+  private final ByteSequence value;
+  private final SplittableRandom random;
+  private final Map<String, ElectorRuntime> elections = new ConcurrentHashMap<>();
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private volatile Thread shutdownHook;
+
+  private EtcdSession(
+      ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons, Long seed) {
+    this.template = template;
+    this.protocol = ProtocolConfig.from(template);
+    this.client = client;
+    this.clientPool = clientPool;
+    this.threads = new ThreadScheduler();
+    this.shared = new Shared(threads);
+    this.value = ByteSequence.from(template.candidateId(), StandardCharsets.UTF_8);
+    this.random = seed != null ? new SplittableRandom(seed) : new SplittableRandom();
+    EtcdStore leaseCalls =
+        new EtcdStore(() -> client, false, template.electionKey(), template.candidateId(), reasons,
+            null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
+    this.hub = new SessionHub(client, leaseCalls, template.electionKey(), shared,
+        template.retryBackoffInitial().toNanos());
+    ElectorConfig leaseConfig = ElectorConfig.builder().config(template).closeOnShutdown(false).build();
+    this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, shared,
+        template.candidateId() + "@" + template.electionKey() + "*");
+  }
+
+  /** builder starts configuring a session. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** prefix is the key prefix every election of this session lives under. */
+  public String prefix() {
+    return template.electionKey();
+  }
+
+  /**
+   * election makes the elector of the key {@code prefix + name} on this session; it campaigns
+   * once both it and the session are started. Thread-safe.
+   *
+   * @throws IllegalArgumentException if {@code name} is blank, or an open election of this
+   *     session already has that name (two would share one lease and fight over one key)
+   * @throws IllegalStateException if the session is closed
+   */
+  public LeaderElector election(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException(
+          "name must be a non-blank election name, but was " + (name == null ? "null" : "\"" + name + "\""));
+    }
+    if (closing.get()) {
+      throw new IllegalStateException("session on " + prefix() + " is closed");
+    }
+    String key = prefix() + name;
+    ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).closeOnShutdown(false).build();
+    ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
+        new SessionStore(hub, key, value), shared, template.candidateId() + "@" + key);
+    if (elections.putIfAbsent(key, r) != null) {
+      throw new IllegalArgumentException(
+          "name must be unique among this session's open elections, but \"" + name + "\" is taken");
+    }
+    r.whenClosed().thenRun(() -> elections.remove(key, r));
+    if (closing.get()) {
+      r.close();
+      throw new IllegalStateException("session on " + prefix() + " is closed");
+    }
+    return r;
+  }
+
+  /** start grants the session's lease and opens its watch; again, or after close, it does nothing. */
+  public void start() {
+    if (closing.get() || !started.compareAndSet(false, true)) {
+      return;
+    }
+    if (template.closeOnShutdown()) {
+      shutdownHook = new Thread(this::close, "leasehold-shutdown-" + prefix());
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+    lease.start();
+  }
+
+  /**
+   * isLive tells whether the session holds a lease it has not yet found ended (its DEADLINE
+   * timer ends it as the deadline passes).
+   */
+  public boolean isLive() {
+    return lease.state() == dev.leasehold.ElectorState.MASTER;
+  }
+
+  /** health is the session lease's health: its renewals and the store's reachability. */
+  public ElectorHealth health() {
+    return lease.health();
+  }
+
+  /** onRenewal subscribes to the session lease's confirmed renewals, on the dispatcher thread. */
+  public Subscription onRenewal(Consumer<Renewal> listener) {
+    return lease.onRenewal(listener);
+  }
+
+  /** elections is how many of this session's elections are open. */
+  public int elections() {
+    return elections.size();
+  }
+
+  /**
+   * close ends every election (each told CLOSED), revokes the lease (every key goes with it),
+   * stops the threads and closes the client if the session made it. Idempotent; waits about
+   * 4 × the RPC timeout + 2 s at most.
+   */
+  @Override
+  public void close() {
+    if (closing.compareAndSet(false, true)) {
+      Thread hook = shutdownHook;
+      if (hook != null && Thread.currentThread() != hook) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // The JVM is exiting and runs this close itself.
+        }
+      }
+      List<CompletableFuture<Void>> all = new ArrayList<>();
+      all.add(lease.closeAsync().toCompletableFuture());
+      try {
+        // After the lease's close step, whose Ended(CLOSED) reaches each election first.
+        shared.execute(() -> elections.values().forEach(ElectorRuntime::closeAsync));
+      } catch (RuntimeException loopGone) {
+        elections.values().forEach(ElectorRuntime::closeAsync);
+      }
+      long bound = 4 * template.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(2);
+      try {
+        all.get(0).get(bound, TimeUnit.NANOSECONDS);
+        for (ElectorRuntime e : List.copyOf(elections.values())) {
+          e.whenClosed().toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        log.warn("session on {}: close did not finish in time: {}", prefix(), e.toString());
+      }
+      threads.shutdown();
+      try {
+        threads.awaitTermination();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (clientPool != null) {
+        client.close();
+        clientPool.shutdown();
+      }
+      closed.complete(null);
+    }
+    if (!threads.onDispatcher()) {
+      closed.join();
+    }
+  }
+
+  /** Shared is the session's threads as every runtime on it sees them: only the session stops them. */
+  private record Shared(ThreadScheduler threads) implements Scheduler {
+    @Override
+    public long nanoTime() {
+      return threads.nanoTime();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      threads.execute(task);
+    }
+
+    @Override
+    public Cancellable schedule(Runnable task, long delayNanos) {
+      return threads.schedule(task, delayNanos);
+    }
+
+    @Override
+    public Executor dispatcher() {
+      return threads.dispatcher();
+    }
+
+    @Override
+    public boolean onDispatcher() {
+      return threads.onDispatcher();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public void awaitTermination() {}
+  }
+
+  /**
+   * Builder configures a session: the elector settings every election of it shares ({@code
+   * electionKey} is the prefix, see {@link #prefix(String)}), and how to reach etcd.
+   *
+   * <p>Not thread-safe.
+   */
+  public static final class Builder extends ElectorConfig.Settings<Builder> {
+    private List<String> endpoints;
+    private Client client;
+    private Path tlsCa;
+    private String user;
+    private char[] password;
+    private Long randomSeed;
+
+    private Builder() {}
+
+    /** prefix sets the key prefix of the session's elections (required; end it with "/"). */
+    public Builder prefix(String prefix) {
+      return electionKey(prefix);
+    }
+
+    /** endpoints sets the etcd client URLs (all http, or all https with {@link #tls}). */
+    public Builder endpoints(String... endpoints) {
+      this.endpoints = endpoints == null ? null : Arrays.asList(endpoints);
+      return this;
+    }
+
+    /**
+     * client uses a jetcd client the caller built and closes; add {@link EtcdCallPolicy} to it
+     * for per-call deadlines. Excludes endpoints, tls and credentials.
+     */
+    public Builder client(Client client) {
+      this.client = client;
+      return this;
+    }
+
+    /** tls trusts the CA certificate in this PEM file; every endpoint must be https. */
+    public Builder tls(Path caCertificate) {
+      this.tlsCa = caCertificate;
+      return this;
+    }
+
+    /** credentials sets the etcd user and password. */
+    public Builder credentials(String user, char[] password) {
+      this.user = user;
+      this.password = password == null ? null : password.clone();
+      return this;
+    }
+
+    /** randomSeed fixes the retry jitter; for tests. */
+    Builder randomSeed(long seed) {
+      this.randomSeed = seed;
+      return this;
+    }
+
+    /**
+     * build validates the settings and makes the session (and its client, unless one was
+     * given); nothing runs until {@link EtcdSession#start()}.
+     *
+     * @throws IllegalArgumentException naming the field and value of a bad setting
+     */
+    public EtcdSession build() {
+      ElectorConfig validated =
+          buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
+      if (client != null) {
+        if (endpoints != null || tlsCa != null || user != null || password != null) {
+          throw new IllegalArgumentException(
+              "endpoints, tls and credentials must not be set together with client, but "
+                  + (endpoints != null ? "endpoints were " + endpoints : "tls or credentials were set"));
+        }
+        return new EtcdSession(validated, client, null, new EtcdReasons(validated.electionKey(), null), randomSeed);
+      }
+      if (user != null && (user.isBlank() || password == null || password.length == 0)) {
+        throw new IllegalArgumentException(
+            "credentials must be a non-blank user with a non-empty password, but user was \"" + user + "\"");
+      }
+      List<String> urls = EtcdEndpoints.validate(endpoints, tlsCa != null);
+      EtcdClientFactory factory = new EtcdClientFactory(
+          urls, tlsCa == null ? null : EtcdClientFactory.trustFrom(tlsCa, "tls caCertificate"), null,
+          null, user, password, validated.rpcTimeout());
+      // A fixed pool, so that thousands of calls in flight (every election's first campaign)
+      // do not grow jetcd's default cached pool by a thread each.
+      ExecutorService pool = Executors.newFixedThreadPool(CLIENT_THREADS, r -> {
+        Thread t = new Thread(r, "leasehold-etcd-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+      try {
+        return new EtcdSession(validated, factory.get(pool), pool, new EtcdReasons(validated.electionKey(), factory),
+            randomSeed);
+      } catch (RuntimeException e) {
+        pool.shutdownNow();
+        throw e;
+      }
+    }
+  }
+}

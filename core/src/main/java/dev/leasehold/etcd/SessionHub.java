@@ -1,0 +1,249 @@
+package dev.leasehold.etcd;
+
+import dev.leasehold.Guarantee;
+import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.protocol.SessionCommand;
+import dev.leasehold.protocol.SessionInput;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.StoreCall;
+import dev.leasehold.runtime.StorePort;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * SessionHub is what a session's elections share (PROTOCOL.md §11): the client, the lease's
+ * calls (an {@link EtcdStore} on the session's prefix, so grants, keep-alives and confirming
+ * reads are the single election's, hedged), the lease's news for every election, and one
+ * watch on the prefix whose events reach each election's inbox by key.
+ *
+ * <p>The silent watch is checked once per renewal for all elections: after each confirmed
+ * renewal the watch is asked for a progress notification, and if it has not reached the
+ * previous renewal's revision by then it is restarted, and the prefix re-read for every
+ * election.
+ *
+ * <p>Thread safety: the store-port methods and {@link #join}/{@link #leave} run on the
+ * session's event loop; watch callbacks run on jetcd's threads, where they only read the
+ * inbox map (concurrent) and hand inputs over.
+ */
+final class SessionHub implements StorePort {
+  private static final Logger log = LoggerFactory.getLogger(SessionHub.class);
+
+  private final Client client;
+  private final EtcdStore lease;
+  private final String prefix;
+  private final ByteSequence prefixBytes;
+  private final Scheduler loop;
+  private final long backoffNanos;
+  private final ConcurrentHashMap<String, Consumer<Input>> inboxes = new ConcurrentHashMap<>();
+  private final AtomicLong watchRevision = new AtomicLong();
+  private volatile SessionInput.Live live;
+
+  // Loop-confined.
+  private Watch.Watcher watcher;
+  private long watchGeneration;
+  private long checkRevision;
+  private int watchFailures;
+  private boolean closed;
+
+  SessionHub(Client client, EtcdStore lease, String prefix, Scheduler loop, long backoffNanos) {
+    this.client = client;
+    this.lease = lease;
+    this.prefix = prefix;
+    this.prefixBytes = ByteSequence.from(prefix, StandardCharsets.UTF_8);
+    this.loop = loop;
+    this.backoffNanos = backoffNanos;
+  }
+
+  Client client() {
+    return client;
+  }
+
+  /** elections is how many elections are joined now. */
+  int elections() {
+    return inboxes.size();
+  }
+
+  /** join registers an election's inbox under its key and tells it the lease, if live. */
+  void join(String key, Consumer<Input> inbox) {
+    inboxes.put(key, inbox);
+    SessionInput.Live l = live;
+    if (l != null) {
+      inbox.accept(l);
+    }
+  }
+
+  void leave(String key) {
+    inboxes.remove(key);
+  }
+
+  // ---- StorePort of the session's lease ----
+
+  @Override
+  public String backend() {
+    return "etcd";
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return Guarantee.DISTRIBUTED;
+  }
+
+  @Override
+  public void open() {
+    lease.open();
+    startWatch();
+  }
+
+  @Override
+  public CompletionStage<? extends Input> call(StoreCall call) {
+    return lease.call(call);
+  }
+
+  @Override
+  public void send(Command command, Consumer<Input> inbox) {
+    if (command instanceof SessionCommand.Renewed r) {
+      SessionInput.Live l = new SessionInput.Live(r.leaseId(), r.deadline(), r.renewalSentAt());
+      live = l;
+      inboxes.values().forEach(i -> i.accept(l));
+      if (r.revision() > 0) {
+        checkWatch(r.revision());
+      }
+    } else if (command instanceof SessionCommand.Ended e) {
+      live = null;
+      SessionInput.Ended ended = new SessionInput.Ended(e.leaseId(), e.cause());
+      inboxes.values().forEach(i -> i.accept(ended));
+    } else {
+      throw new IllegalArgumentException("not a session lease command: " + command);
+    }
+  }
+
+  @Override
+  public CompletionStage<?> release(long leaseId) {
+    return lease.release(leaseId);
+  }
+
+  @Override
+  public String describe(Throwable failure) {
+    return lease.describe(failure);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    stopWatch();
+    lease.close();
+  }
+
+  // ---- the watch ----
+
+  private void startWatch() {
+    if (closed) {
+      return;
+    }
+    long generation = ++watchGeneration;
+    WatchOption option =
+        WatchOption.builder().isPrefix(true).withCreateNotify(true).withRequireLeader(true).build();
+    watcher =
+        client.getWatchClient().watch(prefixBytes, option, Watch.listener(
+            r -> onWatch(r, generation),
+            e -> loop.execute(() -> watchFailed(generation, EtcdRecords.unwrap(e).toString()))));
+  }
+
+  private void stopWatch() {
+    Watch.Watcher w = watcher;
+    watcher = null;
+    if (w != null) {
+      try {
+        w.close();
+      } catch (RuntimeException e) {
+        log.debug("closing the session watch on {} failed", prefix, e);
+      }
+    }
+  }
+
+  private void restartWatch(String why) {
+    log.warn("session watch on {} restarted: {}", prefix, why);
+    stopWatch();
+    watchGeneration++;
+    long delay = Math.min(backoffNanos * (1L << Math.min(watchFailures, 5)), TimeUnit.SECONDS.toNanos(5));
+    loop.schedule(this::startWatch, watchFailures == 0 ? 0 : delay);
+  }
+
+  private void watchFailed(long generation, String reason) {
+    if (generation == watchGeneration && !closed) {
+      watchFailures++;
+      restartWatch(reason);
+    }
+  }
+
+  /** onWatch runs on a jetcd thread: events go to their elections' inboxes, in order. */
+  private void onWatch(WatchResponse r, long generation) {
+    if (r.isCreatedNotify()) {
+      watchRevision.accumulateAndGet(r.getHeader().getRevision(), Math::max);
+      loop.execute(() -> { if (generation == watchGeneration) { watchFailures = 0; reread(generation); } });
+      return;
+    }
+    for (WatchEvent e : r.getEvents()) {
+      KeyValue kv = e.getKeyValue();
+      Consumer<Input> inbox = inboxes.get(kv.getKey().toString(StandardCharsets.UTF_8));
+      if (inbox != null) {
+        KeyRecord k = e.getEventType() == WatchEvent.EventType.PUT ? EtcdRecords.record(kv) : null;
+        inbox.accept(new SessionInput.KeySeen(k, kv.getModRevision()));
+      }
+    }
+    watchRevision.accumulateAndGet(r.getHeader().getRevision(), Math::max);
+  }
+
+  /**
+   * checkWatch runs after each confirmed renewal: a watch that has not reached the previous
+   * renewal's revision, although asked for progress since, is silent and restarted.
+   */
+  private void checkWatch(long revision) {
+    if (watcher != null && checkRevision > 0 && watchRevision.get() < checkRevision) {
+      restartWatch("no progress to revision " + checkRevision + " (at " + watchRevision.get() + ")");
+    }
+    checkRevision = revision;
+    if (watcher != null) {
+      client.getWatchClient().requestProgress();
+    }
+  }
+
+  /** reread reads the prefix once the watch is created, so nothing between is missed. */
+  private void reread(long generation) {
+    client.getKVClient().get(prefixBytes, GetOption.builder().isPrefix(true).build())
+        .whenComplete((g, e) -> loop.execute(() -> {
+          if (generation != watchGeneration || closed) {
+            return;
+          }
+          if (e != null) {
+            log.debug("re-reading {} failed; retrying", prefix, e);
+            loop.schedule(() -> reread(generation), backoffNanos);
+            return;
+          }
+          Map<String, KeyRecord> present = new HashMap<>();
+          for (KeyValue kv : g.getKvs()) {
+            present.put(kv.getKey().toString(StandardCharsets.UTF_8), EtcdRecords.record(kv));
+          }
+          long rev = g.getHeader().getRevision();
+          inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
+        }));
+  }
+}

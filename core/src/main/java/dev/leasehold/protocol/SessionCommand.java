@@ -1,0 +1,59 @@
+package dev.leasehold.protocol;
+
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.StoreCall;
+
+/**
+ * SessionCommand is what a session's machines ask of the session's store (PROTOCOL.md §11):
+ * an election's campaign and fenced delete, its joining and leaving the session, and the
+ * session lease's news for every election on it.
+ *
+ * <p>All commands are immutable records, safe to pass between threads.
+ */
+public sealed interface SessionCommand extends Command {
+  /**
+   * Join registers the election with the session: its inbox gets the lease's state at once,
+   * then every {@link SessionInput.Live}, {@link SessionInput.Ended} and, from the session's
+   * one watch, {@link SessionInput.KeySeen} of its key.
+   */
+  record Join() implements SessionCommand {}
+
+  /** Leave unregisters the election; nothing more reaches its inbox from the session. */
+  record Leave() implements SessionCommand {}
+
+  /**
+   * Campaign is the compare-and-swap on the election's key: {@code If CreateRevision(K) == 0
+   * Then Put(K, id, lease) Else Get(K)}.
+   */
+  record Campaign(long op, long leaseId) implements SessionCommand, StoreCall {
+    @Override
+    public Input failed(String reason) {
+      return new EtcdInput.CampaignFailed(op, reason);
+    }
+  }
+
+  /**
+   * FencedDelete deletes the election's key only if it is still the term {@code token} made:
+   * {@code If ModRevision(K) == token Then Delete(K)}. A copy applied late finds a later term's
+   * key with another mod revision and does nothing.
+   */
+  record FencedDelete(long op, long token) implements SessionCommand, StoreCall {
+    @Override
+    public Input failed(String reason) {
+      return new SessionInput.DeleteFailed(op, reason);
+    }
+  }
+
+  /**
+   * Renewed tells every election that the session's lease is live until {@code deadline};
+   * {@code revision} is the store revision the confirming read was served at, which the
+   * session's watch must reach (PROTOCOL.md §11, the silent watch).
+   */
+  record Renewed(long leaseId, long deadline, long renewalSentAt, long revision)
+      implements SessionCommand {}
+
+  /** Ended tells every election that the session's lease ended, with the cause. */
+  record Ended(long leaseId, Cause cause) implements SessionCommand {}
+}

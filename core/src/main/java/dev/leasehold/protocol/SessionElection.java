@@ -1,0 +1,322 @@
+package dev.leasehold.protocol;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Machine;
+import dev.leasehold.runtime.StepEffects;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * SessionElection is one election riding on a session's lease (PROTOCOL.md §11), as a pure
+ * state machine: it owns no lease, and leads only while the session's lease is live.
+ *
+ * <ul>
+ *   <li><b>Campaign.</b> While the session's lease is live and the key is absent or unknown, the
+ *       compare-and-swap {@code If CreateRevision(K) == 0 Then Put(K, id, lease) Else Get(K)};
+ *       the term's token is the put's revision. Only the reply to the campaign in flight, on
+ *       the lease still held, before the session's deadline, makes a MASTER.
+ *   <li><b>Term.</b> A MASTER stays one until the session's deadline passes or its lease ends
+ *       ({@link SessionInput.Ended}), or the watch shows the key deleted or rewritten.
+ *   <li><b>Resign and close.</b> The role changes first, then the fenced delete {@code If
+ *       ModRevision(K) == token Then Delete(K)}, retried until answered or the lease ends.
+ *       Siblings on the session are untouched. A resigned election sits out the resign
+ *       hold-off.
+ *   <li><b>Never adopt.</b> A key on the session's own lease that is not this election's term
+ *       (a campaign whose reply came late or never, a resign not yet applied) is deleted with a
+ *       fenced delete, never led on.
+ * </ul>
+ *
+ * <p>Not thread-safe: the session's event loop owns an instance.
+ */
+public final class SessionElection implements Machine {
+  /** Timer is what an election arms: a campaign retry, a delete retry, the resign hold-off. */
+  enum Timer {
+    CAMPAIGN,
+    DELETE,
+    HOLDOFF
+  }
+
+  private static final class Fx extends StepEffects<Timer> {
+    Fx(ProtocolConfig c, RandomGenerator random) {
+      super(Timer.class, c.backoffInitialNanos(), c.backoffMaxNanos(), random);
+    }
+  }
+
+  private final ProtocolConfig config;
+  private final Fx fx;
+  private ElectorState role = ElectorState.FOLLOWER;
+  private boolean started;
+
+  // The session's lease, as last told.
+  private long leaseId;
+  private long deadline = Long.MIN_VALUE;
+  private long renewalSentAt = Long.MIN_VALUE;
+
+  // The key, as last seen (key null and keyKnown: absent).
+  private boolean keyKnown;
+  private KeyRecord key;
+  private long knownRevision;
+  private LeaderInfo leader;
+
+  private long token;
+  private long campaignOp;
+  private long campaignFailures;
+  private long deleteOp;
+  private long deleteToken;
+  private long deleteFailures;
+  private long holdoffUntil = Long.MIN_VALUE;
+
+  /** SessionElection runs with the session's protocol settings; {@code random} jitters retries. */
+  public SessionElection(ProtocolConfig config, RandomGenerator random) {
+    this.config = config;
+    this.fx = new Fx(config, random);
+  }
+
+  @Override
+  public List<Command> step(Input in, long now) {
+    fx.begin();
+    if (in instanceof Input.Start) {
+      if (!started && role != ElectorState.STOPPED) {
+        started = true;
+        fx.add(new SessionCommand.Join());
+      }
+    } else if (in instanceof Input.Close) {
+      close(now);
+    } else if (in instanceof EtcdInput.CampaignWon w) {
+      won(w, now);
+    } else if (role == ElectorState.STOPPED) {
+      if (in instanceof SessionInput.DeleteFailed f && f.op() == deleteOp) {
+        deleteOp = 0; // The election's close does not wait past one try; the lease's end covers it.
+      }
+      return fx.commands();
+    } else if (in instanceof SessionInput.Live l) {
+      live(l, now);
+    } else if (in instanceof SessionInput.Ended e) {
+      ended(e, now);
+    } else if (in instanceof EtcdInput.CampaignLost l) {
+      lost(l, now);
+    } else if (in instanceof EtcdInput.CampaignFailed f && f.op() == campaignOp) {
+      campaignOp = 0;
+      campaignFailures++;
+      fx.setTimer(Timer.CAMPAIGN, now + fx.backoff(campaignFailures));
+    } else if (in instanceof SessionInput.KeySeen k) {
+      seen(k.key(), k.revision(), now);
+    } else if (in instanceof SessionInput.Deleted d && d.op() == deleteOp) {
+      deleteOp = 0;
+      deleteFailures = 0;
+      if (d.applied()) {
+        seen(null, d.revision(), now);
+      }
+      campaignIfDue(now);
+    } else if (in instanceof SessionInput.DeleteFailed f && f.op() == deleteOp) {
+      deleteOp = 0;
+      deleteFailures++;
+      fx.setTimer(Timer.DELETE, now + fx.backoff(deleteFailures));
+    } else if (in instanceof Input.Resign r) {
+      if (role == ElectorState.MASTER) {
+        long t = token;
+        stepDown(r.cause(), now);
+        holdoffUntil = now + Math.max(config.resignHoldoffNanos(), config.backoffInitialNanos());
+        fx.setTimer(Timer.HOLDOFF, holdoffUntil);
+        delete(t);
+      }
+    } else if (in instanceof Input.TimerFired t) {
+      Timer kind = fx.fired(t);
+      if (kind == Timer.DELETE && deleteToken != 0 && deleteOp == 0 && leaseId != 0) {
+        delete(deleteToken);
+      } else if (kind != null) {
+        campaignIfDue(now);
+      }
+    }
+    return fx.commands();
+  }
+
+  // ---- the session's lease ----
+
+  private void live(SessionInput.Live l, long now) {
+    if (l.leaseId() != leaseId) {
+      leaseId = l.leaseId();
+      campaignFailures = 0;
+    }
+    deadline = l.deadline();
+    renewalSentAt = l.renewalSentAt();
+    campaignIfDue(now);
+  }
+
+  private void ended(SessionInput.Ended e, long now) {
+    if (e.leaseId() != leaseId) {
+      return;
+    }
+    if (e.cause() == Cause.CLOSED) {
+      // The session closes: its revoke takes every key, so the election stops without a delete.
+      leaseId = 0;
+      close(now);
+      return;
+    }
+    if (role == ElectorState.MASTER) {
+      stepDown(e.cause(), now);
+    }
+    // Whatever rode on that lease goes with its revocation or expiry.
+    leaseId = 0;
+    deadline = Long.MIN_VALUE;
+    renewalSentAt = Long.MIN_VALUE;
+    campaignOp = 0;
+    deleteOp = 0;
+    deleteToken = 0;
+    fx.cancelTimer(Timer.DELETE);
+  }
+
+  private boolean live(long now) {
+    return leaseId != 0 && now < deadline;
+  }
+
+  // ---- campaign ----
+
+  private void campaignIfDue(long now) {
+    if (!started || role != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0
+        || now < holdoffUntil || !live(now) || keyKnown && key != null) {
+      return;
+    }
+    fx.cancelTimer(Timer.CAMPAIGN);
+    campaignOp = fx.id();
+    fx.add(new SessionCommand.Campaign(campaignOp, leaseId));
+  }
+
+  private void won(EtcdInput.CampaignWon w, long now) {
+    long rev = w.createRevision();
+    boolean current = w.op() == campaignOp;
+    if (current) {
+      campaignOp = 0;
+      campaignFailures = 0;
+    }
+    if (!current || role != ElectorState.FOLLOWER || !live(now)) {
+      // A put this election will not lead on: a late reply, a close, a deadline passed.
+      if (leaseId != 0) {
+        delete(rev);
+      }
+      return;
+    }
+    token = rev;
+    key = new KeyRecord(config.candidateId(), leaseId, rev, rev);
+    keyKnown = true;
+    knownRevision = Math.max(knownRevision, rev);
+    leader = new LeaderInfo(config.candidateId(), rev, leaseId);
+    fx.cancelTimer(Timer.CAMPAIGN);
+    moveTo(ElectorState.MASTER, Cause.ELECTED, now);
+  }
+
+  private void lost(EtcdInput.CampaignLost l, long now) {
+    if (l.op() != campaignOp) {
+      return;
+    }
+    campaignOp = 0;
+    campaignFailures = 0;
+    seen(l.holder(), l.revision(), now);
+  }
+
+  // ---- the key ----
+
+  private void seen(KeyRecord k, long revision, long now) {
+    if (revision < knownRevision) {
+      return;
+    }
+    knownRevision = revision;
+    keyKnown = true;
+    key = k;
+    if (role == ElectorState.MASTER) {
+      if (k == null) {
+        stepDown(Cause.KEY_DELETED, now);
+      } else if (k.modRevision() != token || k.leaseId() != leaseId) {
+        stepDown(Cause.KEY_TAKEN, now);
+      } else {
+        return;
+      }
+    }
+    if (k == null) {
+      campaignIfDue(now);
+    } else if (k.leaseId() == leaseId && leaseId != 0) {
+      // This session's key but not a term of this election's: never adopted.
+      if (campaignOp == 0 && (deleteOp == 0 || deleteToken != k.modRevision())) {
+        delete(k.modRevision());
+      }
+    } else {
+      LeaderInfo next = new LeaderInfo(k.holderId(), k.token(), k.leaseId());
+      if (!next.equals(leader)) {
+        leader = next;
+        moveTo(ElectorState.FOLLOWER, Cause.LEADER_CHANGED, now);
+      }
+    }
+  }
+
+  // ---- resign, step-down, close ----
+
+  private void delete(long t) {
+    deleteOp = fx.id();
+    deleteToken = t;
+    fx.add(new SessionCommand.FencedDelete(deleteOp, t));
+  }
+
+  private void stepDown(Cause cause, long now) {
+    token = 0;
+    leader = null;
+    moveTo(ElectorState.FOLLOWER, cause, now);
+  }
+
+  private void close(long now) {
+    if (role == ElectorState.STOPPED) {
+      return;
+    }
+    long t = role == ElectorState.MASTER ? token : 0;
+    token = 0;
+    moveTo(ElectorState.STOPPED, Cause.CLOSED, now);
+    fx.cancelAllTimers();
+    if (started) {
+      fx.add(new SessionCommand.Leave());
+    }
+    if (t != 0 && leaseId != 0) {
+      delete(t);
+    }
+  }
+
+  private void moveTo(ElectorState to, Cause cause, long now) {
+    ElectorState from = role;
+    role = to;
+    fx.add(new Command.Publish(from, to, cause, leader, now));
+  }
+
+  // ---- Machine ----
+
+  @Override
+  public ElectorState role() {
+    return role;
+  }
+
+  @Override
+  public LeaderInfo leader() {
+    return leader;
+  }
+
+  @Override
+  public long deadline() {
+    return role == ElectorState.MASTER ? deadline : Long.MIN_VALUE;
+  }
+
+  @Override
+  public long fencingToken() {
+    return role == ElectorState.MASTER ? token : 0;
+  }
+
+  @Override
+  public long leaseId() {
+    return role == ElectorState.MASTER ? leaseId : 0;
+  }
+
+  @Override
+  public long renewalSentAt() {
+    return renewalSentAt;
+  }
+}

@@ -1,0 +1,230 @@
+package dev.leasehold.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.etcd.EtcdSession;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Many elections on one lease (PROTOCOL.md §11) against a real one-member etcd. */
+class EtcdSessionIT {
+  @RegisterExtension static final EtcdClusterExtension ETCD = EtcdClusterExtension.members(1);
+  private static final Duration TTL = Duration.ofSeconds(2);
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final int N = 20;
+
+  private Client outside;
+  private String prefix;
+  private final List<EtcdSession> sessions = new ArrayList<>();
+  private final Map<LeaderElector, List<LeadershipEvent>> events = new HashMap<>();
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    outside = Client.builder().endpoints(ETCD.cluster().clientEndpoints().toArray(String[]::new)).build();
+    prefix = "/it/sessions/" + info.getTestMethod().orElseThrow().getName() + "/";
+  }
+
+  @AfterEach
+  void tearDown() {
+    sessions.forEach(EtcdSession::close);
+    outside.close();
+  }
+
+  private EtcdSession session(String id) {
+    EtcdSession s = EtcdSession.builder()
+        .endpoints(ETCD.cluster().clientEndpoints().toArray(String[]::new))
+        .prefix(prefix).candidateId(id).leaseTtl(TTL).build();
+    sessions.add(s);
+    return s;
+  }
+
+  private List<LeaderElector> elections(EtcdSession s) {
+    List<LeaderElector> out = new ArrayList<>();
+    for (int i = 0; i < N; i++) {
+      LeaderElector e = s.election("shard-" + i);
+      List<LeadershipEvent> log = new CopyOnWriteArrayList<>();
+      e.onLeadershipChanged(log::add);
+      events.put(e, log);
+      e.start();
+      out.add(e);
+    }
+    return out;
+  }
+
+  private Map<String, KeyValue> keys() throws Exception {
+    ByteSequence p = ByteSequence.from(prefix, StandardCharsets.UTF_8);
+    return outside.getKVClient().get(p, GetOption.builder().isPrefix(true).build()).get(5, TimeUnit.SECONDS)
+        .getKvs().stream().collect(Collectors.toMap(kv -> kv.getKey().toString(StandardCharsets.UTF_8), kv -> kv));
+  }
+
+  private static long leaders(List<LeaderElector> a, List<LeaderElector> b, int i) {
+    return (a.get(i).isLeader() ? 1 : 0) + (b.get(i).isLeader() ? 1 : 0);
+  }
+
+  private static List<Cause> causes(List<LeadershipEvent> log) {
+    return log.stream().map(LeadershipEvent::cause).toList();
+  }
+
+  @Test
+  void everyElectionHasOneLeaderAndEachSessionOneLeaseForAllItsKeys() throws Exception {
+    EtcdSession a = session("a");
+    EtcdSession b = session("b");
+    List<LeaderElector> ea = elections(a);
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    List<LeaderElector> eb = elections(b);
+    b.start();
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    Map<String, KeyValue> keys = keys();
+    assertEquals(N, keys.size());
+    Set<Long> leases = keys.values().stream().map(KeyValue::getLease).collect(Collectors.toSet());
+    assertEquals(1, leases.size(), "every key of session a on one lease");
+    long lease = leases.iterator().next();
+    for (int i = 0; i < N; i++) {
+      Leadership term = ea.get(i).leadership().orElseThrow();
+      KeyValue kv = keys.get(prefix + "shard-" + i);
+      assertEquals(kv.getModRevision(), term.fencingToken());
+      assertEquals(lease, term.leaseId());
+      assertEquals(1, leaders(ea, eb, i));
+      assertEquals("a", eb.get(i).currentLeader().orElseThrow().candidateId());
+    }
+    assertEquals(2, ETCD.cluster().leaseIds().size());
+  }
+
+  @Test
+  void oneElectionsResignHandsOnlyItsKeyOverAndLeavesItsSiblingsAlone() throws Exception {
+    EtcdSession a = session("a");
+    EtcdSession b = session("b");
+    List<LeaderElector> ea = elections(a);
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    List<LeaderElector> eb = elections(b);
+    b.start();
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    Map<String, KeyValue> before = keys();
+    long token = ea.get(3).leadership().orElseThrow().fencingToken();
+    ea.get(3).resign();
+    await().atMost(WAIT).until(() -> eb.get(3).isLeader());
+    assertFalse(ea.get(3).isLeader());
+    assertTrue(eb.get(3).leadership().orElseThrow().fencingToken() > token);
+    Map<String, KeyValue> after = keys();
+    for (int i = 0; i < N; i++) {
+      if (i == 3) {
+        continue;
+      }
+      String k = prefix + "shard-" + i;
+      assertEquals(before.get(k).getModRevision(), after.get(k).getModRevision(), k);
+      assertTrue(ea.get(i).isLeader(), k);
+      assertEquals(List.of(Cause.SUBSCRIBED, Cause.ELECTED), causes(events.get(ea.get(i))), k);
+    }
+    // Resigned, then told of its successor.
+    assertEquals(List.of(Cause.SUBSCRIBED, Cause.ELECTED, Cause.RESIGNED, Cause.LEADER_CHANGED),
+        causes(events.get(ea.get(3))));
+    assertEquals("b", ea.get(3).currentLeader().orElseThrow().candidateId());
+    assertTrue(a.isLive());
+  }
+
+  @Test
+  void theSessionsLossEndsEveryTermOnItAndTheOtherSessionTakesThemAll() throws Exception {
+    EtcdSession a = session("a");
+    EtcdSession b = session("b");
+    List<LeaderElector> ea = elections(a);
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    List<LeaderElector> eb = elections(b);
+    b.start();
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    long lease = ea.get(0).leadership().orElseThrow().leaseId();
+    outside.getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(LeaderElector::isLeader));
+    for (LeaderElector e : ea) {
+      assertFalse(e.isLeader());
+      List<Cause> c = causes(events.get(e));
+      // One loss each (the watch may show the key deleted before the keep-alive finds the
+      // lease gone), then the new leader.
+      assertEquals(Cause.ELECTED, c.get(1), c.toString());
+      assertTrue(Set.of(Cause.LEASE_REVOKED, Cause.KEY_DELETED).contains(c.get(2)), c.toString());
+      assertEquals(1, c.stream().filter(Cause::isLoss).count(), c.toString());
+    }
+    // Session a granted a new lease and is a candidate again on it.
+    await().atMost(WAIT).until(a::isLive);
+    await().atMost(WAIT).until(() -> !ETCD.cluster().leaseIds().contains(lease));
+  }
+
+  @Test
+  void closingOneElectionDeletesOnlyItsKeyAndClosingTheSessionLeavesNothingBehind() throws Exception {
+    EtcdSession a = session("a");
+    List<LeaderElector> ea = elections(a);
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    ea.get(5).close();
+    assertEquals(ElectorState.STOPPED, ea.get(5).state());
+    await().atMost(WAIT).until(() -> keys().size() == N - 1);
+    assertFalse(keys().containsKey(prefix + "shard-5"));
+    assertTrue(ea.get(6).isLeader());
+    assertEquals(N - 1, a.elections());
+    // The name is free again once closed.
+    a.election("shard-5").close();
+    assertThrows(IllegalArgumentException.class, () -> a.election("shard-6"));
+    a.close();
+    for (LeaderElector e : ea) {
+      assertEquals(ElectorState.STOPPED, e.state());
+      assertEquals(Cause.CLOSED, events.get(e).get(events.get(e).size() - 1).cause());
+      assertEquals(1, causes(events.get(e)).stream().filter(c -> c == Cause.CLOSED).count());
+    }
+    assertEquals(0, keys().size());
+    assertEquals(0, ETCD.cluster().leaseIds().size());
+  }
+
+  @Test
+  void threadsDoNotGrowWithElections() throws Exception {
+    EtcdSession a = session("a");
+    a.start();
+    startMany(a, 0, 100);
+    Set<String> before = threadNames();
+    startMany(a, 100, 600);
+    Set<String> after = threadNames();
+    // The loop, the dispatcher and the client's two.
+    assertEquals(4, after.stream().filter(t -> t.startsWith("leasehold-")).count(), after.toString());
+    assertTrue(after.size() <= before.size(), before.size() + " threads at 100 elections, " + after.size()
+        + " at 600: " + after);
+  }
+
+  private void startMany(EtcdSession s, int from, int to) {
+    for (int i = from; i < to; i++) {
+      s.election("many-" + i).start();
+    }
+    await().atMost(WAIT).until(() -> keys().size() == to);
+  }
+
+  private static Set<String> threadNames() {
+    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+        .collect(Collectors.toSet());
+  }
+}
