@@ -231,7 +231,10 @@ public final class SessionElection implements Machine {
       if (k == null) {
         stepDown(Cause.KEY_DELETED, now);
       } else if (k.modRevision() != token || k.leaseId() != leaseId) {
-        stepDown(Cause.KEY_TAKEN, now);
+        token = 0;
+        leader = new LeaderInfo(k.holderId(), k.token(), k.leaseId());
+        moveTo(ElectorState.FOLLOWER, Cause.KEY_TAKEN, now);
+        return;
       } else {
         return;
       }
