@@ -13,6 +13,11 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
@@ -20,6 +25,7 @@ import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +63,7 @@ final class SessionHub implements StorePort {
   private volatile SessionInput.Live live;
 
   // Loop-confined.
+  private final Map<ByteSequence, Long> laterDeletes = new HashMap<>();
   private Watch.Watcher watcher;
   private long watchGeneration;
   private long checkRevision;
@@ -94,6 +101,30 @@ final class SessionHub implements StorePort {
     inboxes.remove(key);
   }
 
+  /** fencedDelete is {@code Txn If ModRevision(key) == token Then Delete(key)} (PROTOCOL.md §11.2). */
+  CompletableFuture<TxnResponse> fencedDelete(ByteSequence key, long token) {
+    return client.getKVClient().txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(token)))
+        .Then(Op.delete(key, DeleteOption.DEFAULT))
+        .commit();
+  }
+
+  /**
+   * deleteLater keeps a closed election's failed fenced delete, sent again after each renewal
+   * until etcd answers it; the lease's end drops them all (the keys went with it).
+   */
+  void deleteLater(ByteSequence key, long token) {
+    laterDeletes.put(key, token);
+  }
+
+  private void retryLaterDeletes() {
+    laterDeletes.forEach((key, token) -> fencedDelete(key, token).whenComplete((r, e) -> {
+      if (e == null) {
+        loop.execute(() -> laterDeletes.remove(key, token));
+      }
+    }));
+  }
+
   // ---- StorePort of the session's lease ----
 
   @Override
@@ -123,11 +154,13 @@ final class SessionHub implements StorePort {
       SessionInput.Live l = new SessionInput.Live(r.leaseId(), r.deadline(), r.renewalSentAt());
       live = l;
       inboxes.values().forEach(i -> i.accept(l));
+      retryLaterDeletes();
       if (r.revision() > 0) {
         checkWatch(r.revision());
       }
     } else if (command instanceof SessionCommand.Ended e) {
       live = null;
+      laterDeletes.clear();
       SessionInput.Ended ended = new SessionInput.Ended(e.leaseId(), e.cause());
       inboxes.values().forEach(i -> i.accept(ended));
     } else {

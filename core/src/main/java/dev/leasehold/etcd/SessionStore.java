@@ -12,7 +12,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +55,12 @@ final class SessionStore implements StorePort {
 
   @Override
   public CompletionStage<? extends Input> call(StoreCall call) {
-    if (call instanceof SessionCommand.Campaign c) {
+    if (call instanceof SessionCommand.FencedDelete d) {
+      return hub.fencedDelete(key, d.token())
+          .handle((r, e) -> e != null
+              ? new SessionInput.DeleteFailed(d.op(), hub.describe(e))
+              : new SessionInput.Deleted(d.op(), r.isSucceeded(), r.getHeader().getRevision()));
+    } else if (call instanceof SessionCommand.Campaign c) {
       return hub.client().getKVClient().txn()
           .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
           .Then(Op.put(key, value, PutOption.builder().withLeaseId(c.leaseId()).build()))
@@ -65,14 +69,6 @@ final class SessionStore implements StorePort {
           .handle((r, e) -> e != null
               ? new EtcdInput.CampaignFailed(c.op(), hub.describe(e))
               : EtcdRecords.campaignResult(c.op(), r));
-    } else if (call instanceof SessionCommand.FencedDelete d) {
-      return hub.client().getKVClient().txn()
-          .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(d.token())))
-          .Then(Op.delete(key, DeleteOption.DEFAULT))
-          .commit()
-          .handle((r, e) -> e != null
-              ? new SessionInput.DeleteFailed(d.op(), hub.describe(e))
-              : new SessionInput.Deleted(d.op(), r.isSucceeded(), r.getHeader().getRevision()));
     }
     throw new IllegalArgumentException("not a session election's call: " + call);
   }
@@ -83,6 +79,8 @@ final class SessionStore implements StorePort {
       hub.join(electionKey, inbox);
     } else if (command instanceof SessionCommand.Leave) {
       hub.leave(electionKey);
+    } else if (command instanceof SessionCommand.DeleteLater d) {
+      hub.deleteLater(key, d.token());
     } else {
       throw new IllegalArgumentException("not a session election's command: " + command);
     }

@@ -47,6 +47,12 @@ public sealed interface SessionCommand extends Command {
   }
 
   /**
+   * DeleteLater hands a closed election's failed fenced delete to the session, which retries it
+   * after each renewal until etcd answers it or the lease ends (and the key with it).
+   */
+  record DeleteLater(long token) implements SessionCommand {}
+
+  /**
    * Renewed tells every election that the session's lease is live until {@code deadline};
    * {@code revision} is the store revision the confirming read was served at, which the
    * session's watch must reach (PROTOCOL.md §11, the silent watch).

@@ -90,7 +90,9 @@ public final class SessionElection implements Machine {
       won(w, now);
     } else if (role == ElectorState.STOPPED) {
       if (in instanceof SessionInput.DeleteFailed f && f.op() == deleteOp) {
-        deleteOp = 0; // The election's close does not wait past one try; the lease's end covers it.
+        // The election no longer runs: the session retries it (or its lease's end takes the key).
+        deleteOp = 0;
+        fx.add(new SessionCommand.DeleteLater(deleteToken));
       }
       return fx.commands();
     } else if (in instanceof SessionInput.Live l) {

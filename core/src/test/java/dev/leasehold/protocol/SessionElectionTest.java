@@ -209,6 +209,14 @@ class SessionElectionTest {
   }
 
   @Test
+  void aClosedElectionsFailedDeleteIsHandedToTheSession() {
+    elect(92);
+    step(new Input.Close());
+    step(new SessionInput.DeleteFailed(only(SessionCommand.FencedDelete.class).op(), "timed out"));
+    assertEquals(92, only(SessionCommand.DeleteLater.class).token());
+  }
+
+  @Test
   void theSessionClosingStopsTheElectionWithOneEventAndNoDelete() {
     elect(91);
     step(new SessionInput.Ended(LEASE, Cause.CLOSED));
