@@ -140,7 +140,8 @@ final class SessionHub implements StorePort {
   @Override
   public void open() {
     lease.open();
-    startWatch();
+    // open() runs on the thread calling start(); the watch's state is the loop's.
+    loop.execute(this::startWatch);
   }
 
   @Override
