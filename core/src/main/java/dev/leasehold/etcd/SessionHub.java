@@ -128,11 +128,6 @@ final class SessionHub implements StorePort {
   // ---- StorePort of the session's lease ----
 
   @Override
-  public String backend() {
-    return "etcd";
-  }
-
-  @Override
   public Guarantee guarantee() {
     return Guarantee.DISTRIBUTED;
   }

@@ -41,11 +41,6 @@ final class SessionStore implements StorePort {
   }
 
   @Override
-  public String backend() {
-    return "etcd";
-  }
-
-  @Override
   public Guarantee guarantee() {
     return Guarantee.DISTRIBUTED;
   }

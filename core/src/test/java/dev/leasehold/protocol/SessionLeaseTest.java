@@ -8,9 +8,7 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
-import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The session's lease (PROTOCOL.md §11): the single election's renewal, news for every election. */
@@ -23,60 +21,45 @@ class SessionLeaseTest {
   private static final long LEASE = 77;
 
   private final SessionLease m = new SessionLease(CONFIG, new SplittableRandom(1));
-  private long now = 1_000 * S;
-  private List<Command> last;
+  private final MachineSteps d = new MachineSteps(m);
 
-  private List<Command> step(Input in) {
-    last = m.step(in, now);
-    return last;
-  }
 
-  private <T extends Command> T only(Class<T> type) {
-    List<T> found = last.stream().filter(type::isInstance).map(type::cast).collect(Collectors.toList());
-    assertEquals(1, found.size(), () -> "expected one " + type.getSimpleName() + " in " + last);
-    return found.get(0);
-  }
 
-  private Command.SetTimer timer(TimerKind kind) {
-    return last.stream().filter(c -> c instanceof Command.SetTimer t && t.timer() == kind)
-        .map(Command.SetTimer.class::cast).reduce((a, b) -> b)
-        .orElseThrow(() -> new AssertionError("no " + kind + " timer in " + last));
-  }
 
   private long grant() {
-    long sentAt = now;
-    step(new Input.Start());
-    EtcdCommand.GrantLease g = only(EtcdCommand.GrantLease.class);
-    now += 5 * MS;
-    step(new EtcdInput.LeaseGranted(g.op(), LEASE, 5));
+    long sentAt = d.now;
+    d.step(new Input.Start());
+    EtcdCommand.GrantLease g = d.only(EtcdCommand.GrantLease.class);
+    d.now += 5 * MS;
+    d.step(new EtcdInput.LeaseGranted(g.op(), LEASE, 5));
     return sentAt;
   }
 
   @Test
   void aGrantTellsEveryElectionTheLeaseAndItsDeadlineFromTheGrantsSendTime() {
     long sentAt = grant();
-    SessionCommand.Renewed r = only(SessionCommand.Renewed.class);
+    SessionCommand.Renewed r = d.only(SessionCommand.Renewed.class);
     assertEquals(LEASE, r.leaseId());
     assertEquals(CONFIG.deadline(sentAt, 5), r.deadline());
     assertEquals(ElectorState.MASTER, m.role());
-    assertEquals(sentAt + CONFIG.masterRenewIntervalNanos(5), timer(TimerKind.RENEW).atNanos());
+    assertEquals(sentAt + CONFIG.masterRenewIntervalNanos(5), d.timer(TimerKind.RENEW).atNanos());
   }
 
   @Test
   void oneKeepAliveAndOneConfirmingReadRenewItForEveryElection() {
     grant();
-    Command.SetTimer renew = timer(TimerKind.RENEW);
-    now = renew.atNanos();
-    long sentAt = now;
-    step(new Input.TimerFired(renew.timer(), renew.seq()));
-    EtcdCommand.KeepAlive k = only(EtcdCommand.KeepAlive.class);
-    now += 3 * MS;
-    step(new EtcdInput.KeepAliveAcked(k.op(), 5, 7));
-    EtcdCommand.ConfirmRead c = only(EtcdCommand.ConfirmRead.class);
-    assertEquals(1, last.size(), "one read, nothing per election: " + last);
-    now += 2 * MS;
-    step(new EtcdInput.ConfirmRead(c.op(), null, 500, 7));
-    SessionCommand.Renewed r = only(SessionCommand.Renewed.class);
+    Command.SetTimer renew = d.timer(TimerKind.RENEW);
+    d.now = renew.atNanos();
+    long sentAt = d.now;
+    d.step(new Input.TimerFired(renew.timer(), renew.seq()));
+    EtcdCommand.KeepAlive k = d.only(EtcdCommand.KeepAlive.class);
+    d.now += 3 * MS;
+    d.step(new EtcdInput.KeepAliveAcked(k.op(), 5, 7));
+    EtcdCommand.ConfirmRead c = d.only(EtcdCommand.ConfirmRead.class);
+    assertEquals(1, d.last.size(), "one read, nothing per election: " + d.last);
+    d.now += 2 * MS;
+    d.step(new EtcdInput.ConfirmRead(c.op(), null, 500, 7));
+    SessionCommand.Renewed r = d.only(SessionCommand.Renewed.class);
     assertEquals(CONFIG.deadline(sentAt, 5), r.deadline());
     assertEquals(500, r.revision(), "the revision the watch must reach");
   }
@@ -84,56 +67,56 @@ class SessionLeaseTest {
   @Test
   void anAckFromAnotherRaftTermConfirmsNothing() {
     grant();
-    Command.SetTimer renew = timer(TimerKind.RENEW);
-    now = renew.atNanos();
-    step(new Input.TimerFired(renew.timer(), renew.seq()));
-    step(new EtcdInput.KeepAliveAcked(only(EtcdCommand.KeepAlive.class).op(), 5, 7));
-    step(new EtcdInput.ConfirmRead(only(EtcdCommand.ConfirmRead.class).op(), null, 500, 8));
-    assertFalse(last.stream().anyMatch(SessionCommand.Renewed.class::isInstance), last.toString());
+    Command.SetTimer renew = d.timer(TimerKind.RENEW);
+    d.now = renew.atNanos();
+    d.step(new Input.TimerFired(renew.timer(), renew.seq()));
+    d.step(new EtcdInput.KeepAliveAcked(d.only(EtcdCommand.KeepAlive.class).op(), 5, 7));
+    d.step(new EtcdInput.ConfirmRead(d.only(EtcdCommand.ConfirmRead.class).op(), null, 500, 8));
+    assertFalse(d.last.stream().anyMatch(SessionCommand.Renewed.class::isInstance), d.last.toString());
   }
 
   @Test
   void theDeadlinePassingEndsEveryTermRevokesTheLeaseAndGrantsAnew() {
     grant();
-    Command.SetTimer deadline = timer(TimerKind.DEADLINE);
-    now = deadline.atNanos();
-    step(new Input.TimerFired(deadline.timer(), deadline.seq()));
-    SessionCommand.Ended e = only(SessionCommand.Ended.class);
+    Command.SetTimer deadline = d.timer(TimerKind.DEADLINE);
+    d.now = deadline.atNanos();
+    d.step(new Input.TimerFired(deadline.timer(), deadline.seq()));
+    SessionCommand.Ended e = d.only(SessionCommand.Ended.class);
     assertEquals(Cause.LEASE_EXPIRED_LOCALLY, e.cause());
-    assertEquals(LEASE, only(Command.Release.class).leaseId());
-    only(EtcdCommand.GrantLease.class);
-    assertTrue(last.indexOf(e) < last.indexOf(only(Command.Release.class)), "elections first: " + last);
+    assertEquals(LEASE, d.only(Command.Release.class).leaseId());
+    d.only(EtcdCommand.GrantLease.class);
+    assertTrue(d.last.indexOf(e) < d.last.indexOf(d.only(Command.Release.class)), "elections first: " + d.last);
     assertEquals(ElectorState.CANDIDATE, m.role());
   }
 
   @Test
   void etcdSayingTheLeaseIsGoneEndsItWithoutARevoke() {
     grant();
-    Command.SetTimer renew = timer(TimerKind.RENEW);
-    now = renew.atNanos();
-    step(new Input.TimerFired(renew.timer(), renew.seq()));
-    step(new EtcdInput.KeepAliveFailed(only(EtcdCommand.KeepAlive.class).op(), true, "lease not found"));
-    assertEquals(Cause.LEASE_REVOKED, only(SessionCommand.Ended.class).cause());
-    assertFalse(last.stream().anyMatch(Command.Release.class::isInstance));
-    only(EtcdCommand.GrantLease.class);
+    Command.SetTimer renew = d.timer(TimerKind.RENEW);
+    d.now = renew.atNanos();
+    d.step(new Input.TimerFired(renew.timer(), renew.seq()));
+    d.step(new EtcdInput.KeepAliveFailed(d.only(EtcdCommand.KeepAlive.class).op(), true, "lease not found"));
+    assertEquals(Cause.LEASE_REVOKED, d.only(SessionCommand.Ended.class).cause());
+    assertFalse(d.last.stream().anyMatch(Command.Release.class::isInstance));
+    d.only(EtcdCommand.GrantLease.class);
   }
 
   @Test
   void closeEndsTheElectionsAndRevokesAndALateGrantIsRevokedToo() {
-    step(new Input.Start());
-    EtcdCommand.GrantLease g = only(EtcdCommand.GrantLease.class);
-    step(new Input.Close());
-    assertTrue(last.stream().noneMatch(SessionCommand.Ended.class::isInstance), "no lease yet: " + last);
-    step(new EtcdInput.LeaseGranted(g.op(), LEASE, 5));
-    assertEquals(LEASE, only(Command.Release.class).leaseId());
+    d.step(new Input.Start());
+    EtcdCommand.GrantLease g = d.only(EtcdCommand.GrantLease.class);
+    d.step(new Input.Close());
+    assertTrue(d.last.stream().noneMatch(SessionCommand.Ended.class::isInstance), "no lease yet: " + d.last);
+    d.step(new EtcdInput.LeaseGranted(g.op(), LEASE, 5));
+    assertEquals(LEASE, d.only(Command.Release.class).leaseId());
     assertEquals(ElectorState.STOPPED, m.role());
   }
 
   @Test
   void closeWithALeaseTellsClosedThenRevokes() {
     grant();
-    step(new Input.Close());
-    assertEquals(Cause.CLOSED, only(SessionCommand.Ended.class).cause());
-    assertEquals(LEASE, only(Command.Release.class).leaseId());
+    d.step(new Input.Close());
+    assertEquals(Cause.CLOSED, d.only(SessionCommand.Ended.class).cause());
+    assertEquals(LEASE, d.only(Command.Release.class).leaseId());
   }
 }

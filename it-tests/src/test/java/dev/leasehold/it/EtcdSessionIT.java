@@ -78,6 +78,16 @@ class EtcdSessionIT {
     return out;
   }
 
+  /** aLeadsAllThenBFollows starts a until it leads every election, then b until it follows each. */
+  private List<LeaderElector> aLeadsAllThenBFollows(EtcdSession a, List<LeaderElector> ea, EtcdSession b) {
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    List<LeaderElector> eb = elections(b);
+    b.start();
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    return eb;
+  }
+
   private Map<String, KeyValue> keys() throws Exception {
     ByteSequence p = ByteSequence.from(prefix, StandardCharsets.UTF_8);
     return outside.getKVClient().get(p, GetOption.builder().isPrefix(true).build()).get(5, TimeUnit.SECONDS)
@@ -97,11 +107,7 @@ class EtcdSessionIT {
     EtcdSession a = session("a");
     EtcdSession b = session("b");
     List<LeaderElector> ea = elections(a);
-    a.start();
-    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
-    List<LeaderElector> eb = elections(b);
-    b.start();
-    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    List<LeaderElector> eb = aLeadsAllThenBFollows(a, ea, b);
     Map<String, KeyValue> keys = keys();
     assertEquals(N, keys.size());
     Set<Long> leases = keys.values().stream().map(KeyValue::getLease).collect(Collectors.toSet());
@@ -123,11 +129,7 @@ class EtcdSessionIT {
     EtcdSession a = session("a");
     EtcdSession b = session("b");
     List<LeaderElector> ea = elections(a);
-    a.start();
-    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
-    List<LeaderElector> eb = elections(b);
-    b.start();
-    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    List<LeaderElector> eb = aLeadsAllThenBFollows(a, ea, b);
     Map<String, KeyValue> before = keys();
     long token = ea.get(3).leadership().orElseThrow().fencingToken();
     ea.get(3).resign();
@@ -156,11 +158,7 @@ class EtcdSessionIT {
     EtcdSession a = session("a");
     EtcdSession b = session("b");
     List<LeaderElector> ea = elections(a);
-    a.start();
-    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
-    List<LeaderElector> eb = elections(b);
-    b.start();
-    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    List<LeaderElector> eb = aLeadsAllThenBFollows(a, ea, b);
     long lease = ea.get(0).leadership().orElseThrow().leaseId();
     outside.getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
     await().atMost(WAIT).until(() -> eb.stream().allMatch(LeaderElector::isLeader));
