@@ -80,4 +80,43 @@ class TlcModelCheckTest {
         assertEquals("SanityNoHandover", r.violatedInvariant().orElse(null),
                 () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
     }
+
+    /** The sessions model: many elections on one etcd lease per client (PROTOCOL.md §10, Sessions). */
+    static final String SESSION_SPEC = "LeaseholdSession.tla";
+
+    /**
+     * Sessions: two clients, each with one lease at a time, two elections, fenced deletes retried and applied
+     * late, campaign calls given up on, orphan cleanup; every invariant must hold.
+     */
+    @Test
+    void sessionConfigurationSatisfiesAllInvariants() throws Exception {
+        Tlc.Result r = Tlc.run(SESSION_SPEC, "LeaseholdSession", TIMEOUT);
+        System.out.println(r.summary());
+        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdSession:\n" + r.tail(80));
+        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
+        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
+        System.out.println("LeaseholdSession distinct states: " + states);
+        assertTrue(states > 10_000, "suspiciously small state space: " + states);
+    }
+
+    /**
+     * Non-vacuity of the sessions model: a client must be able to win an election, resign it and win it again on
+     * the same lease (the case a retried fenced delete of the first term must not break).
+     */
+    @Test
+    void sessionModelReachesASecondTermOnTheSameLease() throws Exception {
+        Tlc.Result r = Tlc.run(SESSION_SPEC, "Sanity_SessionReWin", TIMEOUT);
+        System.out.println(r.summary());
+        assertEquals("SanityNoReWin", r.violatedInvariant().orElse(null),
+                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+    }
+
+    /** Non-vacuity of the sessions model: one client must be able to lead both elections on its one lease. */
+    @Test
+    void sessionModelReachesOneClientLeadingTwoElections() throws Exception {
+        Tlc.Result r = Tlc.run(SESSION_SPEC, "Sanity_SessionTwoElections", TIMEOUT);
+        System.out.println(r.summary());
+        assertEquals("SanityNoTwoElections", r.violatedInvariant().orElse(null),
+                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+    }
 }

@@ -42,4 +42,24 @@ class TlcMutationTest {
         assertEquals(EXIT_SAFETY_VIOLATION, r.exitCode(),
                 () -> config + ": unexpected TLC exit status:\n" + r.tail(80));
     }
+
+    /**
+     * The sessions model ({@code tla/LeaseholdSession.tla}) with one deliberate bug each ({@code
+     * tla/MC_Session*.cfg}).
+     */
+    @ParameterizedTest(name = "{0} breaks {1}")
+    @CsvSource({
+        "MC_SessionDeleteByLease, HolderOwnsKey", // fenced delete compares the lease, not the token
+        "MC_SessionAdoptOwnKey,   HolderOwnsKey", // a follower adopts K(e) on its own lease instead of deleting it
+        "MC_SessionLeadOnLateWin, HolderOwnsKey", // a success after give-up / session change still makes a MASTER
+    })
+    void sessionMutationIsCaught(String config, String invariant) throws Exception {
+        Tlc.Result r = Tlc.run(TlcModelCheckTest.SESSION_SPEC, config, TIMEOUT);
+        System.out.println(r.summary());
+        assertFalse(r.noErrorFound(), () -> config + ": TLC found no error, the mutation went undetected");
+        assertEquals(invariant, r.violatedInvariant().orElse(null),
+                () -> config + ": expected a violation of " + invariant + ":\n" + r.tail(80));
+        assertEquals(EXIT_SAFETY_VIOLATION, r.exitCode(),
+                () -> config + ": unexpected TLC exit status:\n" + r.tail(80));
+    }
 }
