@@ -1,6 +1,6 @@
 -------------------------- MODULE LeaseholdSession --------------------------
 (***************************************************************************)
-(* Many elections on one etcd lease (PROTOCOL.md 10, "Sessions").  Each    *)
+(* Many elections on one etcd lease (PROTOCOL.md 11, "Sessions").  Each    *)
 (* client runs one SESSION: at most one etcd lease at a time, sessLease[c] *)
 (* (0 = none).  Each election e has one key K(e), bound to the lease of    *)
 (* the client that created it.  The fencing token of a term is K(e)'s mod  *)
