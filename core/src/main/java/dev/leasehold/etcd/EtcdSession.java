@@ -16,7 +16,6 @@ import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * EtcdSession is one etcd lease serving many elections (PROTOCOL.md §11): a service with one
  * election per shard or tenant pays for one lease, one keep-alive and confirming read per
- * renewal, one watch and four threads (an event loop, a dispatcher, and two for the etcd
- * client it makes), however many elections it runs.
+ * renewal, one watch and five threads (the lease's event loop, the elections' event loop, a
+ * dispatcher, and two for the etcd client it makes), however many elections it runs. The lease
+ * has a loop of its own so that its renewals never wait behind thousands of elections' inputs.
  *
  * <p>Each {@link #election(String)} is a full {@link LeaderElector} on the key {@code prefix +
  * name}: events, {@code whenLeading}, {@code runWhileLeader}, a fencing token per term (the
@@ -60,17 +60,21 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Thread-safe: every method may be called from any thread. All elections and the lease run
- * on the session's one event-loop thread; their listeners run on its one dispatcher thread (or
- * the executor given at subscription).
+ * <p>Thread-safe: every method may be called from any thread. All elections run on the
+ * session's one elections' event-loop thread, the lease and the watch on the lease's; their
+ * listeners run on its one dispatcher thread (or the executor given at subscription).
  */
 public final class EtcdSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
 
   private final ElectorConfig template;
   private final ProtocolConfig protocol;
+  // The elections' loop and the dispatcher every runtime of the session shares.
   private final ThreadScheduler threads;
   private final Scheduler shared;
+  // The lease's own loop (its dispatcher is the elections' too).
+  private final ThreadScheduler leaseThreads;
+  private final Scheduler leaseLoop;
   private final Client client;
   private static final int CLIENT_THREADS = 2;
   private static final AtomicInteger THREADS = new AtomicInteger();
@@ -93,16 +97,18 @@ public final class EtcdSession implements AutoCloseable {
     this.client = client;
     this.clientPool = clientPool;
     this.threads = new ThreadScheduler();
-    this.shared = new Shared(threads);
+    this.shared = new Shared(threads, threads);
+    this.leaseThreads = new ThreadScheduler();
+    this.leaseLoop = new Shared(leaseThreads, threads);
     this.value = ByteSequence.from(template.candidateId(), StandardCharsets.UTF_8);
     this.random = seed != null ? new SplittableRandom(seed) : new SplittableRandom();
     EtcdStore leaseCalls =
         new EtcdStore(() -> client, false, template.electionKey(), template.candidateId(), reasons,
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
-    this.hub = new SessionHub(client, leaseCalls, template.electionKey(), shared,
+    this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop,
         template.retryBackoffInitial().toNanos());
     ElectorConfig leaseConfig = ElectorConfig.builder().config(template).closeOnShutdown(false).build();
-    this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, shared,
+    this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, leaseLoop,
         template.candidateId() + "@" + template.electionKey() + "*");
   }
 
@@ -199,17 +205,17 @@ public final class EtcdSession implements AutoCloseable {
           // The JVM is exiting and runs this close itself.
         }
       }
-      List<CompletableFuture<Void>> all = new ArrayList<>();
-      all.add(lease.closeAsync().toCompletableFuture());
-      try {
-        // After the lease's close step, whose Ended(CLOSED) reaches each election first.
-        shared.execute(() -> elections.values().forEach(ElectorRuntime::closeAsync));
-      } catch (RuntimeException loopGone) {
-        elections.values().forEach(ElectorRuntime::closeAsync);
-      }
       long bound = 4 * template.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(2);
       try {
-        all.get(0).get(bound, TimeUnit.NANOSECONDS);
+        // The lease's close tells every election Ended(CLOSED) (each stops with one event and
+        // no delete), then revokes the lease; only then are the elections closed, after that
+        // news on their loop.
+        lease.closeAsync().toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
+        try {
+          shared.execute(() -> elections.values().forEach(ElectorRuntime::closeAsync));
+        } catch (RuntimeException loopGone) {
+          elections.values().forEach(ElectorRuntime::closeAsync);
+        }
         for (ElectorRuntime e : List.copyOf(elections.values())) {
           e.whenClosed().toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
         }
@@ -218,11 +224,13 @@ public final class EtcdSession implements AutoCloseable {
       } catch (ExecutionException | TimeoutException e) {
         log.warn("session on {}: close did not finish in time: {}", prefix(), e.toString());
       }
-      threads.shutdown();
-      try {
-        threads.awaitTermination();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      for (ThreadScheduler t : List.of(leaseThreads, threads)) {
+        t.shutdown();
+        try {
+          t.awaitTermination();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }
       if (clientPool != null) {
         client.close();
@@ -235,31 +243,34 @@ public final class EtcdSession implements AutoCloseable {
     }
   }
 
-  /** Shared is the session's threads as every runtime on it sees them: only the session stops them. */
-  private record Shared(ThreadScheduler threads) implements Scheduler {
+  /**
+   * Shared is the session's threads as a runtime on it sees them: a loop, and the one dispatcher;
+   * only the session stops them.
+   */
+  private record Shared(ThreadScheduler loop, ThreadScheduler events) implements Scheduler {
     @Override
     public long nanoTime() {
-      return threads.nanoTime();
+      return loop.nanoTime();
     }
 
     @Override
     public void execute(Runnable task) {
-      threads.execute(task);
+      loop.execute(task);
     }
 
     @Override
     public Cancellable schedule(Runnable task, long delayNanos) {
-      return threads.schedule(task, delayNanos);
+      return loop.schedule(task, delayNanos);
     }
 
     @Override
     public Executor dispatcher() {
-      return threads.dispatcher();
+      return events.dispatcher();
     }
 
     @Override
     public boolean onDispatcher() {
-      return threads.onDispatcher();
+      return events.onDispatcher();
     }
 
     @Override

@@ -45,9 +45,11 @@ import org.slf4j.LoggerFactory;
  * previous renewal's revision by then it is restarted, and the prefix re-read for every
  * election.
  *
- * <p>Thread safety: the store-port methods and {@link #join}/{@link #leave} run on the
- * session's event loop; watch callbacks run on jetcd's threads, where they only read the
- * inbox map (concurrent) and hand inputs over.
+ * <p>Thread safety: the store-port methods, the watch's state and its callbacks' follow-ups
+ * run on the lease's event loop; {@link #join}, {@link #leave} and {@link #deleteLater} come
+ * from the elections' loop and touch only concurrent state (the inbox map, the later deletes,
+ * the volatile lease news); watch callbacks run on jetcd's threads, where they only read the
+ * inbox map and hand inputs over. An inbox is an election runtime's, safe from any thread.
  */
 final class SessionHub implements StorePort {
   private static final Logger log = LoggerFactory.getLogger(SessionHub.class);
@@ -62,8 +64,10 @@ final class SessionHub implements StorePort {
   private final AtomicLong watchRevision = new AtomicLong();
   private volatile SessionInput.Live live;
 
-  // Loop-confined.
-  private final Map<ByteSequence, Long> laterDeletes = new HashMap<>();
+  // Added from the elections' loop, retried from the lease's.
+  private final Map<ByteSequence, Long> laterDeletes = new ConcurrentHashMap<>();
+
+  // Confined to the lease's loop.
   private Watch.Watcher watcher;
   private long watchGeneration;
   private long checkRevision;
@@ -120,7 +124,7 @@ final class SessionHub implements StorePort {
   private void retryLaterDeletes() {
     laterDeletes.forEach((key, token) -> fencedDelete(key, token).whenComplete((r, e) -> {
       if (e == null) {
-        loop.execute(() -> laterDeletes.remove(key, token));
+        laterDeletes.remove(key, token);
       }
     }));
   }

@@ -112,6 +112,10 @@ public final class SessionElection implements Machine {
       deleteFailures = 0;
       if (d.applied()) {
         seen(null, d.revision(), now);
+      } else if (key != null && key.modRevision() == deleteToken) {
+        // The key is no longer that term's: what it is now, the next campaign's read tells.
+        keyKnown = false;
+        key = null;
       }
       campaignIfDue(now);
     } else if (in instanceof SessionInput.DeleteFailed f && f.op() == deleteOp) {
@@ -179,8 +183,16 @@ public final class SessionElection implements Machine {
   // ---- campaign ----
 
   private void campaignIfDue(long now) {
-    if (!started || role != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0
-        || now < holdoffUntil || !live(now) || keyKnown && key != null) {
+    if (!started || role != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0) {
+      return;
+    }
+    if (keyKnown && key != null && leaseId != 0 && key.leaseId() == leaseId) {
+      // This session's key, seen while a campaign was in flight whose reply then never came
+      // (it timed out): not a term of this election's, so deleted, never led on.
+      delete(key.modRevision());
+      return;
+    }
+    if (now < holdoffUntil || !live(now) || keyKnown && key != null) {
       return;
     }
     fx.cancelTimer(Timer.CAMPAIGN);

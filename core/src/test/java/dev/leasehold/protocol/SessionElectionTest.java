@@ -105,6 +105,28 @@ class SessionElectionTest {
   }
 
   @Test
+  void aKeyOfItsOwnSeenWhileTheCampaignWasInFlightIsDeletedOnceTheCampaignTimesOut() {
+    // The stall found at 1,000 elections started at once: the watch showed the put, the reply
+    // never came, and the election waited for a leader that did not exist.
+    SessionCommand.Campaign c = campaigning();
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 44, 44), 44));
+    d.step(new EtcdInput.CampaignFailed(c.op(), "timed out after 750 ms"));
+    Command.SetTimer retry = d.timer(SessionElection.Timer.CAMPAIGN);
+    d.fire(retry);
+    assertEquals(44, d.only(SessionCommand.FencedDelete.class).token());
+    d.step(new SessionInput.Deleted(d.only(SessionCommand.FencedDelete.class).op(), true, 45));
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
+  void aDeleteThatFindsTheKeyChangedLeavesTheNextCampaignToReadIt() {
+    SessionCommand.Campaign c = campaigning();
+    d.step(new EtcdInput.CampaignLost(c.op(), new KeyRecord("me", LEASE, 30, 30), 35));
+    d.step(new SessionInput.Deleted(d.only(SessionCommand.FencedDelete.class).op(), false, 36));
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
   void anotherHolderIsTheLeaderAndItsDeleteStartsACampaign() {
     SessionCommand.Campaign c = campaigning();
     d.step(new EtcdInput.CampaignLost(c.op(), new KeyRecord("other", OTHER_LEASE, 20, 20), 25));
