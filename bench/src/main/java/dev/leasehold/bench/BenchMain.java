@@ -133,7 +133,7 @@ public final class BenchMain implements Callable<Path> {
 
   @Option(names = "--phases", split = ",", defaultValue = "floor,idle,handover,crash,partition,scale",
       description = "which scenarios to run (default: the etcd ones but session); session (many elections "
-          + "on one EtcdSession, about 10 min at 10,000 elections on 2 cores) runs only when named; the MariaDB "
+          + "on one EtcdSession, about 7 min at 10,000 elections on 2 cores) runs only when named; the MariaDB "
           + "ones are mariadb-idle, mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four")
   List<String> phases;
 
