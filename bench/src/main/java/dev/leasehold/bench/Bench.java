@@ -42,7 +42,8 @@ final class Bench {
       int pathSamples,
       List<String> phases,
       Path logDir,
-      boolean handoverTrace) {}
+      boolean handoverTrace,
+      SessionPhase.Options session) {}
 
   private final Options o;
   private final Results r;
@@ -63,6 +64,7 @@ final class Bench {
       phase("crash failover", new CrashPhase(o, r, cluster));
       phase("partition", new PartitionPhase(o, r, cluster));
       phase("scale", new ScalePhase(o, r, cluster));
+      phase("session", new SessionPhase(o, r, cluster));
       r.etcdSlowApplies = EtcdLogs.count(cluster.logDir(), "took too long");
       r.etcdSlowFsyncs = EtcdLogs.count(cluster.logDir(), "slow fdatasync");
     }

@@ -97,6 +97,34 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--scale-handovers", defaultValue = "10", description = "handovers at scale, per client mode")
   int scaleHandovers;
 
+  @Option(names = "--session-counts", split = ",", defaultValue = "1,100,1000,10000",
+      description = "session phase: elections on one EtcdSession at which heap and threads are read; "
+          + "idle cost and handover at the smallest and the largest (default: ${DEFAULT-VALUE})")
+  List<Integer> sessionCounts;
+
+  @Option(names = "--session-ttl", defaultValue = "5", description = "session phase: lease TTL (s)")
+  int sessionTtl;
+
+  @Option(names = "--session-trials", defaultValue = "50",
+      description = "session phase: recorded handovers of one election between two sessions, per count")
+  int sessionTrials;
+
+  @Option(names = "--session-warmup", defaultValue = "5", description = "session phase: unrecorded handovers first")
+  int sessionWarmup;
+
+  @Option(names = "--session-window", defaultValue = "20",
+      description = "session phase: seconds between the two metric reads of each idle figure")
+  int sessionWindow;
+
+  @Option(names = "--session-batch", defaultValue = "250",
+      description = "session phase: elections added to a started session at a time, each batch elected "
+          + "before the next (0: all at once, before the session starts)")
+  int sessionBatch;
+
+  @Option(names = "--session-jvm-opts", split = " ", defaultValue = "-Xmx2g -XX:+UseSerialGC -Xss256k",
+      description = "session phase: options of its forked JVM (space-separated)")
+  List<String> sessionJvmOpts;
+
   @Option(names = "--floor-samples", defaultValue = "200", description = "samples per raw round-trip figure")
   int floorSamples;
 
@@ -104,8 +132,9 @@ public final class BenchMain implements Callable<Path> {
   int pathSamples;
 
   @Option(names = "--phases", split = ",", defaultValue = "floor,idle,handover,crash,partition,scale",
-      description = "which scenarios to run (default: the etcd ones); the MariaDB ones are mariadb-idle, "
-          + "mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four")
+      description = "which scenarios to run (default: the etcd ones but session); session (many elections "
+          + "on one EtcdSession, about 7 min at 10,000 elections on 2 cores) runs only when named; the MariaDB "
+          + "ones are mariadb-idle, mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four")
   List<String> phases;
 
   @Option(names = "--mariadb-contenders", split = ",", defaultValue = "LEASEHOLD_JDBC,GET_LOCK",
@@ -166,7 +195,9 @@ public final class BenchMain implements Callable<Path> {
     r.options = new Bench.Options(contenders, extra, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
         crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
         idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
-        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir, handoverTrace);
+        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir, handoverTrace,
+        new SessionPhase.Options(sessionCounts, sessionTtl, sessionTrials, sessionWarmup, sessionWindow,
+            sessionBatch <= 0 ? Integer.MAX_VALUE : sessionBatch, sessionJvmOpts));
     r.loadBefore = MachineInfo.loadAverage();
     boolean etcdPhases = phases.stream().anyMatch(p -> !p.startsWith("mariadb"));
     if (etcdPhases) {

@@ -34,22 +34,35 @@ final class Report extends MarkdownReport {
   Path write() throws IOException {
     Files.createDirectories(dir);
     ReportFiles files = new ReportFiles(r, dir, stem);
-    Path handoverPng = files.plotHandover();
-    Path crashPng = files.plotCrash();
-    Path partitionPng = files.plotPartition();
+    // A run of the session phase alone has no contenders to compare: its report is the machine and
+    // the session section.
+    boolean contenders = r.options.phases().stream().anyMatch(p -> !p.equals("session") && !p.startsWith("mariadb"));
+    Path handoverPng = contenders ? files.plotHandover() : null;
+    Path crashPng = contenders ? files.plotCrash() : null;
+    Path partitionPng = contenders ? files.plotPartition() : null;
     files.writeCsv();
 
     h1("Leasehold benchmark, " + stem);
-    p("Leasehold, jetcd's `Election` client and the seed's polling design, measured side by side on "
+    p((contenders ? "Leasehold, jetcd's `Election` client and the seed's polling design, measured side by side on "
+        : "Leasehold's `EtcdSession` (many elections on one lease), measured on ")
         + "one 3-member etcd cluster in one run of `bench/run.sh" + (r.command.isBlank() ? "" : " " + r.command)
         + "` (wall time " + String.format(Locale.ROOT, "%.1f", r.wallSeconds / 60) + " min, started "
         + DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(r.startedAtMillis).atOffset(ZoneOffset.UTC))
         + "). Every figure below was measured in this run; nothing is copied from elsewhere.");
     // Sections, in this order: ReportSummary fills missed, which ReportAnalysis explains.
-    md.append(new ReportSummary(r, missed).markdown());
-    md.append(new ReportLatency(r, handoverPng, crashPng, partitionPng).markdown());
-    md.append(new ReportCost(r).markdown());
-    md.append(new ReportAnalysis(r, stem, missed).markdown());
+    if (contenders) {
+      md.append(new ReportSummary(r, missed).markdown());
+      md.append(new ReportLatency(r, handoverPng, crashPng, partitionPng).markdown());
+      md.append(new ReportCost(r).markdown());
+    } else {
+      md.append(new ReportSummary(r, missed).machineMarkdown());
+    }
+    if (r.session != null) {
+      md.append(new ReportSession(r).markdown());
+    }
+    if (contenders) {
+      md.append(new ReportAnalysis(r, stem, missed).markdown());
+    }
     if (!r.problems.isEmpty()) {
       h2("Problems during the run");
       for (String s : r.problems) {

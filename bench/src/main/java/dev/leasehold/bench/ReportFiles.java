@@ -63,7 +63,37 @@ final class ReportFiles {
       rowsCsv(c, "scale handover x" + s.count() + " " + s.mode(), "Leasehold",
           Integer.toString(r.options.scaleTtl()), s.handovers());
     }
+    if (r.session != null) {
+      r.session.handover.keySet().forEach(n -> rowsCsv(c, "session handover, " + n + " elections per session",
+          "Leasehold EtcdSession", Integer.toString(r.options.session().ttlSeconds()), r.session.handovers(n)));
+    }
     Files.writeString(dir.resolve(stem + "-samples.csv"), c.toString(), StandardCharsets.UTF_8);
+    if (r.session != null) {
+      writeSessionCsv(r.session);
+    }
+  }
+
+  /** writeSessionCsv writes every figure of the session phase as {@code part,name,value} rows. */
+  private void writeSessionCsv(SessionResults s) throws IOException {
+    StringBuilder c = new StringBuilder("part,name,value\n");
+    s.footprint.forEach((k, v) -> c.append("footprint,").append(k).append(',').append(v).append('\n'));
+    Map<String, EtcdMetrics.Rates> idle = new LinkedHashMap<>();
+    if (s.baseline != null) {
+      idle.put("no client", s.baseline);
+    }
+    idle.putAll(s.idle);
+    idle.forEach((k, v) -> {
+      String part = "\"idle: " + k + "\",";
+      c.append(part).append("proposals_per_s,").append(String.format(Locale.ROOT, "%.3f", v.proposalsPerSec()))
+          .append('\n');
+      c.append(part).append("messages_per_s,").append(String.format(Locale.ROOT, "%.3f", v.messagesPerSec()))
+          .append('\n');
+      v.messagesPerSecByMethod().forEach((m, x) -> c.append(part).append("messages_per_s_").append(m).append(',')
+          .append(String.format(Locale.ROOT, "%.3f", x)).append('\n'));
+    });
+    s.handover.forEach((n, m) -> m.forEach((k, v) -> c.append("handover x").append(n).append(',').append(k)
+        .append(",\"").append(v).append("\"\n")));
+    Files.writeString(dir.resolve(stem + "-session.csv"), c.toString(), StandardCharsets.UTF_8);
   }
 
   private static void rowsCsv(StringBuilder c, String scenario, String who, String ttl, List<Double> v) {

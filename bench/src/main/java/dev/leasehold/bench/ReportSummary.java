@@ -35,6 +35,12 @@ final class ReportSummary extends MarkdownReport {
     return md.toString();
   }
 
+  /** machineMarkdown writes the Machine section only (a run without contenders) and returns it. */
+  String machineMarkdown() {
+    machine();
+    return md.toString();
+  }
+
   private void machine() {
     MachineInfo m = r.machine;
     h2("Machine");

@@ -71,6 +71,8 @@ final class Results {
   /** leasesLeftAfterIdle is how many leases etcd still held right after each idle group closed. */
   final Map<Kind, Map<Integer, Integer>> leasesLeftAfterIdle = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final List<ScaleRun> scale = new ArrayList<>();
+  /** session is the session phase's figures, or null when it did not run. */
+  SessionResults session;
   /** problems lists trials or phases that failed, so the report can say so. */
   final List<String> problems = Collections.synchronizedList(new ArrayList<>());
 }
