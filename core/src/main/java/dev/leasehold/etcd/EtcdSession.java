@@ -106,7 +106,7 @@ public final class EtcdSession implements AutoCloseable {
         new EtcdStore(() -> client, false, template.electionKey(), template.candidateId(), reasons,
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
     this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop,
-        template.retryBackoffInitial().toNanos());
+        template.retryBackoffInitial().toNanos(), template.rpcTimeout().toNanos());
     ElectorConfig leaseConfig = ElectorConfig.builder().config(template).closeOnShutdown(false).build();
     this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, leaseLoop,
         template.candidateId() + "@" + template.electionKey() + "*");

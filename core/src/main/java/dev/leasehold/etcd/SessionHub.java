@@ -62,6 +62,8 @@ final class SessionHub implements StorePort {
   private final long backoffNanos;
   private final ConcurrentHashMap<String, Consumer<Input>> inboxes = new ConcurrentHashMap<>();
   private final AtomicLong watchRevision = new AtomicLong();
+  private final CallGate gate;
+  private final long rpcTimeoutNanos;
   private volatile SessionInput.Live live;
 
   // Added from the elections' loop, retried from the lease's.
@@ -74,8 +76,14 @@ final class SessionHub implements StorePort {
   private int watchFailures;
   private boolean closed;
 
-  SessionHub(Client client, EtcdStore lease, String prefix, Scheduler loop, long backoffNanos) {
+  /** CALLS_IN_FLIGHT bounds the elections' transactions at etcd at once (see CallGate). */
+  static final int CALLS_IN_FLIGHT = 64;
+
+  SessionHub(
+      Client client, EtcdStore lease, String prefix, Scheduler loop, long backoffNanos, long rpcTimeoutNanos) {
     this.client = client;
+    this.rpcTimeoutNanos = rpcTimeoutNanos;
+    this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime);
     this.lease = lease;
     this.prefix = prefix;
     this.prefixBytes = ByteSequence.from(prefix, StandardCharsets.UTF_8);
@@ -103,6 +111,15 @@ final class SessionHub implements StorePort {
 
   void leave(String key) {
     inboxes.remove(key);
+  }
+
+  /**
+   * gated sends an election's call through the session's {@link CallGate}, so that at most
+   * {@link #CALLS_IN_FLIGHT} of them are at etcd at once; one that waited {@code timeoutNanos}
+   * is not sent.
+   */
+  CompletableFuture<TxnResponse> gated(java.util.function.Supplier<CompletableFuture<TxnResponse>> call) {
+    return gate.submit(call, rpcTimeoutNanos);
   }
 
   /** fencedDelete is {@code Txn If ModRevision(key) == token Then Delete(key)} (PROTOCOL.md §11.2). */

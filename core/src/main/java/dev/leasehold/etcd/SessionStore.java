@@ -51,16 +51,16 @@ final class SessionStore implements StorePort {
   @Override
   public CompletionStage<? extends Input> call(StoreCall call) {
     if (call instanceof SessionCommand.FencedDelete d) {
-      return hub.fencedDelete(key, d.token())
+      return hub.gated(() -> hub.fencedDelete(key, d.token()))
           .handle((r, e) -> e != null
               ? new SessionInput.DeleteFailed(d.op(), hub.describe(e))
               : new SessionInput.Deleted(d.op(), r.isSucceeded(), r.getHeader().getRevision()));
     } else if (call instanceof SessionCommand.Campaign c) {
-      return hub.client().getKVClient().txn()
+      return hub.gated(() -> hub.client().getKVClient().txn()
           .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
           .Then(Op.put(key, value, PutOption.builder().withLeaseId(c.leaseId()).build()))
           .Else(Op.get(key, GetOption.DEFAULT))
-          .commit()
+          .commit())
           .handle((r, e) -> e != null
               ? new EtcdInput.CampaignFailed(c.op(), hub.describe(e))
               : EtcdRecords.campaignResult(c.op(), r));
