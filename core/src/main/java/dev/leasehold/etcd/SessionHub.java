@@ -115,11 +115,12 @@ final class SessionHub implements StorePort {
 
   /**
    * gated sends an election's call through the session's {@link CallGate}, so that at most
-   * {@link #CALLS_IN_FLIGHT} of them are at etcd at once; one that waited {@code timeoutNanos}
-   * is not sent.
+   * {@link #CALLS_IN_FLIGHT} of them are at etcd at once; one that waited {@code 3 × rpcTimeout}
+   * is not sent, so that every call sent still has its own rpcTimeout before its election gives
+   * up on it (SessionCommand's gated timeout is 4 × rpcTimeout).
    */
   CompletableFuture<TxnResponse> gated(java.util.function.Supplier<CompletableFuture<TxnResponse>> call) {
-    return gate.submit(call, rpcTimeoutNanos);
+    return gate.submit(call, 3 * rpcTimeoutNanos);
   }
 
   /** fencedDelete is {@code Txn If ModRevision(key) == token Then Delete(key)} (PROTOCOL.md §11.2). */

@@ -32,6 +32,21 @@ public sealed interface SessionCommand extends Command {
     public Input failed(String reason) {
       return new EtcdInput.CampaignFailed(op, reason);
     }
+
+    @Override
+    public long timeoutNanos(long rpcTimeoutNanos) {
+      return gatedTimeout(rpcTimeoutNanos);
+    }
+  }
+
+  /**
+   * gatedTimeout is how long the runtime waits for an election's call: it may first wait for
+   * a free slot of the session's gate (at most {@code 3 × rpcTimeout}, else it is not sent),
+   * then has its own deadline of {@code rpcTimeout} at etcd. A reply after the runtime gave up
+   * on the call is a put the election never leads on, and must delete again.
+   */
+  static long gatedTimeout(long rpcTimeoutNanos) {
+    return 4 * rpcTimeoutNanos;
   }
 
   /**
@@ -43,6 +58,11 @@ public sealed interface SessionCommand extends Command {
     @Override
     public Input failed(String reason) {
       return new SessionInput.DeleteFailed(op, reason);
+    }
+
+    @Override
+    public long timeoutNanos(long rpcTimeoutNanos) {
+      return gatedTimeout(rpcTimeoutNanos);
     }
   }
 
