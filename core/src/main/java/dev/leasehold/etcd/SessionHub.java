@@ -65,6 +65,8 @@ final class SessionHub implements StorePort {
   private final CallGate gate;
   private final long rpcTimeoutNanos;
   private volatile SessionInput.Live live;
+  // A read of the prefix was delivered to every election joined by then.
+  private volatile boolean listed;
 
   // Added from the elections' loop, retried from the lease's.
   private final Map<ByteSequence, Long> laterDeletes = new ConcurrentHashMap<>();
@@ -100,12 +102,24 @@ final class SessionHub implements StorePort {
     return inboxes.size();
   }
 
-  /** join registers an election's inbox under its key and tells it the lease, if live. */
+  /**
+   * join registers an election's inbox under its key and tells it the lease, if live. Its key
+   * comes from the watch's next read of the prefix or, once the first one was delivered, from a
+   * read of that key alone (gated like the elections' calls).
+   */
   void join(String key, Consumer<Input> inbox) {
     inboxes.put(key, inbox);
     SessionInput.Live l = live;
     if (l != null) {
       inbox.accept(l);
+    }
+    if (listed) {
+      ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
+      gate.submit(() -> client.getKVClient().get(k), 3 * rpcTimeoutNanos).whenComplete((g, e) -> {
+        if (e == null) {
+          inbox.accept(new SessionInput.KeySeen(EtcdRecords.first(g), g.getHeader().getRevision()));
+        }
+      });
     }
   }
 
@@ -294,6 +308,7 @@ final class SessionHub implements StorePort {
             present.put(kv.getKey().toString(StandardCharsets.UTF_8), EtcdRecords.record(kv));
           }
           long rev = g.getHeader().getRevision();
+          listed = true;
           inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
         }));
   }

@@ -15,6 +15,9 @@ import java.util.random.RandomGenerator;
  * state machine: it owns no lease, and leads only while the session's lease is live.
  *
  * <ul>
+ *   <li><b>Read first.</b> A new election waits for the session's read of the prefix (or its own
+ *       read of the key) before it campaigns, for at most a poll interval: a key already held
+ *       costs no transaction.
  *   <li><b>Campaign.</b> While the session's lease is live and the key is absent or unknown, the
  *       compare-and-swap {@code If CreateRevision(K) == 0 Then Put(K, id, lease) Else Get(K)};
  *       the term's token is the put's revision. Only the reply to the campaign in flight, on
@@ -69,6 +72,10 @@ public final class SessionElection implements Machine {
   private long deleteToken;
   private long deleteFailures;
   private long holdoffUntil = Long.MIN_VALUE;
+  // Until the session's read of the prefix tells the key, a new election does not campaign
+  // (a campaign is a raft proposal even when it loses); it guesses after a poll interval.
+  private long firstReadBy = Long.MIN_VALUE;
+  private boolean everRead;
 
   /** SessionElection runs with the session's protocol settings; {@code random} jitters retries. */
   public SessionElection(ProtocolConfig config, RandomGenerator random) {
@@ -150,6 +157,10 @@ public final class SessionElection implements Machine {
     }
     deadline = l.deadline();
     renewalSentAt = l.renewalSentAt();
+    if (!everRead && firstReadBy == Long.MIN_VALUE) {
+      firstReadBy = now + config.pollIntervalNanos();
+      fx.setTimer(Timer.CAMPAIGN, firstReadBy);
+    }
     campaignIfDue(now);
   }
 
@@ -192,7 +203,8 @@ public final class SessionElection implements Machine {
       delete(key.modRevision());
       return;
     }
-    if (now < holdoffUntil || !live(now) || keyKnown && key != null) {
+    if (now < holdoffUntil || !live(now) || keyKnown && key != null
+        || !everRead && now < firstReadBy) {
       return;
     }
     fx.cancelTimer(Timer.CAMPAIGN);
@@ -240,6 +252,7 @@ public final class SessionElection implements Machine {
     }
     knownRevision = revision;
     keyKnown = true;
+    everRead = true;
     key = k;
     if (role == ElectorState.MASTER) {
       if (k == null) {

@@ -32,6 +32,8 @@ class SessionElectionTest {
     d.step(new Input.Start());
     d.only(SessionCommand.Join.class);
     d.step(new SessionInput.Live(LEASE, d.now + 2 * S, d.now));
+    assertFalse(d.has(SessionCommand.Campaign.class), "reads first: " + d.last);
+    d.step(new SessionInput.KeySeen(null, 5));
     return d.only(SessionCommand.Campaign.class);
   }
 
@@ -51,6 +53,27 @@ class SessionElectionTest {
     d.only(SessionCommand.Join.class);
     assertFalse(d.has(SessionCommand.Campaign.class), "the join brings the lease");
     d.step(new SessionInput.Live(LEASE, d.now + 2 * S, d.now));
+    assertFalse(d.has(SessionCommand.Campaign.class), "the key is not read yet");
+    d.step(new SessionInput.KeySeen(null, 5));
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
+  void aKeyAlreadyHeldCostsANewElectionNoCampaign() {
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 2 * S, d.now));
+    d.step(new SessionInput.KeySeen(new KeyRecord("other", OTHER_LEASE, 3, 3), 5));
+    assertEquals(List.of(Cause.LEADER_CHANGED), d.published());
+    assertFalse(d.has(SessionCommand.Campaign.class), d.last.toString());
+  }
+
+  @Test
+  void withNoReadWithinAPollIntervalItCampaignsAnyway() {
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    Command.SetTimer guess = d.timer(SessionElection.Timer.CAMPAIGN);
+    assertEquals(d.now + CONFIG.pollIntervalNanos(), guess.atNanos());
+    d.fire(guess);
     d.only(SessionCommand.Campaign.class);
   }
 
