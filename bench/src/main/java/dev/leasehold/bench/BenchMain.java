@@ -116,7 +116,7 @@ public final class BenchMain implements Callable<Path> {
       description = "session phase: seconds between the two metric reads of each idle figure")
   int sessionWindow;
 
-  @Option(names = "--session-batch", defaultValue = "250",
+  @Option(names = "--session-batch", defaultValue = "0",
       description = "session phase: elections added to a started session at a time, each batch elected "
           + "before the next (0: all at once, before the session starts)")
   int sessionBatch;
