@@ -14,9 +14,4 @@ final class Effects extends StepEffects<TimerKind> {
   Effects(ProtocolConfig config, RandomGenerator random) {
     super(TimerKind.class, config.backoffInitialNanos(), config.backoffMaxNanos(), random);
   }
-
-  /** uniform is a random duration in [0, bound), from the machine's one source of randomness. */
-  long uniform(long bound) {
-    return bound <= 0 ? 0 : (long) (random().nextDouble() * bound);
-  }
 }

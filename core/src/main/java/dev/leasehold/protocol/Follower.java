@@ -33,8 +33,6 @@ final class Follower extends Role {
   private long rankFrom;
   // The rank's stagger ran out: the next read that finds the key absent campaigns.
   private boolean turn;
-  // The first campaign of this instance waited its cold-start stagger (or had none to wait).
-  private boolean coldStartDone;
 
   Follower(ElectionMachine m) {
     super(m);
@@ -293,9 +291,6 @@ final class Follower extends Role {
       pollAt(holdoffUntil);
       return;
     }
-    if (coldStart(now)) {
-      return;
-    }
     if (!m.config.standbyLease()) {
       m.candidate.begin(now);
       return;
@@ -311,27 +306,6 @@ final class Follower extends Role {
       rankFrom = now;
       m.fx.add(new EtcdCommand.Rank(rankOp, seat.lease()));
     }
-  }
-
-  /**
-   * coldStart spreads the very first campaigns of candidates that start together on a free
-   * key with no queue (PROTOCOL.md §4.5): one that has seen no leader and holds no standby
-   * lease waits a uniform share of the cold-start stagger, then reads the key again before it
-   * grants. Of a thousand such candidates, the first few campaign; the others find the key
-   * taken, so the first compare-and-swap waits behind a few lease grants, not a thousand.
-   * Later campaigns (failovers) never wait for it.
-   */
-  private boolean coldStart(long now) {
-    if (coldStartDone) {
-      return false;
-    }
-    coldStartDone = true;
-    long stagger = m.config.coldStartStaggerNanos();
-    if (stagger <= 0 || m.leader != null || seat.lease() != 0) {
-      return false;
-    }
-    m.fx.setTimer(TimerKind.CAMPAIGN, now + m.fx.uniform(stagger));
-    return true;
   }
 
   @Override

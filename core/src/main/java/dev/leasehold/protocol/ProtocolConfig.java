@@ -30,20 +30,7 @@ public record ProtocolConfig(
     long backoffMaxNanos,
     long probeTimeoutNanos,
     long resignHoldoffNanos,
-    boolean standbyLease,
-    long coldStartStaggerNanos) {
-
-  /**
-   * ProtocolConfig without a cold-start stagger: a candidate that finds the key free at its
-   * first campaign campaigns at once (for tests that drive the machine step by step).
-   */
-  public ProtocolConfig(
-      String candidateId, long requestedTtlSeconds, long marginNanos, double maxDriftRate,
-      long pollIntervalNanos, long backoffInitialNanos, long backoffMaxNanos,
-      long probeTimeoutNanos, long resignHoldoffNanos, boolean standbyLease) {
-    this(candidateId, requestedTtlSeconds, marginNanos, maxDriftRate, pollIntervalNanos,
-        backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease, 0);
-  }
+    boolean standbyLease) {
 
   /**
    * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
@@ -65,8 +52,7 @@ public record ProtocolConfig(
         c.retryBackoffMax().toNanos(),
         Math.min(c.rpcTimeout().toNanos(), 250_000_000L),
         c.resignHoldoff().toNanos(),
-        c.standbyLease(),
-        c.retryBackoffInitial().toNanos());
+        c.standbyLease());
   }
 
   /**

@@ -147,17 +147,10 @@ class LateGrantTest {
   }
 
   // With standby leases, a follower that finds the key absent counts the queue first (PROTOCOL.md §4.5).
-  /**
-   * answerRank takes a cold-started candidate to its grant: it waits out its cold-start
-   * stagger, reads the key again, and finds it still absent.
-   */
   private static void answerRank(FakeStore store, ManualScheduler s) {
-    int before = store.calls.size();
-    s.runFor(CONFIG.retryBackoffInitial().toNanos());
-    int poll = store.last(EtcdCommand.Poll.class);
-    assertTrue(poll >= before, "the stagger ends in a second read: " + store.calls);
-    store.replies.get(poll).complete(
-        new EtcdInput.PollResult(((EtcdCommand.Poll) store.calls.get(poll)).op(), null, 11));
+    int rank = store.last(EtcdCommand.Rank.class);
+    store.replies.get(rank).complete(
+        new EtcdInput.Ranked(((EtcdCommand.Rank) store.calls.get(rank)).op(), 0, 10));
     s.runFor(0);
   }
 }
