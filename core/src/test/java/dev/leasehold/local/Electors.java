@@ -121,7 +121,8 @@ final class Electors implements AutoCloseable {
   }
 
   private Optional<LeadershipEvent> find(LeaderElector e, Cause cause, int from) {
-    List<LeadershipEvent> log = events(e);
+    // A snapshot: a view of the live list would throw once a listener appends to it.
+    List<LeadershipEvent> log = List.copyOf(events(e));
     return log.subList(Math.min(from, log.size()), log.size()).stream()
         .filter(ev -> ev.cause() == cause)
         .findFirst();
