@@ -9,10 +9,7 @@ import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,7 +51,7 @@ public final class ScaleMain {
     int handovers = Integer.parseInt(o.get("handovers"));
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
-    Footprint before = Footprint.now();
+    Footprint before = Footprint.now(3);
     // A shared client gets what an elector's own client has: a deadline on every call but a
     // watch, at the default rpc timeout for this TTL (min(1 s, TTL/4)).
     Duration rpcTimeout = ttl.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? ttl.dividedBy(4) : Duration.ofSeconds(1);
@@ -98,11 +95,11 @@ public final class ScaleMain {
     long knowAt = awaitAllKnow(electors, electors.get(leader.get()));
     result(out, "all_know_leader_ms", ms(knowAt - t0));
     Thread.sleep(Long.parseLong(o.getOrDefault("settle-ms", "2000")));
-    Footprint after = Footprint.now();
-    result(out, "heap_bytes_per_elector", (after.heap - before.heap) / (double) count);
-    result(out, "threads_per_elector", (after.threads - before.threads) / (double) count);
-    result(out, "rss_bytes_per_elector", (after.rss - before.rss) / (double) count);
-    result(out, "threads_total", after.threads);
+    Footprint after = Footprint.now(3);
+    result(out, "heap_bytes_per_elector", (after.heap() - before.heap()) / (double) count);
+    result(out, "threads_per_elector", (after.threads() - before.threads()) / (double) count);
+    result(out, "rss_bytes_per_elector", (after.rss() - before.rss()) / (double) count);
+    result(out, "threads_total", after.threads());
     out.println("SETTLED");
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String cmd = in.readLine();
@@ -190,22 +187,4 @@ public final class ScaleMain {
     return nanos / 1e6;
   }
 
-  /** Footprint is heap after a full GC, live threads and resident set size. */
-  private record Footprint(long heap, int threads, long rss) {
-    static Footprint now() throws Exception {
-      for (int i = 0; i < 3; i++) {
-        System.gc();
-        Thread.sleep(100);
-      }
-      long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-      int threads = ManagementFactory.getThreadMXBean().getThreadCount();
-      long rss = 0;
-      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-        if (line.startsWith("VmRSS:")) {
-          rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-      }
-      return new Footprint(heap, threads, rss);
-    }
-  }
 }

@@ -10,8 +10,6 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -153,10 +151,10 @@ public final class SessionMain {
     a.session.start();
     awaitTrue(a.session::isLive, "session a live");
     Thread.sleep(settleMs);
-    Footprint f0 = Footprint.now();
-    result("heap_bytes_0", f0.heap);
-    result("threads_0", f0.threads);
-    result("rss_bytes_0", f0.rss);
+    Footprint f0 = Footprint.now(4);
+    result("heap_bytes_0", f0.heap());
+    result("threads_0", f0.threads());
+    result("rss_bytes_0", f0.rss());
     for (int idx = 0; idx < counts.length; idx++) {
       int n = counts[idx];
       int before = a.elected.get();
@@ -165,10 +163,10 @@ public final class SessionMain {
       result("grow_to_" + n + "_ms", ms(a.lastElectedAt.get() - t0));
       result("grown_by_" + n, n - before);
       Thread.sleep(settleMs);
-      Footprint f = Footprint.now();
-      result("heap_bytes_" + n, f.heap);
-      result("threads_" + n, f.threads);
-      result("rss_bytes_" + n, f.rss);
+      Footprint f = Footprint.now(4);
+      result("heap_bytes_" + n, f.heap());
+      result("threads_" + n, f.threads());
+      result("rss_bytes_" + n, f.rss());
       if (idx == 0 || idx == counts.length - 1) {
         out.println("IDLE " + n);
         expect("next");
@@ -324,22 +322,4 @@ public final class SessionMain {
     return nanos / 1e6;
   }
 
-  /** Footprint is heap after full GCs, live threads and resident set size. */
-  private record Footprint(long heap, int threads, long rss) {
-    static Footprint now() throws Exception {
-      for (int i = 0; i < 4; i++) {
-        System.gc();
-        Thread.sleep(100);
-      }
-      long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-      int threads = ManagementFactory.getThreadMXBean().getThreadCount();
-      long rss = 0;
-      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-        if (line.startsWith("VmRSS:")) {
-          rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-      }
-      return new Footprint(heap, threads, rss);
-    }
-  }
 }
