@@ -259,8 +259,8 @@ final class EtcdStore implements StorePort {
   // A read of the key alone; asked for the queue, it answers with an empty one (QueueAccess).
   private CompletionStage<Input> poll(EtcdCommand.Poll p) {
     return map(
-        client.getKVClient().get(key),
-        r -> new EtcdInput.PollResult(p.op(), EtcdRecords.first(r), r.getHeader().getRevision(),
+        read(client, Op.get(key, GetOption.DEFAULT)),
+        t -> new EtcdInput.PollResult(p.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             p.participants() ? List.of() : null),
         e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
   }
@@ -278,8 +278,8 @@ final class EtcdStore implements StorePort {
     ByteSequence end = k.leaseId() == 0 ? OptionsUtil.prefixEndOf(prefix) : participantKey(k.leaseId());
     GetOption ahead = GetOption.builder().withRange(end).withCountOnly(true).build();
     return map(
-        client.getKVClient().get(prefix, ahead),
-        r -> new EtcdInput.Ranked(k.op(), r.getCount(), r.getHeader().getRevision()),
+        read(client, Op.get(prefix, ahead)),
+        t -> new EtcdInput.Ranked(k.op(), t.getGetResponses().get(0).getCount(), t.getHeader().getRevision()),
         e -> {
           queueAccess.noteRefusal(e);
           return new EtcdInput.RankFailed(k.op(), reasons.describe(e, "read"));
@@ -295,8 +295,7 @@ final class EtcdStore implements StorePort {
     GetOption ahead = GetOption.builder().withRange(participantKey(r.rankOf())).withCountOnly(true).build();
     Client c = client;
     return keyAndQueue(
-        Hedge.first(() -> c.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)).commit(),
-            hedgeAfterNanos),
+        Hedge.first(() -> read(c, Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)), hedgeAfterNanos),
         t -> new EtcdInput.ConfirmRead(
             r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             t.getHeader().getRaftTerm(), t.getGetResponses().get(1).getCount()),
@@ -308,9 +307,22 @@ final class EtcdStore implements StorePort {
   private CompletionStage<Input> confirm(EtcdCommand.ConfirmRead r) {
     Client c = client;
     return map(
-        Hedge.first(() -> c.getKVClient().get(key), hedgeAfterNanos),
-        g -> new EtcdInput.ConfirmRead(r.op(), EtcdRecords.first(g), g.getHeader().getRevision(), g.getHeader().getRaftTerm()),
+        Hedge.first(() -> read(c, Op.get(key, GetOption.DEFAULT)), hedgeAfterNanos),
+        t -> new EtcdInput.ConfirmRead(
+            r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(), t.getHeader().getRaftTerm()),
         e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));
+  }
+
+  /**
+   * read sends {@code ops} as one read-only transaction: etcd serves it as it serves a range (a
+   * linearizable read, no raft proposal), but jetcd retries a failed {@code get} by the client's
+   * own policy (UNAVAILABLE: a member's {@code no leader}, a refused connection; 500 ms, then
+   * 1 s, at jetcd's defaults) and never a transaction. Behind such retries a failure reached
+   * neither the machine's retry nor the hedge, and on a caller's client with jetcd's defaults a
+   * MASTER's renewal could lose its slack to them during an etcd leader election.
+   */
+  private static CompletableFuture<TxnResponse> read(Client c, Op... ops) {
+    return c.getKVClient().txn().Then(ops).commit();
   }
 
   /**
@@ -337,7 +349,7 @@ final class EtcdStore implements StorePort {
   private CompletionStage<Input> pollWithQueue(EtcdCommand.Poll p) {
     GetOption queue = GetOption.builder().withRange(OptionsUtil.prefixEndOf(prefix)).build();
     return keyAndQueue(
-        client.getKVClient().txn().Then(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue)).commit(),
+        read(client, Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue)),
         r -> new EtcdInput.PollResult(
             p.op(),
             EtcdRecords.first(r.getGetResponses().get(0)),

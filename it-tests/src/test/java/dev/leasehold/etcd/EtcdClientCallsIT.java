@@ -9,6 +9,9 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.Renewal;
+import dev.leasehold.protocol.EtcdCommand;
+import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.runtime.Input;
 import dev.leasehold.it.EtcdClusterExtension;
 import dev.leasehold.it.EtcdMember;
 import dev.leasehold.it.chaos.TcpProxy;
@@ -172,6 +175,65 @@ class EtcdClientCallsIT {
         "no renewal waited out an rpc timeout: widest gap " + widest / 1_000_000 + " ms");
     assertFalse(events.stream().anyMatch(e -> e.isLost() || e.cause() == LeadershipEvent.Cause.STORE_UNAVAILABLE),
         "no loss and no outage reported: " + events);
+  }
+
+  @Test
+  void aRenewalsReadFailsAtOnceOnACallersClientWhereJetcdRetriesAGet() throws Exception {
+    EtcdMember alone = ETCD.cluster().member(0);
+    CallCounter counter = new CallCounter();
+    // A caller's client with jetcd's retry defaults (two retries, 500 ms then 1 s apart) and
+    // etcd's hasleader metadata, as the chaos suite's candidates build theirs.
+    Client callers = Client.builder().endpoints(alone.clientEndpoint()).header("hasleader", "true")
+        .interceptor(counter).build();
+    closing.add(callers);
+    callers.getKVClient().get(KEY).get(10, TimeUnit.SECONDS);
+    EtcdStore store = new EtcdStore(() -> callers, false, "/hung/election", "reader",
+        new EtcdReasons("/hung/election", null), null, EtcdLeaderElector.Builder.hedgeAfter(Duration.ofSeconds(1)));
+    store.open();
+    List<EtcdMember> others = ETCD.cluster().members().subList(1, 3);
+    try {
+      others.forEach(EtcdMember::pause);
+      // The member left alone loses its leader and says "no leader" at once (hasleader).
+      await().atMost(Duration.ofSeconds(10)).until(() -> code(callers.getKVClient().txn().commit()) == Status.Code.UNAVAILABLE);
+
+      counter.reset();
+      Input confirm = store.call(new EtcdCommand.ConfirmRead(1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertTrue(confirm instanceof EtcdInput.ConfirmFailed, "the confirming read failed: " + confirm);
+      Input poll = store.call(new EtcdCommand.Poll(2, false)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertTrue(poll instanceof EtcdInput.PollFailed, "the poll failed: " + poll);
+      log.info("calls sent for a confirming read and a poll to a member without a leader: {}", counter.calls);
+      assertEquals(0, counter.count("Range"), "no range read: " + counter.calls);
+      // One transaction each (a hedge copy only if the first had not failed within 200 ms).
+      assertTrue(counter.count("Txn") >= 2 && counter.count("Txn") <= 3, "one try each: " + counter.calls);
+
+      // What the elector no longer does: jetcd retries a get that failed UNAVAILABLE.
+      counter.reset();
+      assertEquals(Status.Code.UNAVAILABLE, code(callers.getKVClient().get(KEY)));
+      assertEquals(3, counter.count("Range"), "jetcd's get is tried three times: " + counter.calls);
+    } finally {
+      others.forEach(EtcdMember::resume);
+      ETCD.cluster().awaitHealthy(Duration.ofSeconds(30));
+    }
+  }
+
+  /** CallCounter counts the gRPC calls a client starts, by method. Thread-safe. */
+  private static final class CallCounter implements io.grpc.ClientInterceptor {
+    final List<String> calls = new CopyOnWriteArrayList<>();
+
+    @Override
+    public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
+        io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options, io.grpc.Channel next) {
+      calls.add(method.getBareMethodName());
+      return next.newCall(method, options);
+    }
+
+    void reset() {
+      calls.clear();
+    }
+
+    long count(String method) {
+      return calls.stream().filter(method::equals).count();
+    }
   }
 
   private static long widestGap(long from, List<Renewal> renewals) {
