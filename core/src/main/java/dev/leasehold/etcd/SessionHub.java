@@ -115,11 +115,13 @@ final class SessionHub implements StorePort {
     }
     if (listed) {
       ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
-      gate.submit(() -> client.getKVClient().get(k), 3 * rpcTimeoutNanos).whenComplete((g, e) -> {
-        if (e == null) {
-          inbox.accept(new SessionInput.KeySeen(EtcdRecords.first(g), g.getHeader().getRevision()));
-        }
-      });
+      // A read-only txn, not a get, which jetcd would retry on its own backoff (EtcdStore.read).
+      gate.submit(() -> client.getKVClient().txn().Then(Op.get(k, GetOption.DEFAULT)).commit(), 3 * rpcTimeoutNanos)
+          .whenComplete((t, e) -> {
+            if (e == null) {
+              inbox.accept(new SessionInput.KeySeen(EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision()));
+            }
+          });
     }
   }
 
@@ -293,8 +295,8 @@ final class SessionHub implements StorePort {
 
   /** reread reads the prefix once the watch is created, so nothing between is missed. */
   private void reread(long generation) {
-    client.getKVClient().get(prefixBytes, GetOption.builder().isPrefix(true).build())
-        .whenComplete((g, e) -> loop.execute(() -> {
+    client.getKVClient().txn().Then(Op.get(prefixBytes, GetOption.builder().isPrefix(true).build())).commit()
+        .whenComplete((t, e) -> loop.execute(() -> {
           if (generation != watchGeneration || closed) {
             return;
           }
@@ -304,10 +306,10 @@ final class SessionHub implements StorePort {
             return;
           }
           Map<String, KeyRecord> present = new HashMap<>();
-          for (KeyValue kv : g.getKvs()) {
+          for (KeyValue kv : t.getGetResponses().get(0).getKvs()) {
             present.put(kv.getKey().toString(StandardCharsets.UTF_8), EtcdRecords.record(kv));
           }
-          long rev = g.getHeader().getRevision();
+          long rev = t.getHeader().getRevision();
           listed = true;
           inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
         }));
