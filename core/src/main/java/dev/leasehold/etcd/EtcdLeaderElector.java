@@ -10,7 +10,6 @@ import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -46,15 +45,7 @@ public final class EtcdLeaderElector {
    * <p>Not thread-safe.
    */
   public static final class Builder extends ElectorConfig.Settings<Builder> {
-    private List<String> endpoints;
-    private Client client;
-    private Path tlsCa;
-    private boolean tlsJvmDefaultTrust;
-    private Path tlsCertificateChain;
-    private Path tlsPrivateKey;
-    private String tlsAuthority;
-    private String user;
-    private char[] password;
+    private final EtcdConnection connection = new EtcdConnection();
     private Supplier<Scheduler> scheduler = ThreadScheduler::new;
     private Long randomSeed;
 
@@ -65,13 +56,13 @@ public final class EtcdLeaderElector {
      * {@code https://...} for every endpoint once TLS is set ({@link #tls(Path)}).
      */
     public Builder endpoints(String... endpoints) {
-      this.endpoints = endpoints == null ? null : Arrays.asList(endpoints);
+      connection.endpoints(endpoints == null ? null : Arrays.asList(endpoints));
       return this;
     }
 
     /** endpoints sets the etcd client URLs. */
     public Builder endpoints(List<String> endpoints) {
-      this.endpoints = endpoints == null ? null : new ArrayList<>(endpoints);
+      connection.endpoints(endpoints);
       return this;
     }
 
@@ -85,7 +76,7 @@ public final class EtcdLeaderElector {
      * {@code retryBackoffMax}.
      */
     public Builder client(Client client) {
-      this.client = client;
+      connection.client(client);
       return this;
     }
 
@@ -96,8 +87,7 @@ public final class EtcdLeaderElector {
      * Replaces {@link #tlsJvmDefaultTrust()}. The file is read at {@link #build()}.
      */
     public Builder tls(Path caCertificate) {
-      this.tlsCa = caCertificate;
-      this.tlsJvmDefaultTrust = false;
+      connection.tls(caCertificate);
       return this;
     }
 
@@ -108,8 +98,7 @@ public final class EtcdLeaderElector {
      * or {@code tls(...)} are rejected, so that no trust is taken for granted.
      */
     public Builder tlsJvmDefaultTrust() {
-      this.tlsJvmDefaultTrust = true;
-      this.tlsCa = null;
+      connection.tlsJvmDefaultTrust();
       return this;
     }
 
@@ -121,8 +110,7 @@ public final class EtcdLeaderElector {
      * the files are read, and the key checked against the certificate, at {@link #build()}.
      */
     public Builder tlsClientCertificate(Path certificateChain, Path privateKey) {
-      this.tlsCertificateChain = certificateChain;
-      this.tlsPrivateKey = privateKey;
+      connection.tlsClientCertificate(certificateChain, privateKey);
       return this;
     }
 
@@ -132,7 +120,7 @@ public final class EtcdLeaderElector {
      * one dialled. Needs TLS.
      */
     public Builder tlsAuthority(String authority) {
-      this.tlsAuthority = authority;
+      connection.tlsAuthority(authority);
       return this;
     }
 
@@ -144,8 +132,7 @@ public final class EtcdLeaderElector {
      * {@code http://} endpoints the password and token cross the network in clear.
      */
     public Builder credentials(String user, char[] password) {
-      this.user = user;
-      this.password = password == null ? null : password.clone();
+      connection.credentials(user, password);
       return this;
     }
 
@@ -168,38 +155,15 @@ public final class EtcdLeaderElector {
     public LeaderElector build() {
       ElectorConfig validated =
           buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
-      boolean tlsSet = tlsCa != null || tlsJvmDefaultTrust;
-      if (client != null) {
-        rejectWithClient();
-      }
-      if (!tlsSet && (tlsCertificateChain != null || tlsPrivateKey != null)) {
-        throw new IllegalArgumentException(
-            "tls must be set with tls(caCertificate) or tlsJvmDefaultTrust() when"
-                + " tlsClientCertificate is, but was not set");
-      }
-      if (!tlsSet && tlsAuthority != null) {
-        throw new IllegalArgumentException(
-            "tls must be set with tls(caCertificate) or tlsJvmDefaultTrust() when tlsAuthority"
-                + " is, but was not set");
-      }
-      Supplier<Client> clients;
-      EtcdClientFactory factory = null;
-      if (client == null) {
-        List<String> urls = EtcdEndpoints.validate(endpoints, tlsSet);
-        factory =
-            new EtcdClientFactory(
-                urls, trust(), clientKey(), authority(), user(), password(),
-                validated.rpcTimeout());
-        clients = factory;
-      } else {
-        Client given = client;
-        clients = () -> given;
-      }
+      connection.check();
+      Client given = connection.givenClient();
+      EtcdClientFactory factory = given == null ? connection.factory(validated.rpcTimeout()) : null;
+      Supplier<Client> clients = given == null ? factory : () -> given;
       // Made once everything is validated: a scheduler starts threads.
       Scheduler threads = scheduler.get();
       EtcdStore store =
           new EtcdStore(
-              clients, client == null, validated.electionKey(), validated.candidateId(),
+              clients, given == null, validated.electionKey(), validated.candidateId(),
               new EtcdReasons(validated.electionKey(), factory),
               new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()),
               hedgeAfter(validated.rpcTimeout()));
@@ -217,67 +181,6 @@ public final class EtcdLeaderElector {
      */
     static long hedgeAfter(Duration rpcTimeout) {
       return Math.max(20_000_000L, rpcTimeout.toNanos() / 5);
-    }
-
-    private void rejectWithClient() {
-      if (endpoints != null) {
-        throw new IllegalArgumentException(
-            "endpoints must not be set together with client, but was " + endpoints);
-      }
-      if (tlsCa != null || tlsJvmDefaultTrust || tlsCertificateChain != null
-          || tlsPrivateKey != null || tlsAuthority != null) {
-        throw new IllegalArgumentException(
-            "tls must not be set together with client (configure TLS on that jetcd Client),"
-                + " but was " + (tlsCa != null ? "\"" + tlsCa + "\"" : "set"));
-      }
-      if (user != null || password != null) {
-        throw new IllegalArgumentException(
-            "credentials must not be set together with client (set them on that jetcd Client),"
-                + " but was user " + (user == null ? "null" : "\"" + user + "\""));
-      }
-    }
-
-    private EtcdClientFactory.Trust trust() {
-      if (tlsJvmDefaultTrust) {
-        return EtcdClientFactory.jvmDefaultTrust();
-      }
-      return tlsCa == null ? null : EtcdClientFactory.trustFrom(tlsCa, "tls caCertificate");
-    }
-
-    private EtcdClientFactory.ClientKey clientKey() {
-      if (tlsCertificateChain == null && tlsPrivateKey == null) {
-        return null;
-      }
-      return EtcdClientFactory.clientKeyFrom(
-          tlsCertificateChain, tlsPrivateKey, "tlsClientCertificate");
-    }
-
-    private String authority() {
-      if (tlsAuthority != null
-          && (tlsAuthority.isBlank() || tlsAuthority.contains("/") || tlsAuthority.contains(" "))) {
-        throw new IllegalArgumentException(
-            "tlsAuthority must be a host name such as etcd.example.com, but was \""
-                + tlsAuthority + "\"");
-      }
-      return tlsAuthority;
-    }
-
-    private String user() {
-      if (password != null && user == null || user != null && user.isBlank()) {
-        throw new IllegalArgumentException(
-            "credentials user must be a non-blank etcd user name, but was "
-                + (user == null ? "null" : "\"" + user + "\""));
-      }
-      return user;
-    }
-
-    private char[] password() {
-      if (user != null && (password == null || password.length == 0)) {
-        throw new IllegalArgumentException(
-            "credentials password must not be empty (etcd 3.4 users always have one), but was "
-                + (password == null ? "null" : "empty") + " for user \"" + user + "\"");
-      }
-      return password;
     }
   }
 }

@@ -23,7 +23,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ExecutorService;
@@ -97,9 +96,9 @@ public final class EtcdSession implements AutoCloseable {
     this.client = client;
     this.clientPool = clientPool;
     this.threads = new ThreadScheduler();
-    this.shared = new Shared(threads, threads);
+    this.shared = new SharedThreads(threads, threads);
     this.leaseThreads = new ThreadScheduler();
-    this.leaseLoop = new Shared(leaseThreads, threads);
+    this.leaseLoop = new SharedThreads(leaseThreads, threads);
     this.value = ByteSequence.from(template.candidateId(), StandardCharsets.UTF_8);
     this.random = seed != null ? new SplittableRandom(seed) : new SplittableRandom();
     EtcdStore leaseCalls =
@@ -244,54 +243,13 @@ public final class EtcdSession implements AutoCloseable {
   }
 
   /**
-   * Shared is the session's threads as a runtime on it sees them: a loop, and the one dispatcher;
-   * only the session stops them.
-   */
-  private record Shared(ThreadScheduler loop, ThreadScheduler events) implements Scheduler {
-    @Override
-    public long nanoTime() {
-      return loop.nanoTime();
-    }
-
-    @Override
-    public void execute(Runnable task) {
-      loop.execute(task);
-    }
-
-    @Override
-    public Cancellable schedule(Runnable task, long delayNanos) {
-      return loop.schedule(task, delayNanos);
-    }
-
-    @Override
-    public Executor dispatcher() {
-      return events.dispatcher();
-    }
-
-    @Override
-    public boolean onDispatcher() {
-      return events.onDispatcher();
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public void awaitTermination() {}
-  }
-
-  /**
    * Builder configures a session: the elector settings every election of it shares ({@code
    * electionKey} is the prefix, see {@link #prefix(String)}), and how to reach etcd.
    *
    * <p>Not thread-safe.
    */
   public static final class Builder extends ElectorConfig.Settings<Builder> {
-    private List<String> endpoints;
-    private Client client;
-    private Path tlsCa;
-    private String user;
-    private char[] password;
+    private final EtcdConnection connection = new EtcdConnection();
     private Long randomSeed;
 
     private Builder() {}
@@ -301,31 +259,78 @@ public final class EtcdSession implements AutoCloseable {
       return electionKey(prefix);
     }
 
-    /** endpoints sets the etcd client URLs (all http, or all https with {@link #tls}). */
+    /**
+     * endpoints sets the etcd client URLs, such as {@code http://127.0.0.1:2379}, or
+     * {@code https://...} for every endpoint once TLS is set ({@link #tls(Path)}).
+     */
     public Builder endpoints(String... endpoints) {
-      this.endpoints = endpoints == null ? null : Arrays.asList(endpoints);
+      connection.endpoints(endpoints == null ? null : Arrays.asList(endpoints));
+      return this;
+    }
+
+    /** endpoints sets the etcd client URLs. */
+    public Builder endpoints(List<String> endpoints) {
+      connection.endpoints(endpoints);
       return this;
     }
 
     /**
-     * client uses a jetcd client the caller built and closes; add {@link EtcdCallPolicy} to it
-     * for per-call deadlines. Excludes endpoints, tls and credentials.
+     * client uses a jetcd client the caller built instead of endpoints; the session never
+     * closes it, and its TLS and credentials are the client's own (the builder's TLS and
+     * credential options must then stay unset). Add {@link EtcdCallPolicy} to it for per-call
+     * deadlines, and a fixed executor, or jetcd's cached pool grows a thread per call in flight.
      */
     public Builder client(Client client) {
-      this.client = client;
+      connection.client(client);
       return this;
     }
 
-    /** tls trusts the CA certificate in this PEM file; every endpoint must be https. */
+    /**
+     * tls makes every endpoint speak TLS and trust only the CA certificates in
+     * {@code caCertificate}, a PEM file; the server's certificate must also name the
+     * endpoint's host (or {@link #tlsAuthority}). Replaces {@link #tlsJvmDefaultTrust()}. The
+     * file is read at {@link #build()}.
+     */
     public Builder tls(Path caCertificate) {
-      this.tlsCa = caCertificate;
+      connection.tls(caCertificate);
       return this;
     }
 
-    /** credentials sets the etcd user and password. */
+    /**
+     * tlsJvmDefaultTrust makes every endpoint speak TLS and trust the JVM's default CAs
+     * instead of a file given to {@link #tls(Path)}, which it replaces; https endpoints need
+     * one of the two.
+     */
+    public Builder tlsJvmDefaultTrust() {
+      connection.tlsJvmDefaultTrust();
+      return this;
+    }
+
+    /**
+     * tlsClientCertificate presents a client certificate for mutual TLS (etcd's
+     * {@code --client-cert-auth}): a PEM chain with the client's certificate first, and its
+     * unencrypted PKCS#8 PEM key. Needs TLS; read and checked at {@link #build()}.
+     */
+    public Builder tlsClientCertificate(Path certificateChain, Path privateKey) {
+      connection.tlsClientCertificate(certificateChain, privateKey);
+      return this;
+    }
+
+    /**
+     * tlsAuthority sets the host name the server's certificate must carry, for every endpoint
+     * (by default each endpoint's own host). Needs TLS.
+     */
+    public Builder tlsAuthority(String authority) {
+      connection.tlsAuthority(authority);
+      return this;
+    }
+
+    /**
+     * credentials authenticates to etcd as {@code user}; the password is copied at this call.
+     * Over {@code http://} endpoints the password and token cross the network in clear.
+     */
     public Builder credentials(String user, char[] password) {
-      this.user = user;
-      this.password = password == null ? null : password.clone();
+      connection.credentials(user, password);
       return this;
     }
 
@@ -344,22 +349,12 @@ public final class EtcdSession implements AutoCloseable {
     public EtcdSession build() {
       ElectorConfig validated =
           buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
-      if (client != null) {
-        if (endpoints != null || tlsCa != null || user != null || password != null) {
-          throw new IllegalArgumentException(
-              "endpoints, tls and credentials must not be set together with client, but "
-                  + (endpoints != null ? "endpoints were " + endpoints : "tls or credentials were set"));
-        }
-        return new EtcdSession(validated, client, null, new EtcdReasons(validated.electionKey(), null), randomSeed);
+      connection.check();
+      Client given = connection.givenClient();
+      if (given != null) {
+        return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null), randomSeed);
       }
-      if (user != null && (user.isBlank() || password == null || password.length == 0)) {
-        throw new IllegalArgumentException(
-            "credentials must be a non-blank user with a non-empty password, but user was \"" + user + "\"");
-      }
-      List<String> urls = EtcdEndpoints.validate(endpoints, tlsCa != null);
-      EtcdClientFactory factory = new EtcdClientFactory(
-          urls, tlsCa == null ? null : EtcdClientFactory.trustFrom(tlsCa, "tls caCertificate"), null,
-          null, user, password, validated.rpcTimeout());
+      EtcdClientFactory factory = connection.factory(validated.rpcTimeout());
       // A fixed pool, so that thousands of calls in flight (every election's first campaign)
       // do not grow jetcd's default cached pool by a thread each.
       ExecutorService pool = Executors.newFixedThreadPool(CLIENT_THREADS, r -> {

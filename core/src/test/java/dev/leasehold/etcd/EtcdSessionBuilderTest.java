@@ -1,0 +1,71 @@
+package dev.leasehold.etcd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.etcd.jetcd.Client;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** EtcdSession.Builder takes the same connection options as EtcdLeaderElector.Builder, with the same checks. */
+class EtcdSessionBuilderTest {
+  private static final Path TLS = Path.of("src/test/resources/tls");
+  private static final Path CA = TLS.resolve("ca.pem");
+  private static final Path CLIENT = TLS.resolve("client.pem");
+  private static final Path CLIENT_KEY = TLS.resolve("client.key");
+
+  private static String error(EtcdSession.Builder b) {
+    return assertThrows(IllegalArgumentException.class, b::build).getMessage();
+  }
+
+  private static EtcdSession.Builder https() {
+    return EtcdSession.builder().prefix("/p/").endpoints("https://127.0.0.1:2379");
+  }
+
+  @Test
+  void httpsEndpointsNeedATrustChoice() {
+    EtcdLeaderElector.Builder elector = EtcdLeaderElector.builder().electionKey("/p/").endpoints("https://127.0.0.1:2379");
+    assertEquals(assertThrows(IllegalArgumentException.class, elector::build).getMessage(), error(https()));
+  }
+
+  @Test
+  void aClientCertificateOrAuthorityNeedsTls() {
+    assertEquals(
+        "tls must be set with tls(caCertificate) or tlsJvmDefaultTrust() when tlsClientCertificate is,"
+            + " but was not set",
+        error(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379")
+            .tlsClientCertificate(CLIENT, CLIENT_KEY)));
+    assertEquals(
+        "tls must be set with tls(caCertificate) or tlsJvmDefaultTrust() when tlsAuthority is, but was not set",
+        error(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379").tlsAuthority("etcd")));
+  }
+
+  @Test
+  void aBadAuthorityOrKeyIsNamed() {
+    assertEquals(
+        "tlsAuthority must be a host name such as etcd.example.com, but was \"etcd/x\"",
+        error(https().tls(CA).tlsAuthority("etcd/x")));
+    // The CA's file is no private key of the client's certificate.
+    String wrongKey = error(https().tls(CA).tlsClientCertificate(CLIENT, CA));
+    assertEquals(true, wrongKey.startsWith("tlsClientCertificate privateKey "), wrongKey);
+  }
+
+  @Test
+  void tlsAndCredentialsAreRejectedWithAClientOfYourOwn() {
+    Client own = Client.builder().endpoints("http://127.0.0.1:2379").build();
+    try {
+      assertEquals(
+          "tls must not be set together with client (configure TLS on that jetcd Client), but was \"" + CA + "\"",
+          error(EtcdSession.builder().prefix("/p/").client(own).tls(CA)));
+      assertEquals(
+          "credentials must not be set together with client (set them on that jetcd Client), but was user"
+              + " \"elector\"",
+          error(EtcdSession.builder().prefix("/p/").client(own).credentials("elector", "pw".toCharArray())));
+      assertEquals(
+          "endpoints must not be set together with client, but was [http://127.0.0.1:2379]",
+          error(EtcdSession.builder().prefix("/p/").client(own).endpoints("http://127.0.0.1:2379")));
+    } finally {
+      own.close();
+    }
+  }
+}
