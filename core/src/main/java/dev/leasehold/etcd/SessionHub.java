@@ -65,6 +65,8 @@ final class SessionHub implements StorePort {
   private final CallGate gate;
   private final long rpcTimeoutNanos;
   private volatile SessionInput.Live live;
+  // The lease's outage report while it lasts, for elections that join meanwhile.
+  private volatile SessionInput.Unavailable outage;
   // A read of the prefix was delivered to every election joined by then.
   private volatile boolean listed;
 
@@ -112,6 +114,10 @@ final class SessionHub implements StorePort {
     SessionInput.Live l = live;
     if (l != null) {
       inbox.accept(l);
+    }
+    SessionInput.Unavailable u = outage;
+    if (u != null) {
+      inbox.accept(u);
     }
     if (listed) {
       ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
@@ -197,6 +203,14 @@ final class SessionHub implements StorePort {
       laterDeletes.clear();
       SessionInput.Ended ended = new SessionInput.Ended(e.leaseId(), e.cause());
       inboxes.values().forEach(i -> i.accept(ended));
+    } else if (command instanceof SessionCommand.Unavailable u) {
+      SessionInput.Unavailable news = new SessionInput.Unavailable(u.reason());
+      outage = news;
+      inboxes.values().forEach(i -> i.accept(news));
+    } else if (command instanceof SessionCommand.Recovered) {
+      outage = null;
+      SessionInput.Recovered news = new SessionInput.Recovered();
+      inboxes.values().forEach(i -> i.accept(news));
     } else {
       throw new IllegalArgumentException("not a session lease command: " + command);
     }

@@ -82,4 +82,15 @@ public sealed interface SessionCommand extends Command {
 
   /** Ended tells every election that the session's lease ended, with the cause. */
   record Ended(long leaseId, Cause cause) implements SessionCommand {}
+
+  /**
+   * Unavailable tells every election that the lease's calls have been failing for as long as
+   * a single election waits before it reports an outage ({@code ElectionMachine.LASTING} failed
+   * calls without progress, or one refusal for a configuration error); {@code reason} is the
+   * last failure's. The lease may still be live: the elections keep their roles.
+   */
+  record Unavailable(String reason) implements SessionCommand {}
+
+  /** Recovered tells every election that the lease made progress (a grant, a confirmed renewal) after Unavailable. */
+  record Recovered() implements SessionCommand {}
 }

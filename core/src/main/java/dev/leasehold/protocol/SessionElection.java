@@ -28,6 +28,9 @@ import java.util.random.RandomGenerator;
  *       ModRevision(K) == token Then Delete(K)}, retried until answered or the lease ends.
  *       Siblings on the session are untouched. A resigned election sits out the resign
  *       hold-off.
+ *   <li><b>Store trouble.</b> The session's report that its lease calls keep failing, and that
+ *       they recovered, becomes this election's STORE_UNAVAILABLE and STORE_RECOVERED, in the
+ *       role it has: the lease's deadline, not the report, ends a term.
  *   <li><b>Never adopt.</b> A key on the session's own lease that is not this election's term
  *       (a campaign whose reply came late or never, a resign not yet applied) is deleted with a
  *       fenced delete, never led on.
@@ -72,6 +75,7 @@ public final class SessionElection implements Machine {
   private long deleteToken;
   private long deleteFailures;
   private long holdoffUntil = Long.MIN_VALUE;
+  private boolean unavailable;
   // Until the session's read of the prefix tells the key, a new election does not campaign
   // (a campaign is a raft proposal even when it loses); it guesses after a poll interval.
   private long firstReadBy = Long.MIN_VALUE;
@@ -106,6 +110,16 @@ public final class SessionElection implements Machine {
       live(l, now);
     } else if (in instanceof SessionInput.Ended e) {
       ended(e, now);
+    } else if (in instanceof SessionInput.Unavailable) {
+      if (!unavailable) {
+        unavailable = true;
+        moveTo(role, Cause.STORE_UNAVAILABLE, now);
+      }
+    } else if (in instanceof SessionInput.Recovered) {
+      if (unavailable) {
+        unavailable = false;
+        moveTo(role, Cause.STORE_RECOVERED, now);
+      }
     } else if (in instanceof EtcdInput.CampaignLost l) {
       lost(l, now);
     } else if (in instanceof EtcdInput.CampaignFailed f && f.op() == campaignOp) {

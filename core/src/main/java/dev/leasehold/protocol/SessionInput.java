@@ -34,6 +34,16 @@ public sealed interface SessionInput extends Input {
   /** Deleted answers a fenced delete: {@code applied} when the key had the token's mod revision. */
   record Deleted(long op, boolean applied, long revision) implements SessionInput {}
 
+  /**
+   * Unavailable says the session's lease calls have been failing ({@link
+   * SessionCommand.Unavailable}); a failure of the session's, so the election's runtime logs
+   * its reason and gives it to the STORE_UNAVAILABLE event.
+   */
+  record Unavailable(String reason) implements SessionInput, Input.Failed {}
+
+  /** Recovered says the session's lease made progress again after {@link Unavailable}. */
+  record Recovered() implements SessionInput {}
+
   /** DeleteFailed says a fenced delete failed or timed out: it may still have been applied. */
   record DeleteFailed(long op, String reason) implements SessionInput, Input.Failed {}
 }

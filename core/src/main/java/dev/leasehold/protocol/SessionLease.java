@@ -4,6 +4,7 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.ConfigurationErrors;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Machine;
 import java.util.List;
@@ -14,7 +15,9 @@ import java.util.random.RandomGenerator;
  * single election's {@link Lease} (grant, keep-alive, confirming read, deadline, hedged by the
  * store), renewed at the MASTER's cadence however many elections ride on it, and re-granted
  * when it ends. It elects nobody: its news goes to the elections as {@link
- * SessionCommand.Renewed} and {@link SessionCommand.Ended}.
+ * SessionCommand.Renewed} and {@link SessionCommand.Ended}, and store trouble as {@link
+ * SessionCommand.Unavailable} (once it lasts, as a single election reports it) and {@link
+ * SessionCommand.Recovered} (at the next grant or confirmed renewal).
  *
  * <p>Its role, for the runtime's health: CANDIDATE while no lease is live, MASTER while one is,
  * STOPPED once closed.
@@ -27,6 +30,10 @@ public final class SessionLease implements Machine {
   private final Holder holder = new Holder();
   private ElectorState role = ElectorState.CANDIDATE;
   private long grantFailures;
+  // Failed calls since the last progress, the last one's reason, and whether it was reported.
+  private long failures;
+  private String failure;
+  private boolean unavailable;
 
   /** SessionLease renews with the session's protocol settings; {@code random} jitters retries. */
   public SessionLease(ProtocolConfig config, RandomGenerator random) {
@@ -37,6 +44,9 @@ public final class SessionLease implements Machine {
   @Override
   public List<Command> step(Input in, long now) {
     fx.begin();
+    if (in instanceof Input.Failed f) {
+      failure = f.reason();
+    }
     if (role == ElectorState.STOPPED) {
       if (in instanceof EtcdInput.LeaseGranted g) {
         fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
@@ -61,11 +71,13 @@ public final class SessionLease implements Machine {
         grantFailures = 0;
         role = ElectorState.MASTER;
         fx.add(new SessionCommand.Renewed(lease.id(), lease.deadline(), lease.renewalSentAt(), 0));
+        progressed();
       }
     } else if (in instanceof EtcdInput.GrantFailed f) {
       if (lease.awaitsGrant(f.op(), true)) {
         lease.campaignGrantFailed();
         grantFailures++;
+        failed();
         fx.setTimer(TimerKind.CAMPAIGN, now + fx.backoff(grantFailures));
       }
     } else if (in instanceof Input.TimerFired t) {
@@ -81,6 +93,27 @@ public final class SessionLease implements Machine {
       lease.on(in, now, holder);
     }
     return fx.commands();
+  }
+
+  /**
+   * failed counts a failed call; an outage is reported once it lasts ({@link
+   * ElectionMachine#LASTING} failures without progress), or at once for a configuration error.
+   */
+  private void failed() {
+    failures++;
+    if (!unavailable && (failures >= ElectionMachine.LASTING || ConfigurationErrors.is(failure))) {
+      unavailable = true;
+      fx.add(new SessionCommand.Unavailable(failure == null ? "unknown" : failure));
+    }
+  }
+
+  /** progressed ends a reported outage: the store granted a lease or confirmed a renewal. */
+  private void progressed() {
+    failures = 0;
+    if (unavailable) {
+      unavailable = false;
+      fx.add(new SessionCommand.Recovered());
+    }
   }
 
   /** end tells the elections the lease ended, revokes it if etcd may still hold it, and grants anew. */
@@ -100,7 +133,9 @@ public final class SessionLease implements Machine {
     public void answered(long now) {}
 
     @Override
-    public void failed(long now) {}
+    public void failed(long now) {
+      SessionLease.this.failed();
+    }
 
     @Override
     public void gone(long now) {
@@ -115,6 +150,7 @@ public final class SessionLease implements Machine {
     @Override
     public void renewed(KeyRecord key, long revision, long now) {
       fx.add(new SessionCommand.Renewed(lease.id(), lease.deadline(), lease.renewalSentAt(), revision));
+      progressed();
     }
 
     @Override

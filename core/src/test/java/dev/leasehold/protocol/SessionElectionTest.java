@@ -263,4 +263,29 @@ class SessionElectionTest {
     assertEquals(ElectorState.STOPPED, m.role());
   }
 
+
+  @Test
+  void theSessionsOutageIsReportedOnceInTheRoleHeldAndItsRecoveryToo() {
+    elect(10);
+    d.step(new SessionInput.Unavailable("etcd unreachable"));
+    assertEquals(List.of(Cause.STORE_UNAVAILABLE), d.published());
+    Command.Publish p = d.only(Command.Publish.class);
+    assertEquals(ElectorState.MASTER, p.from());
+    assertEquals(ElectorState.MASTER, p.to(), "the lease's deadline, not the report, ends the term");
+    assertEquals(10, m.fencingToken());
+    d.step(new SessionInput.Unavailable("etcd unreachable"));
+    assertEquals(List.of(), d.published(), "reported once");
+    d.step(new SessionInput.Recovered());
+    assertEquals(List.of(Cause.STORE_RECOVERED), d.published());
+    d.step(new SessionInput.Recovered());
+    assertEquals(List.of(), d.published(), "recovered once");
+  }
+
+  @Test
+  void aClosedElectionReportsNoOutage() {
+    elect(10);
+    d.step(new Input.Close());
+    d.step(new SessionInput.Unavailable("etcd unreachable"));
+    assertEquals(List.of(), d.published());
+  }
 }

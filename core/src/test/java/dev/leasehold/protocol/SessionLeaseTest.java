@@ -119,4 +119,34 @@ class SessionLeaseTest {
     assertEquals(Cause.CLOSED, d.only(SessionCommand.Ended.class).cause());
     assertEquals(LEASE, d.only(Command.Release.class).leaseId());
   }
+
+  @Test
+  void renewalsThatKeepFailingAreReportedOnceAndTheNextConfirmedRenewalEndsTheReport() {
+    grant();
+    for (int i = 1; i <= 4; i++) {
+      d.fire(d.timer(TimerKind.RENEW));
+      d.step(new EtcdInput.KeepAliveFailed(d.only(EtcdCommand.KeepAlive.class).op(), false, "etcd unreachable " + i));
+      if (i == 3) {
+        assertEquals("etcd unreachable 3", d.only(SessionCommand.Unavailable.class).reason(),
+            "reported once it lasts, as a single election reports it");
+      } else {
+        assertFalse(d.has(SessionCommand.Unavailable.class), i + ": " + d.last);
+      }
+    }
+    d.fire(d.timer(TimerKind.RENEW));
+    d.step(new EtcdInput.KeepAliveAcked(d.only(EtcdCommand.KeepAlive.class).op(), 5, 7));
+    assertFalse(d.has(SessionCommand.Recovered.class), "an ack alone is no progress");
+    d.step(new EtcdInput.ConfirmRead(d.only(EtcdCommand.ConfirmRead.class).op(), null, 500, 7));
+    d.only(SessionCommand.Renewed.class);
+    d.only(SessionCommand.Recovered.class);
+  }
+
+  @Test
+  void aConfigurationErrorIsReportedAtOnce() {
+    d.step(new Input.Start());
+    EtcdCommand.GrantLease g = d.only(EtcdCommand.GrantLease.class);
+    String refused = "configuration error: permission denied: user 'elector' may not grant leases";
+    d.step(new EtcdInput.GrantFailed(g.op(), refused));
+    assertEquals(refused, d.only(SessionCommand.Unavailable.class).reason());
+  }
 }

@@ -247,4 +247,35 @@ class EtcdSessionIT {
     return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
         .collect(Collectors.toSet());
   }
+
+  @Test
+  void etcdGoneIsEachElectionsStoreUnavailableWithItsReasonAndItsReturnTheirRecovery() throws Exception {
+    EtcdSession a = session("a");
+    List<LeaderElector> ea = elections(a);
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    EtcdMember member = ETCD.cluster().member(0);
+    member.stop();
+    try {
+      await().atMost(WAIT).until(() -> ea.stream().allMatch(e -> has(e, Cause.STORE_UNAVAILABLE)));
+      for (LeaderElector e : ea) {
+        LeadershipEvent outage = events.get(e).stream().filter(ev -> ev.cause() == Cause.STORE_UNAVAILABLE)
+            .findFirst().orElseThrow();
+        assertFalse(outage.reason().orElse("").isBlank(), "the outage names its reason: " + outage);
+      }
+      await().atMost(WAIT).until(() -> ea.stream().noneMatch(LeaderElector::isLeader));
+    } finally {
+      member.start();
+    }
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(e -> has(e, Cause.STORE_RECOVERED) && e.isLeader()));
+    for (LeaderElector e : ea) {
+      List<Cause> c = causes(events.get(e));
+      assertEquals(1, c.stream().filter(Cause.STORE_UNAVAILABLE::equals).count(), "one report per outage: " + c);
+      assertTrue(c.indexOf(Cause.STORE_UNAVAILABLE) < c.indexOf(Cause.STORE_RECOVERED), c.toString());
+    }
+  }
+
+  private boolean has(LeaderElector e, Cause cause) {
+    return events.get(e).stream().anyMatch(ev -> ev.cause() == cause);
+  }
 }
