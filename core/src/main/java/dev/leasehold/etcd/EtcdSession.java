@@ -14,9 +14,7 @@ import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -248,8 +246,7 @@ public final class EtcdSession implements AutoCloseable {
    *
    * <p>Not thread-safe.
    */
-  public static final class Builder extends ElectorConfig.Settings<Builder> {
-    private final EtcdConnection connection = new EtcdConnection();
+  public static final class Builder extends EtcdClientSettings<Builder> {
     private Long randomSeed;
 
     private Builder() {}
@@ -257,81 +254,6 @@ public final class EtcdSession implements AutoCloseable {
     /** prefix sets the key prefix of the session's elections (required; end it with "/"). */
     public Builder prefix(String prefix) {
       return electionKey(prefix);
-    }
-
-    /**
-     * endpoints sets the etcd client URLs, such as {@code http://127.0.0.1:2379}, or
-     * {@code https://...} for every endpoint once TLS is set ({@link #tls(Path)}).
-     */
-    public Builder endpoints(String... endpoints) {
-      connection.endpoints(endpoints == null ? null : Arrays.asList(endpoints));
-      return this;
-    }
-
-    /** endpoints sets the etcd client URLs. */
-    public Builder endpoints(List<String> endpoints) {
-      connection.endpoints(endpoints);
-      return this;
-    }
-
-    /**
-     * client uses a jetcd client the caller built instead of endpoints; the session never
-     * closes it, and its TLS and credentials are the client's own (the builder's TLS and
-     * credential options must then stay unset). Add {@link EtcdCallPolicy} to it for per-call
-     * deadlines, and a fixed executor, or jetcd's cached pool grows a thread per call in flight.
-     */
-    public Builder client(Client client) {
-      connection.client(client);
-      return this;
-    }
-
-    /**
-     * tls makes every endpoint speak TLS and trust only the CA certificates in
-     * {@code caCertificate}, a PEM file; the server's certificate must also name the
-     * endpoint's host (or {@link #tlsAuthority}). Replaces {@link #tlsJvmDefaultTrust()}. The
-     * file is read at {@link #build()}.
-     */
-    public Builder tls(Path caCertificate) {
-      connection.tls(caCertificate);
-      return this;
-    }
-
-    /**
-     * tlsJvmDefaultTrust makes every endpoint speak TLS and trust the JVM's default CAs
-     * instead of a file given to {@link #tls(Path)}, which it replaces; https endpoints need
-     * one of the two.
-     */
-    public Builder tlsJvmDefaultTrust() {
-      connection.tlsJvmDefaultTrust();
-      return this;
-    }
-
-    /**
-     * tlsClientCertificate presents a client certificate for mutual TLS (etcd's
-     * {@code --client-cert-auth}): a PEM chain with the client's certificate first, and its
-     * unencrypted PKCS#8 PEM key. Needs TLS; read and checked at {@link #build()}.
-     */
-    public Builder tlsClientCertificate(Path certificateChain, Path privateKey) {
-      connection.tlsClientCertificate(certificateChain, privateKey);
-      return this;
-    }
-
-    /**
-     * tlsAuthority sets the host name the server's certificate must carry, for every endpoint
-     * (by default each endpoint's own host). Needs TLS.
-     */
-    public Builder tlsAuthority(String authority) {
-      connection.tlsAuthority(authority);
-      return this;
-    }
-
-    /**
-     * credentials authenticates to etcd as {@code user}; the password is copied at this call.
-     * Over {@code http://} endpoints the password and token cross the network in clear.
-     */
-    public Builder credentials(String user, char[] password) {
-      connection.credentials(user, password);
-      return this;
     }
 
     /** randomSeed fixes the retry jitter; for tests. */
@@ -349,12 +271,12 @@ public final class EtcdSession implements AutoCloseable {
     public EtcdSession build() {
       ElectorConfig validated =
           buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
-      connection.check();
-      Client given = connection.givenClient();
+      check();
+      Client given = givenClient();
       if (given != null) {
         return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null), randomSeed);
       }
-      EtcdClientFactory factory = connection.factory(validated.rpcTimeout());
+      EtcdClientFactory factory = factory(validated.rpcTimeout());
       // A fixed pool, so that thousands of calls in flight (every election's first campaign)
       // do not grow jetcd's default cached pool by a thread each.
       ExecutorService pool = Executors.newFixedThreadPool(CLIENT_THREADS, r -> {

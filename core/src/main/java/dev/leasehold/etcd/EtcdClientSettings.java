@@ -1,20 +1,24 @@
 package dev.leasehold.etcd;
 
+import dev.leasehold.ElectorConfig;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * EtcdConnection is how a builder reaches etcd: endpoints (with TLS and credentials) or a jetcd
- * client the caller made. {@link EtcdLeaderElector.Builder} and {@link EtcdSession.Builder}
- * both keep one, so that the two accept the same options with the same checks and the same
- * error messages; their public setters document each option.
+ * EtcdClientSettings is how an etcd builder reaches etcd: endpoints (with TLS and
+ * credentials), or a jetcd client the caller made. {@link EtcdLeaderElector.Builder} and
+ * {@link EtcdSession.Builder} both extend it, so the two take the same options with the same
+ * checks and the same error messages.
  *
- * <p>Not thread-safe: owned by one builder.
+ * <p>Not thread-safe.
+ *
+ * @param <B> the concrete builder type
  */
-final class EtcdConnection {
+public abstract class EtcdClientSettings<B extends EtcdClientSettings<B>> extends ElectorConfig.Settings<B> {
   private List<String> endpoints;
   private Client client;
   private Path tlsCa;
@@ -25,36 +29,99 @@ final class EtcdConnection {
   private String user;
   private char[] password;
 
-  void endpoints(List<String> endpoints) {
+  EtcdClientSettings() {}
+
+  @SuppressWarnings("unchecked")
+  private B me() {
+    return (B) this;
+  }
+
+  /**
+   * endpoints sets the etcd client URLs, such as {@code http://127.0.0.1:2379}, or
+   * {@code https://...} for every endpoint once TLS is set ({@link #tls(Path)}).
+   */
+  public B endpoints(String... endpoints) {
+    return endpoints(endpoints == null ? null : Arrays.asList(endpoints));
+  }
+
+  /** endpoints sets the etcd client URLs. */
+  public B endpoints(List<String> endpoints) {
     this.endpoints = endpoints == null ? null : new ArrayList<>(endpoints);
+    return me();
   }
 
-  void client(Client client) {
+  /**
+   * client uses an existing jetcd client instead of endpoints; it is never closed for you, and
+   * its TLS and credentials are the client's own (the TLS and credential options must then
+   * stay unset). Build it with {@code waitForReady(false)} to see why calls fail (a refused
+   * handshake, say) instead of timeouts, and add {@link EtcdCallPolicy} for per-call
+   * deadlines. A client given cannot be replaced: after a long outage its channel reconnects
+   * on gRPC's own backoff, which grows to two minutes, where an elector's own client
+   * reconnects within {@code retryBackoffMax}.
+   */
+  public B client(Client client) {
     this.client = client;
+    return me();
   }
 
-  void tls(Path caCertificate) {
+  /**
+   * tls makes every endpoint speak TLS and trust only the CA certificates in
+   * {@code caCertificate}, a PEM file (several certificates may follow one another); the
+   * server's certificate must also name the endpoint's host (or {@link #tlsAuthority}).
+   * Replaces {@link #tlsJvmDefaultTrust()}. The file is read at build.
+   */
+  public B tls(Path caCertificate) {
     this.tlsCa = caCertificate;
     this.tlsJvmDefaultTrust = false;
+    return me();
   }
 
-  void tlsJvmDefaultTrust() {
+  /**
+   * tlsJvmDefaultTrust makes every endpoint speak TLS and trust the JVM's default CAs (its
+   * {@code cacerts}, or {@code javax.net.ssl.trustStore}) instead of a file given to
+   * {@link #tls(Path)}, which it replaces. It has to be chosen: https endpoints without it
+   * or {@code tls(...)} are rejected, so that no trust is taken for granted.
+   */
+  public B tlsJvmDefaultTrust() {
     this.tlsJvmDefaultTrust = true;
     this.tlsCa = null;
+    return me();
   }
 
-  void tlsClientCertificate(Path certificateChain, Path privateKey) {
+  /**
+   * tlsClientCertificate presents a client certificate for mutual TLS (etcd's
+   * {@code --client-cert-auth}): {@code certificateChain} is a PEM file with the client's
+   * certificate first, {@code privateKey} its unencrypted PKCS#8 PEM key
+   * ({@code BEGIN PRIVATE KEY}). Needs {@link #tls(Path)} or {@link #tlsJvmDefaultTrust()};
+   * the files are read, and the key checked against the certificate, at build.
+   */
+  public B tlsClientCertificate(Path certificateChain, Path privateKey) {
     this.tlsCertificateChain = certificateChain;
     this.tlsPrivateKey = privateKey;
+    return me();
   }
 
-  void tlsAuthority(String authority) {
+  /**
+   * tlsAuthority sets the host name the server's certificate must carry, for every endpoint
+   * (by default each endpoint's own host); for certificates issued for a name other than the
+   * one dialled. Needs TLS.
+   */
+  public B tlsAuthority(String authority) {
     this.tlsAuthority = authority;
+    return me();
   }
 
-  void credentials(String user, char[] password) {
+  /**
+   * credentials authenticates to etcd (when etcd runs with {@code auth enable}) as
+   * {@code user}; the password is copied at this call, so the caller may clear its array,
+   * and kept in memory as UTF-8 bytes for the client's lifetime, because jetcd
+   * authenticates again whenever etcd drops the token (after an etcd restart, say). Over
+   * {@code http://} endpoints the password and token cross the network in clear.
+   */
+  public B credentials(String user, char[] password) {
     this.user = user;
     this.password = password == null ? null : password.clone();
+    return me();
   }
 
   /** givenClient is the caller's client, or null when the builder makes its own. */
