@@ -262,6 +262,8 @@ class EtcdSessionIT {
         LeadershipEvent outage = events.get(e).stream().filter(ev -> ev.cause() == Cause.STORE_UNAVAILABLE)
             .findFirst().orElseThrow();
         assertFalse(outage.reason().orElse("").isBlank(), "the outage names its reason: " + outage);
+        assertFalse(e.health().storeReachable(), "health shows it: " + e.health());
+        assertEquals(outage.reason(), e.health().storeFailure());
       }
       await().atMost(WAIT).until(() -> ea.stream().noneMatch(LeaderElector::isLeader));
     } finally {
@@ -272,6 +274,7 @@ class EtcdSessionIT {
       List<Cause> c = causes(events.get(e));
       assertEquals(1, c.stream().filter(Cause.STORE_UNAVAILABLE::equals).count(), "one report per outage: " + c);
       assertTrue(c.indexOf(Cause.STORE_UNAVAILABLE) < c.indexOf(Cause.STORE_RECOVERED), c.toString());
+      assertTrue(e.health().healthy(), e.health().toString());
     }
   }
 
