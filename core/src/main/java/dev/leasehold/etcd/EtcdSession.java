@@ -63,6 +63,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class EtcdSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
+  /**
+   * ELECTIONS_LOG is the logger every session election writes its lifecycle and events to: one
+   * name, so that a service with thousands of elections can quiet them all at once.
+   */
+  static final String ELECTIONS_LOG = EtcdSession.class.getName() + ".elections";
+  private static final Logger electionsLog = LoggerFactory.getLogger(ELECTIONS_LOG);
 
   private final ElectorConfig template;
   private final ProtocolConfig protocol;
@@ -138,7 +144,7 @@ public final class EtcdSession implements AutoCloseable {
     String key = prefix() + name;
     ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).closeOnShutdown(false).build();
     ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
-        new SessionStore(hub, key, value), shared, template.candidateId() + "@" + key);
+        new SessionStore(hub, key, value), shared, template.candidateId() + "@" + key, electionsLog);
     if (elections.putIfAbsent(key, r) != null) {
       throw new IllegalArgumentException(
           "name must be unique among this session's open elections, but \"" + name + "\" is taken");

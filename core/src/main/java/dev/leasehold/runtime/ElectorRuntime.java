@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: every public method may be called from any thread, including a listener.
  */
 public final class ElectorRuntime implements LeaderElector {
-  private static final Logger log = LoggerFactory.getLogger(ElectorRuntime.class);
+  private final Logger log;
 
   private final ElectorConfig config;
   private final Machine machine;
@@ -78,6 +78,13 @@ public final class ElectorRuntime implements LeaderElector {
    */
   public ElectorRuntime(
       ElectorConfig config, Machine machine, StorePort store, Scheduler scheduler, String name) {
+    this(config, machine, store, scheduler, name, LoggerFactory.getLogger(ElectorRuntime.class));
+  }
+
+  /** ElectorRuntime logs its lifecycle and events to {@code log} (a session's elections share one). */
+  public ElectorRuntime(
+      ElectorConfig config, Machine machine, StorePort store, Scheduler scheduler, String name, Logger log) {
+    this.log = Objects.requireNonNull(log, "log");
     this.config = Objects.requireNonNull(config, "config");
     this.machine = Objects.requireNonNull(machine, "machine");
     this.store = Objects.requireNonNull(store, "store");

@@ -250,6 +250,17 @@ class EtcdSessionIT {
 
   @Test
   void etcdGoneIsEachElectionsStoreUnavailableWithItsReasonAndItsReturnTheirRecovery() throws Exception {
+    try (LogCapture elections = new LogCapture("dev.leasehold.etcd.EtcdSession.elections");
+        LogCapture runtime = new LogCapture()) {
+      outageAndRecovery();
+      String shard0 = "a@" + prefix + "shard-0";
+      assertTrue(elections.has(shard0, "store unavailable"), "under the session's elections logger: "
+          + elections.lines(shard0));
+      assertEquals(List.of(), runtime.lines(shard0), "nothing under the runtime's own logger");
+    }
+  }
+
+  private void outageAndRecovery() throws Exception {
     EtcdSession a = session("a");
     List<LeaderElector> ea = elections(a);
     a.start();
