@@ -174,34 +174,8 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public CompletionStage<List<Participant>> participants() {
-    CompletableFuture<List<Participant>> view = new CompletableFuture<>();
-    try {
-      // The store port is the loop's; the reply is read off it and completed on the dispatcher.
-      scheduler.execute(() -> {
-        StoreCall read = machine.queueRead();
-        if (read == null || closing.get() || !started.get()) {
-          scheduler.dispatcher().execute(() -> view.complete(List.of()));
-          return;
-        }
-        CompletableFuture<? extends Input> reply;
-        try {
-          reply = store.call(read).toCompletableFuture()
-              .orTimeout(config.rpcTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (RuntimeException e) {
-          reply = CompletableFuture.failedFuture(e);
-        }
-        reply.whenComplete((in, failure) -> scheduler.dispatcher().execute(() -> {
-          if (failure != null) {
-            view.completeExceptionally(failure);
-          } else {
-            view.complete(machine.queueOf(in));
-          }
-        }));
-      });
-    } catch (RejectedExecutionException closed) {
-      view.complete(List.of());
-    }
-    return view;
+    return QueueView.read(scheduler, machine, store, config.rpcTimeout().toNanos(),
+        () -> !closing.get() && started.get());
   }
 
   /** resignTerm resigns {@code t} from any thread, if it is still the current term then. */
