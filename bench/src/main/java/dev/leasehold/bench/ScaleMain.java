@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -55,8 +56,15 @@ public final class ScaleMain {
     // A shared client gets what an elector's own client has: a deadline on every call but a
     // watch, at the default rpc timeout for this TTL (min(1 s, TTL/4)).
     Duration rpcTimeout = ttl.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? ttl.dividedBy(4) : Duration.ofSeconds(1);
+    // And a small fixed executor, as the README advises for a client many electors share:
+    // jetcd's default cached pool starts a thread per call in flight (a thousand at a cold start).
     Client client = shared
-        ? Client.builder().endpoints(endpoints).interceptor(new EtcdCallPolicy(rpcTimeout)).build()
+        ? Client.builder().endpoints(endpoints).interceptor(new EtcdCallPolicy(rpcTimeout))
+            .executorService(Executors.newFixedThreadPool(2, r -> {
+              Thread t = new Thread(r, "shared-etcd-client");
+              t.setDaemon(true);
+              return t;
+            })).build()
         : null;
     AtomicInteger leader = new AtomicInteger(-1);
     AtomicLong electedAt = new AtomicLong();

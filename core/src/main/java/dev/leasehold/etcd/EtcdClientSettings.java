@@ -55,7 +55,9 @@ public abstract class EtcdClientSettings<B extends EtcdClientSettings<B>> extend
    * its TLS and credentials are the client's own (the TLS and credential options must then
    * stay unset). Build it with {@code waitForReady(false)} to see why calls fail (a refused
    * handshake, say) instead of timeouts, and add {@link EtcdCallPolicy} for per-call
-   * deadlines. A client given cannot be replaced: after a long outage its channel reconnects
+   * deadlines. If many electors share it, give it a small fixed executor ({@code
+   * executorService(...)}): jetcd's default cached pool starts a thread per call in flight. A
+   * client given cannot be replaced: after a long outage its channel reconnects
    * on gRPC's own backoff, which grows to two minutes, where an elector's own client
    * reconnects within {@code retryBackoffMax}.
    */
