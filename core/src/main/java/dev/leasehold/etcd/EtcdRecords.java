@@ -5,15 +5,18 @@ import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
 import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;
+import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -119,5 +122,18 @@ final class EtcdRecords {
     }
     String m = t.getMessage();
     return m != null && m.contains("requested lease not found");
+  }
+
+  /**
+   * read sends {@code ops} as one read-only transaction: etcd serves it as it serves a range (a
+   * linearizable read, no raft proposal), but jetcd retries a failed {@code get} by the client's
+   * own policy (UNAVAILABLE: a member's {@code no leader}, a refused connection; 500 ms, then
+   * 1 s, at jetcd's defaults) and never a transaction. Behind such retries a failure reached
+   * neither the machine's retry nor the hedge, and on a caller's client with jetcd's defaults a
+   * MASTER's renewal could lose its slack to them during an etcd leader election. Every read
+   * the elector and a session make goes through here.
+   */
+  static CompletableFuture<TxnResponse> read(Client c, Op... ops) {
+    return c.getKVClient().txn().Then(ops).commit();
   }
 }

@@ -259,7 +259,7 @@ final class EtcdStore implements StorePort {
   // A read of the key alone; asked for the queue, it answers with an empty one (QueueAccess).
   private CompletionStage<Input> poll(EtcdCommand.Poll p) {
     return map(
-        read(client, Op.get(key, GetOption.DEFAULT)),
+        EtcdRecords.read(client, Op.get(key, GetOption.DEFAULT)),
         t -> new EtcdInput.PollResult(p.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             p.participants() ? List.of() : null),
         e -> new EtcdInput.PollFailed(p.op(), reasons.describe(e, "read")));
@@ -278,7 +278,7 @@ final class EtcdStore implements StorePort {
     ByteSequence end = k.leaseId() == 0 ? OptionsUtil.prefixEndOf(prefix) : participantKey(k.leaseId());
     GetOption ahead = GetOption.builder().withRange(end).withCountOnly(true).build();
     return map(
-        read(client, Op.get(prefix, ahead)),
+        EtcdRecords.read(client, Op.get(prefix, ahead)),
         t -> new EtcdInput.Ranked(k.op(), t.getGetResponses().get(0).getCount(), t.getHeader().getRevision()),
         e -> {
           queueAccess.noteRefusal(e);
@@ -295,7 +295,7 @@ final class EtcdStore implements StorePort {
     GetOption ahead = GetOption.builder().withRange(participantKey(r.rankOf())).withCountOnly(true).build();
     Client c = client;
     return keyAndQueue(
-        Hedge.first(() -> read(c, Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)), hedgeAfterNanos),
+        Hedge.first(() -> EtcdRecords.read(c, Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)), hedgeAfterNanos),
         t -> new EtcdInput.ConfirmRead(
             r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             t.getHeader().getRaftTerm(), t.getGetResponses().get(1).getCount()),
@@ -307,22 +307,10 @@ final class EtcdStore implements StorePort {
   private CompletionStage<Input> confirm(EtcdCommand.ConfirmRead r) {
     Client c = client;
     return map(
-        Hedge.first(() -> read(c, Op.get(key, GetOption.DEFAULT)), hedgeAfterNanos),
+        Hedge.first(() -> EtcdRecords.read(c, Op.get(key, GetOption.DEFAULT)), hedgeAfterNanos),
         t -> new EtcdInput.ConfirmRead(
             r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(), t.getHeader().getRaftTerm()),
         e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));
-  }
-
-  /**
-   * read sends {@code ops} as one read-only transaction: etcd serves it as it serves a range (a
-   * linearizable read, no raft proposal), but jetcd retries a failed {@code get} by the client's
-   * own policy (UNAVAILABLE: a member's {@code no leader}, a refused connection; 500 ms, then
-   * 1 s, at jetcd's defaults) and never a transaction. Behind such retries a failure reached
-   * neither the machine's retry nor the hedge, and on a caller's client with jetcd's defaults a
-   * MASTER's renewal could lose its slack to them during an etcd leader election.
-   */
-  private static CompletableFuture<TxnResponse> read(Client c, Op... ops) {
-    return c.getKVClient().txn().Then(ops).commit();
   }
 
   /**
@@ -349,7 +337,7 @@ final class EtcdStore implements StorePort {
   private CompletionStage<Input> pollWithQueue(EtcdCommand.Poll p) {
     GetOption queue = GetOption.builder().withRange(OptionsUtil.prefixEndOf(prefix)).build();
     return keyAndQueue(
-        read(client, Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue)),
+        EtcdRecords.read(client, Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue)),
         r -> new EtcdInput.PollResult(
             p.op(),
             EtcdRecords.first(r.getGetResponses().get(0)),

@@ -121,8 +121,7 @@ final class SessionHub implements StorePort {
     }
     if (listed) {
       ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
-      // A read-only txn, not a get, which jetcd would retry on its own backoff (EtcdStore.read).
-      gate.submit(() -> client.getKVClient().txn().Then(Op.get(k, GetOption.DEFAULT)).commit(), 3 * rpcTimeoutNanos)
+      gate.submit(() -> EtcdRecords.read(client, Op.get(k, GetOption.DEFAULT)), 3 * rpcTimeoutNanos)
           .whenComplete((t, e) -> {
             if (e == null) {
               inbox.accept(new SessionInput.KeySeen(EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision()));
@@ -309,7 +308,7 @@ final class SessionHub implements StorePort {
 
   /** reread reads the prefix once the watch is created, so nothing between is missed. */
   private void reread(long generation) {
-    client.getKVClient().txn().Then(Op.get(prefixBytes, GetOption.builder().isPrefix(true).build())).commit()
+    EtcdRecords.read(client, Op.get(prefixBytes, GetOption.builder().isPrefix(true).build()))
         .whenComplete((t, e) -> loop.execute(() -> {
           if (generation != watchGeneration || closed) {
             return;
