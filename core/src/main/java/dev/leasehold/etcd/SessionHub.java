@@ -118,6 +118,11 @@ final class SessionHub implements StorePort {
     SessionInput.Unavailable u = outage;
     if (u != null) {
       inbox.accept(u);
+      // The outage may have ended between the read and the accept, its Recovered sent before
+      // this inbox was listed: if so, end it here (a second Recovered is ignored).
+      if (outage == null) {
+        inbox.accept(new SessionInput.Recovered());
+      }
     }
     if (listed) {
       ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
