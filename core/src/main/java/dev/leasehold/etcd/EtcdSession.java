@@ -108,7 +108,7 @@ public final class EtcdSession implements AutoCloseable {
     EtcdStore leaseCalls =
         new EtcdStore(() -> client, false, template.electionKey(), template.candidateId(), reasons,
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
-    this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop,
+    this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop, shared::execute,
         template.retryBackoffInitial().toNanos(), template.rpcTimeout().toNanos());
     ElectorConfig leaseConfig = ElectorConfig.builder().config(template).closeOnShutdown(false).build();
     this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, leaseLoop,

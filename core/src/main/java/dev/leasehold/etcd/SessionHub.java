@@ -28,6 +28,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -59,6 +61,8 @@ final class SessionHub implements StorePort {
   private final String prefix;
   private final ByteSequence prefixBytes;
   private final Scheduler loop;
+  // The elections' loop: a task queued on it runs after every input queued to them before it.
+  private final Executor elections;
   private final long backoffNanos;
   private final ConcurrentHashMap<String, Consumer<Input>> inboxes = new ConcurrentHashMap<>();
   private final AtomicLong watchRevision = new AtomicLong();
@@ -84,8 +88,10 @@ final class SessionHub implements StorePort {
   static final int CALLS_IN_FLIGHT = 64;
 
   SessionHub(
-      Client client, EtcdStore lease, String prefix, Scheduler loop, long backoffNanos, long rpcTimeoutNanos) {
+      Client client, EtcdStore lease, String prefix, Scheduler loop, Executor elections, long backoffNanos,
+      long rpcTimeoutNanos) {
     this.client = client;
+    this.elections = elections;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime);
     this.lease = lease;
@@ -220,9 +226,23 @@ final class SessionHub implements StorePort {
     }
   }
 
+  /**
+   * release revokes the lease once every election has taken the news of its end: the lease
+   * sends {@code Ended} to their inboxes before it releases, and a revoke that reached etcd
+   * while an election's loop still had that news queued (thousands of elections' inputs
+   * ahead of it) would free a key whose election still says {@code isLeader()}, before its
+   * deadline on a close. So the revoke is sent from a task queued behind that news on the
+   * elections' loop (PROTOCOL.md §11.4, S3).
+   */
   @Override
   public CompletionStage<?> release(long leaseId) {
-    return lease.release(leaseId);
+    CompletableFuture<Void> taken = new CompletableFuture<>();
+    try {
+      elections.execute(() -> taken.complete(null));
+    } catch (RejectedExecutionException stopped) {
+      taken.complete(null); // the elections' loop has stopped: no election acts any more
+    }
+    return taken.thenCompose(v -> lease.release(leaseId));
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.leasehold.it;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +26,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,6 +177,50 @@ class EtcdSessionIT {
     // Session a granted a new lease and is a candidate again on it.
     await().atMost(WAIT).until(a::isLive);
     await().atMost(WAIT).until(() -> !ETCD.cluster().leaseIds().contains(lease));
+  }
+
+  @Test
+  void closingASessionRevokesItsLeaseOnlyOnceNoneOfItsElectionsSaysItLeads() throws Exception {
+    // The lease's close tells every election Ended(CLOSED) on their loop; a revoke sent before
+    // the last of them took it would let b lead a key that a still says it leads.
+    int n = 200;
+    EtcdSession a = session("a");
+    EtcdSession b = session("b");
+    List<LeaderElector> ea = new ArrayList<>();
+    List<LeaderElector> eb = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ea.add(a.election("close-" + i));
+      ea.get(i).start();
+    }
+    a.start();
+    await().atMost(WAIT).until(() -> ea.stream().allMatch(LeaderElector::isLeader));
+    for (int i = 0; i < n; i++) {
+      eb.add(b.election("close-" + i));
+      eb.get(i).start();
+    }
+    b.start();
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(e -> e.currentLeader().isPresent()));
+    AtomicReference<String> overlap = new AtomicReference<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread sampler = new Thread(() -> {
+      while (!stop.get()) {
+        for (int i = n - 1; i >= 0; i--) {
+          if (eb.get(i).isLeader() && ea.get(i).isLeader()) {
+            overlap.compareAndSet(null, "close-" + i);
+          }
+        }
+      }
+    }, "overlap-sampler");
+    sampler.start();
+    // Thousands of elections joining keep a's elections' loop busy as the close begins.
+    for (int i = 0; i < 3000; i++) {
+      a.election("filler-" + i).start();
+    }
+    a.close();
+    await().atMost(WAIT).until(() -> eb.stream().allMatch(LeaderElector::isLeader));
+    stop.set(true);
+    sampler.join();
+    assertNull(overlap.get(), () -> "a and b both said they lead " + overlap.get());
   }
 
   @Test
