@@ -71,6 +71,7 @@ final class SessionChecks {
   void published(SessionProc p, String key, LeadershipEvent e) {
     sim.note(p + "@" + key + " " + e.from() + "->" + e.to() + " " + e.cause()
         + e.fencingToken().stream().mapToObj(t -> " token=" + t).findFirst().orElse(""));
+    sim.count("event " + e.cause());
     if (e.isElected()) {
       long token = e.fencingToken().orElseThrow();
       long max = maxToken.getOrDefault(key, 0L);

@@ -38,6 +38,10 @@ final class SessionProc {
   final SimHub hub;
   final ElectorRuntime lease;
   final Map<String, ElectorRuntime> elections = new LinkedHashMap<>();
+  private final SessionSim sim;
+  private final ElectorConfig template;
+  private final ProtocolConfig protocol;
+  private final SplittableRandom random;
   boolean paused;
   boolean crashed;
   boolean closeRequested;
@@ -91,15 +95,38 @@ final class SessionProc {
         electionsLoop::execute, template.rpcTimeout().toNanos(), template.retryBackoffInitial().toNanos());
     this.lease = new ElectorRuntime(template, new SessionLease(protocol, random.split()), hub,
         new Shared(leaseLoop, electionsLoop), name + "*");
-    Scheduler shared = new Shared(electionsLoop, electionsLoop);
+    this.sim = sim;
+    this.template = template;
+    this.protocol = protocol;
+    this.random = random;
     for (String key : keys) {
-      ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).build();
-      ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
-          new SimElectionPort(hub, key), shared, name + "@" + key,
-          LoggerFactory.getLogger("dev.leasehold.etcd.EtcdSession.elections"));
-      r.onLeadershipChanged((LeadershipEvent e) -> sim.checks.published(this, key, e));
-      elections.put(key, r);
+      elections.put(key, election(key));
     }
+  }
+
+  private ElectorRuntime election(String key) {
+    ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).build();
+    ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
+        new SimElectionPort(hub, key), new Shared(electionsLoop, electionsLoop), name + "@" + key,
+        LoggerFactory.getLogger("dev.leasehold.etcd.EtcdSession.elections"));
+    r.onLeadershipChanged((LeadershipEvent e) -> sim.checks.published(this, key, e));
+    return r;
+  }
+
+  /**
+   * reopen closes the election of {@code key} as a user would (a MASTER's close deletes its key,
+   * fenced; a failed delete is left to the session) and, {@code after} later, opens a new one
+   * of that name on the same session and starts it.
+   */
+  void reopen(String key, long after) {
+    ElectorRuntime old = elections.get(key);
+    old.closeAsync().whenComplete((v, e) -> sim.at(sim.now + after, () -> {
+      if (!crashed && !closeRequested && elections.get(key) == old) {
+        ElectorRuntime r = election(key);
+        elections.put(key, r);
+        r.start();
+      }
+    }));
   }
 
   /** start starts every election and then the session, as a user would. */

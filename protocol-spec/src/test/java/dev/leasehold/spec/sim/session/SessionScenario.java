@@ -22,7 +22,9 @@ final class SessionScenario {
   enum Kind {
     PARTITION, PAUSE, CRASH, LEADER_LOSS, STALL_WATCH, SLOW, LOSSY, RESIGN,
     /** The elections' loop alone is held up (thousands of elections' inputs ahead), the lease's runs. */
-    BUSY_ELECTIONS
+    BUSY_ELECTIONS,
+    /** One election is closed, and after {@code length} opened again under the same name. */
+    REOPEN
   }
 
   /** Fault is one fault: at {@code at}, on process {@code slot} (or key index), for {@code length}. */
@@ -57,6 +59,7 @@ final class SessionScenario {
     Duration backoffInitial = Duration.ofMillis(r.nextBoolean() ? 50 : 100);
     Duration backoffMax = Duration.ofMillis(r.nextBoolean() ? 500 : 1000);
     double rho = r.nextBoolean() ? 0.01 : 0.05;
+    boolean sameId = r.nextInt(5) == 0;
     configs = new ElectorConfig[n];
     rates = new double[n];
     startAt = new long[n];
@@ -64,7 +67,7 @@ final class SessionScenario {
     for (int i = 0; i < n; i++) {
       configs[i] = ElectorConfig.builder()
           .electionKey("/sim/s/")
-          .candidateId("p" + i)
+          .candidateId(sameId && i == 1 ? "p0" : "p" + i)
           .leaseTtl(Duration.ofSeconds(ttlSeconds))
           .maxDriftRate(rho)
           .rpcTimeout(rpcTimeout)
@@ -90,6 +93,7 @@ final class SessionScenario {
         case SLOW -> 500 * MS + r.nextLong(3 * S);
         case LOSSY -> 200 * MS + r.nextLong(2 * S);
         case BUSY_ELECTIONS -> 10 * MS + r.nextLong(500 * MS);
+        case REOPEN -> r.nextLong(2 * S);
         case STALL_WATCH, RESIGN -> 0;
       };
       faults.add(new Fault(at, kind, r.nextInt(n), r.nextInt(k), length));

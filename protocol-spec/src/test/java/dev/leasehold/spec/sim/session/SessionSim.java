@@ -8,7 +8,10 @@ import dev.leasehold.spec.sim.session.SessionChecks.Violation;
 import dev.leasehold.spec.sim.session.SessionScenario.Fault;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.event.Level;
 
 /**
@@ -27,7 +30,8 @@ final class SessionSim extends EventQueue {
   static final long S = SessionScenario.S;
 
   /** Result is one run's outcome, with the trace's last lines. */
-  record Result(SessionScenario scenario, Violation violation, long events, long longestGap, List<String> trace) {
+  record Result(SessionScenario scenario, Violation violation, long events, long longestGap,
+      Map<String, Long> counts, List<String> trace) {
     boolean ok() {
       return violation == null;
     }
@@ -43,6 +47,7 @@ final class SessionSim extends EventQueue {
   private final int[] incarnations;
   private final ArrayDeque<String> trace = new ArrayDeque<>();
   private final int traceLines;
+  private final Map<String, Long> counts = new HashMap<>();
 
   SessionSim(SessionScenario sc, SimHub.Mutation hubMutation, int traceLines) {
     super(sc.seed * 31 + 7);
@@ -58,6 +63,11 @@ final class SessionSim extends EventQueue {
 
   static String fmt(long t) {
     return String.format("%.6fs", t / 1e9);
+  }
+
+  /** count adds one to the counter {@code what} (what the run exercised). */
+  void count(String what) {
+    counts.merge(what, 1L, Long::sum);
   }
 
   void note(String s) {
@@ -99,7 +109,7 @@ final class SessionSim extends EventQueue {
     if (v != null) {
       note("VIOLATION " + v.getMessage());
     }
-    return new Result(sc, v, events, checks.longestGap, List.copyOf(trace));
+    return new Result(sc, v, events, checks.longestGap, new TreeMap<>(counts), List.copyOf(trace));
   }
 
   private void logged(Level level, String logger, String message, Throwable t) {
@@ -156,6 +166,7 @@ final class SessionSim extends EventQueue {
       return;
     }
     SessionProc p = current[f.slot()];
+    count("fault " + f.kind());
     note("FAULT " + f.kind() + " " + p + (f.length() > 0 ? " for " + f.length() / MS + "ms" : ""));
     switch (f.kind()) {
       case PARTITION -> net.partitionedUntil[f.slot()] = Math.max(net.partitionedUntil[f.slot()], now + f.length());
@@ -189,6 +200,11 @@ final class SessionSim extends EventQueue {
       }
       case LOSSY -> net.lossyUntil = Math.max(net.lossyUntil, now + f.length());
       case BUSY_ELECTIONS -> busy(p, f.length());
+      case REOPEN -> {
+        if (!p.crashed) {
+          p.reopen(sc.keys.get(f.key()), f.length());
+        }
+      }
       case RESIGN -> {
         if (!p.crashed) {
           p.elections.get(sc.keys.get(f.key())).resign();

@@ -17,6 +17,7 @@ class SessionSimulationTest {
   void sessionsKeepEveryInvariantUnderFaults() {
     long longestGap = 0;
     long events = 0;
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
     for (long seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES; seed++) {
       SessionSim.Result r = new SessionSim(new SessionScenario(seed), SimHub.Mutation.NONE, 400).run();
       if (!r.ok()) {
@@ -24,8 +25,9 @@ class SessionSimulationTest {
       }
       longestGap = Math.max(longestGap, r.longestGap());
       events += r.events();
+      r.counts().forEach((k, v) -> counts.merge(k, v, Long::sum));
     }
     System.out.printf("session simulation: %d schedules from seed %d, %d events, longest leaderless stretch after"
-        + " quiet %.3f s%n", SCHEDULES, FIRST_SEED, events, longestGap / 1e9);
+        + " quiet %.3f s; exercised: %s%n", SCHEDULES, FIRST_SEED, events, longestGap / 1e9, counts);
   }
 }

@@ -127,6 +127,9 @@ final class SimHub implements StorePort {
   }
 
   private void retryLaterDeletes() {
+    if (!laterDeletes.isEmpty()) {
+      sim.count("later deletes retried");
+    }
     new HashMap<>(laterDeletes).forEach((key, token) -> fencedDelete(-1, key, token).thenAccept(r -> {
       if (r instanceof SessionInput.Deleted) {
         laterDeletes.remove(key, token);
@@ -291,6 +294,7 @@ final class SimHub implements StorePort {
 
   private void restartWatch(String why) {
     sim.note(p.name + ": session watch restarted: " + why);
+    sim.count(why.startsWith("no progress") ? "watch restarted: silent" : "watch restarted: failed");
     stopWatch();
     watchGeneration++;
     long delay = Math.min(backoff * (1L << Math.min(watchFailures, 5)), 5 * SessionEtcd.S);
