@@ -1,8 +1,8 @@
 package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.chaos.History.FaultWindow;
-import dev.leasehold.it.chaos.HistoryChecker.Kind;
-import dev.leasehold.it.chaos.HistoryChecker.Violation;
+import dev.leasehold.it.chaos.ChaosViolation.Kind;
+import dev.leasehold.it.chaos.ChaosViolation;
 import java.util.List;
 import java.util.Map;
 
@@ -32,8 +32,8 @@ final class Attribution {
     return f == null ? stats.computeIfAbsent(HistoryChecker.WARMUP, k -> new FaultStats()) : stats.get(f.fault());
   }
 
-  Violation violation(Kind kind, long t, String detail) {
+  ChaosViolation violation(ChaosViolation.Kind kind, long t, String detail) {
     FaultWindow f = at(t);
-    return new Violation(kind, t, f == null ? HistoryChecker.WARMUP : f.fault(), f == null ? 0 : f.iteration(), detail);
+    return new ChaosViolation(kind, t, f == null ? HistoryChecker.WARMUP : f.fault(), f == null ? 0 : f.iteration(), detail);
   }
 }

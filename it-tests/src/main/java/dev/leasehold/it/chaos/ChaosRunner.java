@@ -293,7 +293,7 @@ public final class ChaosRunner {
     }
     b.append(r.result().violations().size()).append(" violation(s):\n");
     int shown = 0;
-    for (HistoryChecker.Violation v : r.result().violations()) {
+    for (ChaosViolation v : r.result().violations()) {
       b.append("  ").append(v).append('\n');
       if (shown++ < 5) {
         b.append("  history around it (events, harness notes, non-OK writes):\n");

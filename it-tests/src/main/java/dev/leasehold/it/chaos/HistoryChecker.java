@@ -52,26 +52,8 @@ public final class HistoryChecker {
 
   private HistoryChecker() {}
 
-  /** Kind is the check a violation broke. */
-  public enum Kind {
-    OVERLAP,
-    STALE_WRITE,
-    COUNTER,
-    LIVENESS,
-    SPURIOUS_LOSS
-  }
-
-  /** Violation is one broken promise, at a monotonic time, attributed to the fault window it fell in. */
-  public record Violation(Kind kind, long at, String fault, int iteration, String detail) {
-    @Override
-    public String toString() {
-      return kind + " at " + at + " (iteration " + iteration + ", " + fault + "): " + detail;
-    }
-  }
-
-
   /** Result is the violations found and the per-fault numbers. */
-  public record Result(List<Violation> violations, Map<String, FaultStats> stats, Totals totals) {
+  public record Result(List<ChaosViolation> violations, Map<String, FaultStats> stats, Totals totals) {
     /** ok is true when nothing was violated. */
     public boolean ok() {
       return violations.isEmpty();
@@ -108,7 +90,7 @@ public final class HistoryChecker {
 
   /** check runs every check on the history. */
   public static Result check(History h) {
-    List<Violation> out = new ArrayList<>();
+    List<ChaosViolation> out = new ArrayList<>();
     Map<String, FaultStats> stats = new LinkedHashMap<>();
     for (FaultWindow f : h.faults()) {
       stats.computeIfAbsent(f.fault(), k -> new FaultStats()).iterations++;
@@ -150,7 +132,7 @@ public final class HistoryChecker {
 
   // ---- 1. overlaps ----
 
-  private static void checkOverlaps(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+  private static void checkOverlaps(History h, Attribution at, List<ChaosViolation> out, Map<String, FaultStats> stats) {
     List<Interval> iv = h.intervals();
     for (int i = 0; i < iv.size(); i++) {
       Interval a = iv.get(i);
@@ -181,7 +163,7 @@ public final class HistoryChecker {
           if (s != null) {
             s.overlaps++;
           }
-          out.add(at.violation(Kind.OVERLAP, from, detail));
+          out.add(at.violation(ChaosViolation.Kind.OVERLAP, from, detail));
         }
       }
     }
@@ -218,7 +200,7 @@ public final class HistoryChecker {
 
   // ---- 2. stale writes ----
 
-  private static int checkStale(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+  private static int checkStale(History h, Attribution at, List<ChaosViolation> out, Map<String, FaultStats> stats) {
     int fenced = 0;
     for (Attempt a : h.attempts()) {
       if (a.outcome() == Outcome.FENCED) {
@@ -237,7 +219,7 @@ public final class HistoryChecker {
           if (s != null) {
             s.staleAccepted++;
           }
-          out.add(at.violation(Kind.STALE_WRITE, a.send(),
+          out.add(at.violation(ChaosViolation.Kind.STALE_WRITE, a.send(),
               a.process() + " write #" + a.seq() + " with token " + a.token() + " sent at " + a.send()
                   + " was accepted although " + newer.process() + " was elected with token " + newer.token()
                   + " at " + newer.start()));
@@ -259,7 +241,7 @@ public final class HistoryChecker {
         if (s != null) {
           s.staleAccepted++;
         }
-        out.add(at.violation(Kind.STALE_WRITE, t,
+        out.add(at.violation(ChaosViolation.Kind.STALE_WRITE, t,
             "store write at revision " + w.revision() + " by " + w.writer() + " #" + w.seq() + " carried token "
                 + w.token() + " but the term alive at that revision was "
                 + (live == null ? "none" : "token " + live.token() + " (" + live.holder() + ")")));
@@ -270,7 +252,7 @@ public final class HistoryChecker {
 
   // ---- 3. the counter ----
 
-  private static void checkCounter(History h, Attribution at, List<Violation> out, int[] errorApplied) {
+  private static void checkCounter(History h, Attribution at, List<ChaosViolation> out, int[] errorApplied) {
     Map<String, Attempt> attempts = new HashMap<>();
     for (Attempt a : h.attempts()) {
       attempts.put(a.process() + "#" + a.seq(), a);
@@ -282,24 +264,24 @@ public final class HistoryChecker {
       long t = sendTimeOf(h, w);
       String id = w.writer() + "#" + w.seq();
       if (w.n() != expected) {
-        out.add(at.violation(Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
+        out.add(at.violation(ChaosViolation.Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
             + " set the counter to " + w.n() + ", expected " + expected + " (a write was lost or doubled)"));
       }
       expected = w.n() + 1;
       if (w.token() < lastToken) {
-        out.add(at.violation(Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
+        out.add(at.violation(ChaosViolation.Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
             + " carried token " + w.token() + " after a write with token " + lastToken));
       }
       lastToken = Math.max(lastToken, w.token());
       if (applied.put(id, w) != null) {
-        out.add(at.violation(Kind.COUNTER, t, "attempt " + id + " was applied twice"));
+        out.add(at.violation(ChaosViolation.Kind.COUNTER, t, "attempt " + id + " was applied twice"));
       }
       Attempt a = attempts.get(id);
       if (a == null) {
-        out.add(at.violation(Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
+        out.add(at.violation(ChaosViolation.Kind.COUNTER, t, "store write at revision " + w.revision() + " by " + id
             + " matches no logged attempt"));
       } else if (a.outcome() == Outcome.FENCED || a.outcome() == Outcome.CONFLICT) {
-        out.add(at.violation(Kind.COUNTER, t, "attempt " + id + " was reported " + a.outcome()
+        out.add(at.violation(ChaosViolation.Kind.COUNTER, t, "attempt " + id + " was reported " + a.outcome()
             + " but the store applied it at revision " + w.revision()));
       } else if (a.outcome() == Outcome.ERROR) {
         errorApplied[0]++;
@@ -307,12 +289,12 @@ public final class HistoryChecker {
     }
     for (Attempt a : h.attempts()) {
       if (a.outcome() == Outcome.OK && !applied.containsKey(a.process() + "#" + a.seq())) {
-        out.add(at.violation(Kind.COUNTER, a.send(), "attempt " + a.process() + "#" + a.seq()
+        out.add(at.violation(ChaosViolation.Kind.COUNTER, a.send(), "attempt " + a.process() + "#" + a.seq()
             + " was reported OK (value " + a.value() + ") but the store has no such write (lost)"));
       }
     }
     if (h.finalCounter() != h.storeWrites().size()) {
-      out.add(at.violation(Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but the store applied "
+      out.add(at.violation(ChaosViolation.Kind.COUNTER, h.runEnd(), "final counter is " + h.finalCounter() + " but the store applied "
           + h.storeWrites().size() + " writes"));
     }
   }
@@ -337,7 +319,7 @@ public final class HistoryChecker {
 
   // ---- 4. liveness, and time without a leader ----
 
-  private static void checkLiveness(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+  private static void checkLiveness(History h, Attribution at, List<ChaosViolation> out, Map<String, FaultStats> stats) {
     List<long[]> covered = Coverage.of(h);
     long bound = h.params().livenessBoundNanos();
     List<FaultWindow> faults = h.faults();
@@ -351,7 +333,7 @@ public final class HistoryChecker {
         s.excusedByStall++;
       } else if (toMaster > bound && f.recover() + bound <= h.runEnd()) {
         s.livenessMisses++;
-        out.add(new Violation(Kind.LIVENESS, f.recover(), f.fault(), f.iteration(),
+        out.add(new ChaosViolation(ChaosViolation.Kind.LIVENESS, f.recover(), f.fault(), f.iteration(),
             "no MASTER within " + ms(bound) + " of healing " + f.fault() + " on " + f.target() + " (first MASTER "
                 + (toMaster == Long.MAX_VALUE ? "never" : "after " + ms(toMaster)) + ")"));
       }
@@ -366,7 +348,7 @@ public final class HistoryChecker {
 
   // ---- 5. spurious losses ----
 
-  private static void checkSpurious(History h, Attribution at, List<Violation> out, Map<String, FaultStats> stats) {
+  private static void checkSpurious(History h, Attribution at, List<ChaosViolation> out, Map<String, FaultStats> stats) {
     long ttl = h.params().ttlNanos();
     if (ttl < h.params().spuriousMinTtlNanos()) {
       return;
@@ -398,7 +380,7 @@ public final class HistoryChecker {
         if (s != null) {
           s.spuriousLosses++;
         }
-        out.add(at.violation(Kind.SPURIOUS_LOSS, loss, iv.process() + " lost its term (token " + iv.token()
+        out.add(at.violation(ChaosViolation.Kind.SPURIOUS_LOSS, loss, iv.process() + " lost its term (token " + iv.token()
             + ", elected at " + iv.start() + ") by " + iv.endCause() + " although its process and links were"
             + " healthy and the store stayed available"));
       }

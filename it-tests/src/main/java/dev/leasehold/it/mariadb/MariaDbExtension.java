@@ -62,7 +62,7 @@ public final class MariaDbExtension implements BeforeAllCallback, AfterAllCallba
         if (find(context).isPresent()) {
             return;
         }
-        MariaDbServer.Builder builder = MariaDbServer.builder().name(serverName(context.getRequiredTestClass()));
+        MariaDbServerBuilder builder = MariaDbServer.builder().name(serverName(context.getRequiredTestClass()));
         options.forEach(builder::option);
         // Stored only once started: a failed start has already cleaned up after itself.
         context.getStore(NAMESPACE).put(KEY, builder.start());

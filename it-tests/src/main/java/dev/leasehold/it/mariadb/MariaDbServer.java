@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * MariaDbServer is one private mariadbd child process on 127.0.0.1, with its own datadir, port and accounts.
  *
- * <p>{@link Builder#start()} initialises a fresh datadir with mariadb-install-db, picks a free loopback port and
+ * <p>{@link MariaDbServerBuilder#start()} initialises a fresh datadir with mariadb-install-db, picks a free loopback port and
  * waits until root can run {@code SELECT 1} over TCP. The datadir and port stay fixed across {@link #stop()},
  * {@link #kill()} and {@link #start()}, so committed data survives a crash; {@link #close()} (or the JVM's shutdown
  * hook) kills the process and deletes the datadir, keeping a copy of the server log under
@@ -33,19 +33,19 @@ public final class MariaDbServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(MariaDbServer.class);
     private static final String ROOT_USER = "root";
-    private static final String ROOT_PASSWORD = "leasehold-root";
-    private static final Duration INSTALL_TIMEOUT = Duration.ofSeconds(60);
+    static final String ROOT_PASSWORD = "leasehold-root";
+    static final Duration INSTALL_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
     private static final Duration CLOSE_GRACE = Duration.ofSeconds(2);
     private static final int START_ATTEMPTS = 3;
     private static final int LOG_TAIL_LINES = 30;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
     private static final Pattern USER = Pattern.compile("[A-Za-z0-9_]{1,80}");
 
     private final String name;
     private final Path dataDir;
-    private final Path logFile;
+    final Path logFile;
     private final Path mariadbd;
     private final List<String> options;
 
@@ -55,7 +55,7 @@ public final class MariaDbServer implements AutoCloseable {
     private volatile boolean paused;
     private volatile boolean closed;
 
-    private MariaDbServer(String name, Path dataDir, Path mariadbd, List<String> options) {
+    MariaDbServer(String name, Path dataDir, Path mariadbd, List<String> options) {
         this.name = name;
         this.dataDir = dataDir;
         this.logFile = dataDir.resolve("mariadbd.log");
@@ -64,8 +64,8 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     /** builder returns a builder for a server named "mariadb" with the launcher's test settings. */
-    public static Builder builder() {
-        return new Builder();
+    public static MariaDbServerBuilder builder() {
+        return new MariaDbServerBuilder();
     }
 
     /** name returns the server's name, used in log lines and in the kept log's file name. */
@@ -299,7 +299,7 @@ public final class MariaDbServer implements AutoCloseable {
     // ---- internals ----
 
     /** First start: install-db has run; retry on a fresh port when the one picked was taken before mariadbd bound it. */
-    private void firstStart(Instant installBegan) {
+    void firstStart(Instant installBegan) {
         Instant began = Instant.now();
         for (int attempt = 1; ; attempt++) {
             port = ProcessControl.freePort();
@@ -350,68 +350,6 @@ public final class MariaDbServer implements AutoCloseable {
                 log.warn("{}: SIGCONT failed: {}", name, e.toString());
             }
             paused = false;
-        }
-    }
-
-    /**
-     * Builder configures a {@link MariaDbServer} before {@link #start()} creates and launches it.
-     *
-     * <p>Not thread-safe: configure and start it from one thread.
-     */
-    public static final class Builder {
-        private String name = "mariadb";
-        private final List<String> options = new ArrayList<>();
-
-        private Builder() {}
-
-        /** name sets the server's name for log lines and the kept log file; default "mariadb". */
-        public Builder name(String name) {
-            if (name == null || !NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("name must match " + NAME + ", but was " + name);
-            }
-            this.name = name;
-            return this;
-        }
-
-        /**
-         * option adds a mariadbd flag after the launcher's own, which it overrides because mariadbd lets the last
-         * occurrence win, for example {@code --innodb-flush-log-at-trx-commit=1} for a benchmark that wants
-         * durable commits; default none.
-         */
-        public Builder option(String flag) {
-            if (flag == null || !flag.startsWith("--")) {
-                throw new IllegalArgumentException("option must start with --, but was " + flag);
-            }
-            options.add(flag);
-            return this;
-        }
-
-        /**
-         * start creates the datadir, runs mariadb-install-db and launches mariadbd, returning once root can run
-         * {@code SELECT 1} over TCP; on any failure it cleans up and throws IllegalStateException with the log's tail.
-         */
-        public MariaDbServer start() {
-            Path mariadbd = MariaDbBinaries.mariadbd();
-            Path installDb = MariaDbBinaries.installDb();
-            Path dataDir;
-            try {
-                // Short prefix: the socket path inside must stay under the 108-byte limit of a Unix socket address.
-                String prefix = "leasehold-mariadb-" + (name.length() > 30 ? name.substring(0, 30) : name) + "-";
-                dataDir = Files.createTempDirectory(prefix);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot create a datadir for " + name, e);
-            }
-            MariaDbServer server = new MariaDbServer(name, dataDir, mariadbd, options);
-            Instant began = Instant.now();
-            try {
-                MariaDbSettings.installDataDir(installDb, dataDir, server.logFile, ROOT_PASSWORD, DATABASE,
-                        INSTALL_TIMEOUT);
-                server.firstStart(began);
-                return server;
-            } catch (RuntimeException e) {
-                server.close();
-                throw e;
-            }
         }
     }
 }

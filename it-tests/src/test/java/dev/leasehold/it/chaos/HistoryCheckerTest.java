@@ -11,7 +11,7 @@ import dev.leasehold.it.chaos.History.Interval;
 import dev.leasehold.it.chaos.History.Outcome;
 import dev.leasehold.it.chaos.History.StoreWrite;
 import dev.leasehold.it.chaos.History.TargetKind;
-import dev.leasehold.it.chaos.HistoryChecker.Kind;
+import dev.leasehold.it.chaos.ChaosViolation.Kind;
 import dev.leasehold.it.chaos.HistoryChecker.Result;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +77,7 @@ class HistoryCheckerTest {
     return HistoryChecker.check(h.build());
   }
 
-  private static void assertOnly(Result r, Kind kind) {
+  private static void assertOnly(Result r, ChaosViolation.Kind kind) {
     assertTrue(!r.violations().isEmpty(), "expected a " + kind + " violation");
     assertTrue(r.violations().stream().allMatch(v -> v.kind() == kind), () -> "expected only " + kind + ": " + r.violations());
   }
@@ -97,7 +97,7 @@ class HistoryCheckerTest {
     H h = H.clean();
     h.intervals.set(1, new Interval("b.1", 20, 9 * S, 20 * S, "CLOSED"));
     Result r = check(h);
-    assertOnly(r, Kind.OVERLAP);
+    assertOnly(r, ChaosViolation.Kind.OVERLAP);
     assertEquals(1, r.stats().values().stream().mapToInt(FaultStats::overlaps).sum());
   }
 
@@ -119,7 +119,7 @@ class HistoryCheckerTest {
     h.freezes.add(new Freeze("a.1", 9 * S, 15 * S));
     h.write("a.1", 3, 2, 15 * S, Outcome.OK, 22);
     Result r = check(h);
-    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.STALE_WRITE), () -> r.violations().toString());
+    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == ChaosViolation.Kind.STALE_WRITE), () -> r.violations().toString());
   }
 
   @Test
@@ -142,9 +142,9 @@ class HistoryCheckerTest {
     h.attempts.add(new Attempt("a.1", 3, 2, 9 * S, 9 * S, 10 * S, Outcome.ERROR, 4));
     h.store.add(new StoreWrite(25, 4, "a.1", 2, 3));
     Result r = check(h);
-    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.STALE_WRITE && v.detail().contains("revision 25")),
+    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == ChaosViolation.Kind.STALE_WRITE && v.detail().contains("revision 25")),
         () -> r.violations().toString());
-    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.COUNTER && v.detail().contains("token 2 after")),
+    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == ChaosViolation.Kind.COUNTER && v.detail().contains("token 2 after")),
         () -> r.violations().toString());
   }
 
@@ -154,7 +154,7 @@ class HistoryCheckerTest {
     h.store.remove(1);
     h.store.set(1, new StoreWrite(21, 2, "b.1", 20, 1));
     Result r = check(h);
-    assertOnly(r, Kind.COUNTER);
+    assertOnly(r, ChaosViolation.Kind.COUNTER);
     assertTrue(r.violations().stream().anyMatch(v -> v.detail().contains("lost")), () -> r.violations().toString());
   }
 
@@ -166,7 +166,7 @@ class HistoryCheckerTest {
     h.attempts.add(new Attempt("b.1", 2, 20, 15 * S, 15 * S, 15 * S + MS, Outcome.FENCED, 3));
     h.store.add(new StoreWrite(23, 4, "b.1", 20, 2));
     Result r = check(h);
-    assertOnly(r, Kind.COUNTER);
+    assertOnly(r, ChaosViolation.Kind.COUNTER);
     assertTrue(r.violations().stream().anyMatch(v -> v.detail().contains("applied twice")), () -> r.violations().toString());
     assertTrue(r.violations().stream().anyMatch(v -> v.detail().contains("reported FENCED")), () -> r.violations().toString());
   }
@@ -175,7 +175,7 @@ class HistoryCheckerTest {
   void aCounterThatDoesNotMatchTheAppliedWritesIsCaught() {
     H h = H.clean();
     h.finalCounter = 4L;
-    assertOnly(check(h), Kind.COUNTER);
+    assertOnly(check(h), ChaosViolation.Kind.COUNTER);
   }
 
   @Test
@@ -195,7 +195,7 @@ class HistoryCheckerTest {
     h.intervals.set(1, new Interval("b.1", 20, 16 * S, 20 * S, "CLOSED"));
     h.write("b.1", 2, 20, 17 * S, Outcome.OK, 22);
     Result r = check(h);
-    assertOnly(r, Kind.LIVENESS);
+    assertOnly(r, ChaosViolation.Kind.LIVENESS);
   }
 
   @Test
@@ -211,7 +211,7 @@ class HistoryCheckerTest {
     h.faults.set(0, new FaultWindow(1, "etcd-kill-follower", TargetKind.STORE, "m1", true, 9 * S + 500 * MS, 10 * S));
     h.faults.add(new FaultWindow(2, "candidate-pause", TargetKind.CANDIDATE, "a.1", true, 9 * S, 17 * S + 900 * MS));
     Result r = check(h);
-    assertOnly(r, Kind.LIVENESS);
+    assertOnly(r, ChaosViolation.Kind.LIVENESS);
     assertEquals(8 * S + 400 * MS, r.stats().get("etcd-kill-follower").longestLeaderlessNanos());
   }
 
@@ -222,7 +222,7 @@ class HistoryCheckerTest {
     h.intervals.set(1, new Interval("b.1", 20, 13 * S, 18 * S, "LEASE_EXPIRED_LOCALLY"));
     h.end = 19 * S;
     Result r = check(h);
-    assertOnly(r, Kind.SPURIOUS_LOSS);
+    assertOnly(r, ChaosViolation.Kind.SPURIOUS_LOSS);
     assertEquals(1, r.stats().get("candidate-kill").spuriousLosses());
   }
 
@@ -238,7 +238,7 @@ class HistoryCheckerTest {
     assertTrue(r.table().contains("| candidate-kill | 1 | 0 | 0 | 3000 ms | 0 | 0 | 0 | 2500 ms | 0 | 1 |"), r.table());
     // A short stall (under the threshold, 250 ms here) excuses nothing.
     h.stalls.set(0, new Freeze("harness", 17 * S, 17 * S + 200 * MS));
-    assertOnly(check(h), Kind.SPURIOUS_LOSS);
+    assertOnly(check(h), ChaosViolation.Kind.SPURIOUS_LOSS);
   }
 
   @Test
@@ -249,7 +249,7 @@ class HistoryCheckerTest {
     Result r = check(h);
     assertTrue(r.ok(), () -> r.violations().toString());
     h.write("a.1", 3, 2, 13 * S + 150 * MS, Outcome.OK, 22);
-    assertTrue(check(h).violations().stream().anyMatch(v -> v.kind() == Kind.STALE_WRITE));
+    assertTrue(check(h).violations().stream().anyMatch(v -> v.kind() == ChaosViolation.Kind.STALE_WRITE));
   }
 
   @Test
@@ -304,7 +304,7 @@ class HistoryCheckerTest {
     h.attempts.add(new Attempt("a.1", 3, 1, 9 * S, 9 * S, 10 * S, Outcome.ERROR, 4));
     h.store.add(new StoreWrite(7, 4, "a.1", 1, 3));
     Result r = check(h);
-    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == Kind.STALE_WRITE && v.detail().contains("token 2")),
+    assertTrue(r.violations().stream().anyMatch(v -> v.kind() == ChaosViolation.Kind.STALE_WRITE && v.detail().contains("token 2")),
         () -> r.violations().toString());
   }
 
@@ -314,7 +314,7 @@ class HistoryCheckerTest {
     // b's term session fails at 18 s with no fault near: spurious, although TTL is 2 s.
     h.intervals.set(1, new Interval("b.1", 2, 13 * S, 18 * S, "STORE_UNAVAILABLE"));
     h.end = 19 * S;
-    assertOnly(check(h), Kind.SPURIOUS_LOSS);
+    assertOnly(check(h), ChaosViolation.Kind.SPURIOUS_LOSS);
     // The same loss while mariadbd was down is expected.
     h.faults.add(new FaultWindow(2, "mariadb-kill", TargetKind.STORE, "mariadbd", false, 17 * S, 18 * S));
     assertTrue(check(h).ok(), () -> check(h).violations().toString());
@@ -333,7 +333,7 @@ class HistoryCheckerTest {
     // The same stall does not excuse two MASTERs at once.
     h.intervals.set(0, new Interval("a.1", 1, 0, 17 * S + 900 * MS, "KILLED"));
     h.stalls.add(new Freeze("store", 13 * S, 17 * S + 900 * MS));
-    assertTrue(check(h).violations().stream().anyMatch(v -> v.kind() == Kind.OVERLAP),
+    assertTrue(check(h).violations().stream().anyMatch(v -> v.kind() == ChaosViolation.Kind.OVERLAP),
         () -> check(h).violations().toString());
   }
 }
