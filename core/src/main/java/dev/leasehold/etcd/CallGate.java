@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -14,7 +15,10 @@ import java.util.function.Supplier;
  * starts 10,000 elections at once would otherwise put 10,000 transactions ahead of its own
  * lease's confirming read, which etcd serves only once it has applied them: the lease's
  * deadline would pass, every term end, and all 10,000 campaign again. A call that waited longer
- * than its timeout is not sent at all: its election has already counted it failed.
+ * than its timeout is not sent at all: its election has already counted it failed. A call sent
+ * frees its slot when it ends or, at the latest, once its own deadline ({@code callTimeout})
+ * has passed: a client of the caller's may put no deadline on its calls, and 64 calls hung on
+ * a blackholed member must not stop every election of the session.
  *
  * <p>Thread-safe: calls are submitted from the elections' loop and completed on jetcd's
  * threads; the lock guards only the counter and the queue, and no future is completed under it.
@@ -22,17 +26,19 @@ import java.util.function.Supplier;
 final class CallGate {
   private final int limit;
   private final LongSupplier clock;
+  private final long callTimeoutNanos;
   private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
   private int inFlight;
 
   private record Waiter<T>(Supplier<CompletableFuture<T>> send, CompletableFuture<T> result, long expiresAt) {}
 
-  CallGate(int limit, LongSupplier clock) {
+  CallGate(int limit, LongSupplier clock, long callTimeoutNanos) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
     }
     this.limit = limit;
     this.clock = clock;
+    this.callTimeoutNanos = callTimeoutNanos;
   }
 
   /** submit sends the call now if a slot is free, else when one is (unless {@code timeoutNanos} passed first). */
@@ -65,7 +71,8 @@ final class CallGate {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    sent.whenComplete((r, e) -> {
+    // A copy, so that the deadline ends the gate's wait and not jetcd's own future.
+    sent.copy().orTimeout(callTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((r, e) -> {
       next();
       if (e != null) {
         w.result().completeExceptionally(e);

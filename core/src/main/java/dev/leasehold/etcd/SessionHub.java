@@ -93,7 +93,7 @@ final class SessionHub implements StorePort {
     this.client = client;
     this.elections = elections;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
-    this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime);
+    this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime, rpcTimeoutNanos);
     this.lease = lease;
     this.prefix = prefix;
     this.prefixBytes = ByteSequence.from(prefix, StandardCharsets.UTF_8);
@@ -172,7 +172,7 @@ final class SessionHub implements StorePort {
   }
 
   private void retryLaterDeletes() {
-    laterDeletes.forEach((key, token) -> fencedDelete(key, token).whenComplete((r, e) -> {
+    laterDeletes.forEach((key, token) -> gated(() -> fencedDelete(key, token)).whenComplete((r, e) -> {
       if (e == null) {
         laterDeletes.remove(key, token);
       }
@@ -334,6 +334,7 @@ final class SessionHub implements StorePort {
   /** reread reads the prefix once the watch is created, so nothing between is missed. */
   private void reread(long generation) {
     EtcdRecords.read(client, Op.get(prefixBytes, GetOption.builder().isPrefix(true).build()))
+        .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS) // a caller's client may set no deadline
         .whenComplete((t, e) -> loop.execute(() -> {
           if (generation != watchGeneration || closed) {
             return;
