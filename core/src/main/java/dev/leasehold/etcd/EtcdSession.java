@@ -10,6 +10,7 @@ import dev.leasehold.protocol.SessionElection;
 import dev.leasehold.protocol.SessionLease;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.SharedThreads;
 import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;

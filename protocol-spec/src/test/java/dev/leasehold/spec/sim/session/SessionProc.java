@@ -6,7 +6,7 @@ import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.protocol.SessionElection;
 import dev.leasehold.protocol.SessionLease;
 import dev.leasehold.runtime.ElectorRuntime;
-import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.SharedThreads;
 import dev.leasehold.spec.sim.SimClock;
 import dev.leasehold.spec.sim.SimScheduler;
 import java.util.ArrayList;
@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -47,40 +46,6 @@ final class SessionProc {
   boolean closeRequested;
   long closedAt = -1;
 
-  /** Shared is a runtime's view of the process's threads: only the process stops them ({@code SharedThreads}). */
-  record Shared(SimScheduler loop, SimScheduler events) implements Scheduler {
-    @Override
-    public long nanoTime() {
-      return loop.nanoTime();
-    }
-
-    @Override
-    public void execute(Runnable task) {
-      loop.execute(task);
-    }
-
-    @Override
-    public Cancellable schedule(Runnable task, long delayNanos) {
-      return loop.schedule(task, delayNanos);
-    }
-
-    @Override
-    public Executor dispatcher() {
-      return events.dispatcher();
-    }
-
-    @Override
-    public boolean onDispatcher() {
-      return events.onDispatcher();
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public void awaitTermination() {}
-  }
-
   SessionProc(SessionSim sim, int slot, String name, ElectorConfig template, List<String> keys, long seed,
       SimClock clock) {
     this.slot = slot;
@@ -91,10 +56,10 @@ final class SessionProc {
     this.electionsLoop = new SimScheduler(sim, clock);
     ProtocolConfig protocol = ProtocolConfig.from(template);
     SplittableRandom random = new SplittableRandom(seed);
-    this.hub = new SimHub(sim, this, template.electionKey(), new Shared(leaseLoop, electionsLoop),
+    this.hub = new SimHub(sim, this, template.electionKey(), new SharedThreads(leaseLoop, electionsLoop),
         electionsLoop::execute, template.rpcTimeout().toNanos(), template.retryBackoffInitial().toNanos());
     this.lease = new ElectorRuntime(template, new SessionLease(protocol, random.split()), hub,
-        new Shared(leaseLoop, electionsLoop), name + "*");
+        new SharedThreads(leaseLoop, electionsLoop), name + "*");
     this.sim = sim;
     this.template = template;
     this.protocol = protocol;
@@ -107,7 +72,7 @@ final class SessionProc {
   private ElectorRuntime election(String key) {
     ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).build();
     ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
-        new SimElectionPort(hub, key), new Shared(electionsLoop, electionsLoop), name + "@" + key,
+        new SimElectionPort(hub, key), new SharedThreads(electionsLoop, electionsLoop), name + "@" + key,
         LoggerFactory.getLogger("dev.leasehold.etcd.EtcdSession.elections"));
     r.onLeadershipChanged((LeadershipEvent e) -> sim.checks.published(this, key, e));
     return r;

@@ -1,16 +1,15 @@
-package dev.leasehold.etcd;
+package dev.leasehold.runtime;
 
-import dev.leasehold.runtime.Scheduler;
-import dev.leasehold.runtime.ThreadScheduler;
 import java.util.concurrent.Executor;
 
 /**
- * SharedThreads is the session's threads as a runtime on it sees them: a loop, and the one dispatcher;
- * only the session stops them.
+ * SharedThreads is threads that several runtimes share, as one runtime on them sees them: the
+ * loop of {@code loop} and the dispatcher of {@code events}. A runtime's shutdown does not stop
+ * them; only their owner does (an {@code EtcdSession}, or a simulated process).
  *
- * <p>Thread-safe: every method hands over to the thread-safe {@link ThreadScheduler}s.
+ * <p>Thread-safe when both schedulers are (a {@link ThreadScheduler} is).
  */
-record SharedThreads(ThreadScheduler loop, ThreadScheduler events) implements Scheduler {
+public record SharedThreads(Scheduler loop, Scheduler events) implements Scheduler {
   @Override
   public long nanoTime() {
     return loop.nanoTime();
