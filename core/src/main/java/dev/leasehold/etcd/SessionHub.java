@@ -232,15 +232,23 @@ final class SessionHub implements StorePort {
    * while an election's loop still had that news queued (thousands of elections' inputs
    * ahead of it) would free a key whose election still says {@code isLeader()}, before its
    * deadline on a close. So the revoke is sent from a task queued behind that news on the
-   * elections' loop (PROTOCOL.md §11.4, S3).
+   * elections' loop (PROTOCOL.md §11.4, S3), and then back on the lease's loop, which owns the
+   * lease's store.
    */
   @Override
   public CompletionStage<?> release(long leaseId) {
     CompletableFuture<Void> taken = new CompletableFuture<>();
+    Runnable onLeaseLoop = () -> {
+      try {
+        loop.execute(() -> taken.complete(null));
+      } catch (RejectedExecutionException stopped) {
+        taken.complete(null);
+      }
+    };
     try {
-      elections.execute(() -> taken.complete(null));
+      elections.execute(onLeaseLoop);
     } catch (RejectedExecutionException stopped) {
-      taken.complete(null); // the elections' loop has stopped: no election acts any more
+      onLeaseLoop.run(); // the elections' loop has stopped: no election acts any more
     }
     return taken.thenCompose(v -> lease.release(leaseId));
   }

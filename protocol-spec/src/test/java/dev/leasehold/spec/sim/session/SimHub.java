@@ -200,10 +200,17 @@ final class SimHub implements StorePort {
       revoke(leaseId, done);
       return done;
     }
+    Runnable onLeaseLoop = () -> {
+      try {
+        loop.execute(() -> revoke(leaseId, done));
+      } catch (RejectedExecutionException stopped) {
+        revoke(leaseId, done);
+      }
+    };
     try {
-      elections.execute(() -> revoke(leaseId, done));
+      elections.execute(onLeaseLoop);
     } catch (RejectedExecutionException stopped) {
-      revoke(leaseId, done);
+      onLeaseLoop.run();
     }
     return done;
   }
