@@ -140,5 +140,20 @@ final class ReportCost extends MarkdownReport {
       table(List.of("client", "electors", "window", "proposals/s", "LeaseGrant/s", "LeaseRevoke/s", "Txn/s",
           "etcd's own (expiries)/s", "LeaseKeepAlive msgs/s", "Range/s"), writes);
     }
+    List<List<String>> bursts = new ArrayList<>();
+    for (Results.ScaleRun s : r.scale) {
+      if (s.values().containsKey("start_proposals")) {
+        bursts.add(List.of(s.mode(), Integer.toString(s.count()), f0(s.value("start_proposals")),
+            s.values().get("start_messages_by_method"), f0(s.value("proposals_per_failover")),
+            s.values().getOrDefault("failover_messages_by_method", "–")));
+      }
+    }
+    if (!bursts.isEmpty()) {
+      p("Requests in the cold start (from the scale JVM's launch until it settled) and in the leader's "
+          + "close (until every elector knows the next leader): committed proposals, and the request "
+          + "messages the members received, by method, summed over members.");
+      table(List.of("client", "electors", "cold start: proposals", "cold start: requests",
+          "leader closed: proposals", "leader closed: requests"), bursts);
+    }
   }
 }

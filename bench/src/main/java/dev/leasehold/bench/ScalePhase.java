@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -33,6 +34,13 @@ final class ScalePhase extends BenchPhase {
     }
   }
 
+  // The request messages etcd received between two samples, per method.
+  private static String byMethod(EtcdMetrics.Rates r) {
+    StringJoiner sent = new StringJoiner(" ");
+    r.messagesPerSecByMethod().forEach((m, perSec) -> sent.add(m + "=" + Math.round(perSec * r.seconds())));
+    return sent.toString();
+  }
+
   private void scaleRun(String mode, int n, boolean shared, boolean standby) throws Exception {
     List<String> eps = etcd.clientEndpoints();
     awaitNoLeases("scale " + mode);
@@ -42,6 +50,7 @@ final class ScalePhase extends BenchPhase {
     double perHandover = Double.NaN;
     String failure = null;
     try (Group g = new Group(o.logDir().resolve("scale"))) {
+      EtcdMetrics.Sample s0 = EtcdMetrics.scrape(eps);
       Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n,
           ScaleMain.class.getName(),
           List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
@@ -52,6 +61,9 @@ final class ScalePhase extends BenchPhase {
       Duration long_ = Duration.ofMinutes(5);
       g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_);
       EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
+      // The cold start, from launch until settled: what a herd would show.
+      values.put("start_proposals", String.format("%.0f", s1.proposals() - s0.proposals()));
+      values.put("start_messages_by_method", byMethod(EtcdMetrics.Rates.between(s0, s1)));
       Thread.sleep(o.idleWindowSeconds() * 1000L);
       EtcdMetrics.Sample s2 = EtcdMetrics.scrape(eps);
       idle = EtcdMetrics.Rates.between(s1, s2);
@@ -70,6 +82,8 @@ final class ScalePhase extends BenchPhase {
       g.await(0, e -> e.is("LINE") && e.detail().startsWith("RESULT failover_all_know_ms") || e.is("EXITED"), long_);
       EtcdMetrics.Sample s4 = EtcdMetrics.scrape(eps);
       values.put("proposals_per_failover", String.format("%.0f", s4.proposals() - s3.proposals()));
+      // Which requests the clients sent meanwhile, to tell a campaign from a grant or a put.
+      values.put("failover_messages_by_method", byMethod(EtcdMetrics.Rates.between(s3, s4)));
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
       values.put("leases_left_after_close", Integer.toString(EtcdMetrics.leases(eps.get(0))));
       for (int i = 0; ; i++) {
