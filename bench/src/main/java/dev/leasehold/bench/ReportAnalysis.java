@@ -2,21 +2,25 @@ package dev.leasehold.bench;
 
 import static dev.leasehold.bench.ReportFormat.f0;
 import static dev.leasehold.bench.ReportFormat.f1;
+import static dev.leasehold.bench.ReportFormat.f2;
 import static dev.leasehold.bench.ReportFormat.ms;
 import static dev.leasehold.bench.ReportFormat.signed;
 import static dev.leasehold.bench.ReportFormat.stats;
+import static dev.leasehold.bench.ReportFormat.topMethods;
 import static dev.leasehold.bench.ReportFormat.writeMethods;
 
 import dev.leasehold.bench.contender.Kind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
  * ReportAnalysis writes the closing sections of {@link Report}: why the targets {@link ReportSummary}
- * found missed were missed (with the proposed change), other findings, and how it was measured.
+ * found missed were missed (from the run's own figures, against the protocol as built: PROTOCOL.md
+ * §4.3–§4.5), other findings, and how it was measured.
  *
  * <p>Not thread-safe: one report is written by one thread.
  */
@@ -45,89 +49,23 @@ final class ReportAnalysis extends MarkdownReport {
       p("Every target was met in this run.");
       return;
     }
-    Map<String, Stats> f = new LinkedHashMap<>();
-    r.floor.forEach((k, v) -> f.put(k, stats(v)));
-    Stats lh = stats(r.handover.get(Kind.LEASEHOLD));
-    Stats je = stats(r.handover.get(Kind.JETCD));
-    if (missed.contains("handover15") || missed.contains("handoverJetcd")) {
-      Stats pathGt = f.get(Floor.PATH_GRANT_TXN);
-      Stats pathSb = f.get(Floor.PATH_STANDBY);
-      Stats pathRd = f.get(Floor.PATH_READ);
-      Stats off = stats(r.handover.get(Kind.LEASEHOLD_NO_STANDBY));
-      StringBuilder s = new StringBuilder();
-      s.append("**Graceful handover.** With the standby lease (the default), Leasehold's path after "
-          + "`resign()` is two raft proposals in a row: the leader revokes its lease, the followers see "
-          + "the delete on their watch, and a follower holding a valid standby lease commits the "
-          + "compare-and-swap. jetcd's `Election` has one: the delete of the leader key, after which the "
-          + "server only reads (linearizably) before the next waiter's `campaign` returns. ");
-      if (f.get(Floor.REVOKE) != null && f.get(Floor.TXN) != null && f.get(Floor.WATCH) != null) {
-        s.append("On this machine a revoke takes ").append(ms(f.get(Floor.REVOKE).p50()))
-            .append(" p50, a txn ").append(ms(f.get(Floor.TXN).p50())).append(", a linearizable get ")
-            .append(ms(f.get(Floor.GET) == null ? Double.NaN : f.get(Floor.GET).p50()))
-            .append(", and a write reaches a watcher in ").append(ms(f.get(Floor.WATCH).p50()))
-            .append(" (p99 ").append(ms(f.get(Floor.WATCH).p99())).append("). ");
-      }
-      if (pathSb != null && pathRd != null) {
-        s.append("The bare paths with raw jetcd: revoke → watch → txn ").append(ms(pathSb.p50()))
-            .append(" p50 / ").append(ms(pathSb.p99())).append(" p99; revoke → watch → read ")
-            .append(ms(pathRd.p50())).append(" / ").append(ms(pathRd.p99())).append(". ");
-      }
-      if (lh != null && je != null) {
-        s.append("Through the libraries, in separate JVMs: Leasehold ").append(ms(lh.p50())).append(" / ")
-            .append(ms(lh.p99())).append(", jetcd ").append(ms(je.p50())).append(" / ").append(ms(je.p99()))
-            .append(". ");
-      }
-      Double pl = r.proposalsPerHandover.get(Kind.LEASEHOLD);
-      Double pj = r.proposalsPerHandover.get(Kind.JETCD);
-      if (pl != null && pj != null) {
-        s.append("Leasehold also commits more around each handover: ").append(f1(pl))
-            .append(" proposals per handover against jetcd's ").append(f1(pj))
-            .append(": every follower campaigns (the loser's txn is a proposal too), and the resigning "
-                + "leader grants itself a new standby lease. ");
-      }
-      if (off != null && pathGt != null) {
-        s.append("Without the standby lease (grant, then txn) it takes ").append(ms(off.p50())).append(" / ")
-            .append(ms(off.p99())).append(" (bare path ").append(ms(pathGt.p50())).append(" / ")
-            .append(ms(pathGt.p99())).append("). ");
-      }
-      if (lh != null && f.get(Floor.TXN) != null) {
-        s.append("The tails also carry etcd's own stalls on this VM: the raw txn round trip alone has p99 ")
-            .append(ms(f.get(Floor.TXN).p99())).append(", and the members logged ").append(r.etcdSlowApplies)
-            .append(" applies slower than 100 ms during the run.");
-      }
-      s.append("\n\n**Proposal** (for core; not changed here): hand the key over in one transaction. "
-          + "Followers already hold confirmed standby leases; let each advertise it under the election "
-          + "key's prefix (one put bound to that lease when it joins: nothing while idle), and let "
-          + "`resign()` commit `If(CreateRevision(K)==token) Then Delete(K), Put(K, successor, "
-          + "successorStandbyLease)`. The successor learns from its watch that K is bound to its own "
-          + "lease and becomes MASTER with no write of its own: one proposal plus one watch "
-          + "notification");
-      if (f.get(Floor.WATCH) != null) {
-        s.append(" (the put → watch figure, ").append(ms(f.get(Floor.WATCH).p50())).append(" p50 here)");
-      }
-      s.append(", the same shape as jetcd's and without its server-side read. Its deadline is the "
-          + "standby lease's, so the deadline rule does not change. It also ends the race of every "
-          + "follower for the key (see the scale figures below).");
-      p(s.toString());
+    if (missed.contains("handoverJetcd") || missed.contains("handoverBare")) {
+      handover();
     }
     for (Map.Entry<Integer, Map<Kind, List<Double>>> e : r.crash.entrySet()) {
-      if (!missed.contains("crash" + e.getKey())) {
-        continue;
+      if (missed.contains("crash" + e.getKey())) {
+        crash(e.getKey(), stats(e.getValue().get(Kind.LEASEHOLD)), stats(e.getValue().get(Kind.JETCD)));
       }
-      Stats s = stats(e.getValue().get(Kind.LEASEHOLD));
-      p("**Crash failover, TTL " + e.getKey() + " s.** p99 " + ms(s.p99()) + ", max " + ms(s.max()) + ". After "
-          + "a kill the lease lives until its last renewal + TTL; etcd's lessor looks for expired leases "
-          + "only every 500 ms and revokes them through raft; then the followers' watch fires and one "
-          + "commits its CAS. That bounds failover by TTL + 0.5 s + a few round trips; a trial beyond it "
-          + "means a follower learnt of the delete late (its poll, every " + "1 s, instead of its watch) or "
-          + "etcd stalled. **Proposal:** find those trials in the CSV and the candidates' logs; if the "
-          + "watch was late, a shorter poll interval bounds it.");
+    }
+    if (missed.contains("idleMessages")) {
+      idleMessages();
     }
     if (missed.contains("idle")) {
       p("**Idle proposals.** Leasehold should send no raft proposal while idle (keep-alives and "
           + "linearizable reads are not proposals). The non-zero counts above are listed per candidate count "
           + "with the busiest methods; any write in them is a bug to chase in core.");
     }
+    r.scale.stream().filter(s -> s.mode().equals("shared client")).findFirst().ifPresent(this::scale);
     if (missed.contains("stale")) {
       List<Results.PartitionTrial> pt = r.partition.get(Kind.LEASEHOLD);
       double max = pt.stream().mapToDouble(Results.PartitionTrial::windowMs).max().orElse(Double.NaN);
@@ -138,16 +76,212 @@ final class ReportAnalysis extends MarkdownReport {
     }
   }
 
+  private void handover() {
+    Map<String, Stats> f = new LinkedHashMap<>();
+    r.floor.forEach((k, v) -> f.put(k, stats(v)));
+    Stats lh = stats(r.handover.get(Kind.LEASEHOLD));
+    Stats je = stats(r.handover.get(Kind.JETCD));
+    Stats bare = f.get(Floor.PATH_STANDBY);
+    StringBuilder s = new StringBuilder("**Graceful handover.** ");
+    if (lh != null) {
+      s.append("Leasehold took ").append(ms(lh.p50())).append(" p50 / ").append(ms(lh.p99())).append(" p99");
+      if (je != null) {
+        s.append(", jetcd's `Election` ").append(ms(je.p50())).append(" / ").append(ms(je.p99()));
+      }
+      if (bare != null) {
+        s.append("; twice the bare path's p50 is ").append(ms(2 * bare.p50()));
+      }
+      s.append(". ");
+    }
+    s.append("The shape is the same as Election's: `resign()` commits one transaction, `If ModRevision(K) == token "
+        + "∧ CreateRevision(P(succ)) == …, Then Put(K, succ.id, lease = succ), Put(P(own), …)` (one raft "
+        + "proposal), and the successor learns from its watch that K is bound to its own standby lease and "
+        + "leads with no write of its own: one proposal and one watch notification, as Election's delete of "
+        + "the leader key and the next waiter's watch. ");
+    Double pl = r.proposalsPerHandover.get(Kind.LEASEHOLD);
+    Double pj = r.proposalsPerHandover.get(Kind.JETCD);
+    if (pl != null && pj != null) {
+      s.append("Proposals per handover in this run: Leasehold ").append(f1(pl)).append(", Election ")
+          .append(f1(pj)).append(". ");
+    }
+    HandoverHops hops = r.handoverHops.get(Kind.LEASEHOLD);
+    if (hops != null && hops.size() > 0) {
+      Map<String, List<String>> rows = new LinkedHashMap<>();
+      for (List<String> row : hops.rows(r.floorHops)) {
+        rows.put(row.get(0), row);
+      }
+      s.append("In the ").append(hops.size()).append(" traced handovers ");
+      if (rows.containsKey("HANDOVER_SENT") && rows.containsKey("WATCH_PUT")) {
+        s.append("the transaction's commit and its watch notification (HANDOVER_SENT → WATCH_PUT) take about ")
+            .append(ms(num(rows.get("WATCH_PUT").get(2)) - num(rows.get("HANDOVER_SENT").get(2))))
+            .append(" at p50 (the difference of the two hops' p50 from t0), and ");
+      }
+      List<String> ours = new ArrayList<>();
+      double sum = 0;
+      for (List<String> row : rows.values()) {
+        String h = row.get(0);
+        boolean own = h.endsWith("_ON_LOOP") && !h.equals("HANDOVER_ON_LOOP")
+            || h.equals("ELECTED_PUBLISHED") || h.equals("ELECTED_LISTENER");
+        if (own && !Double.isNaN(num(row.get(4)))) {
+          ours.add(h + " " + ms(num(row.get(4))) + " / " + ms(num(row.get(5))));
+          sum += num(row.get(4));
+        }
+      }
+      s.append("the steps that are ours (step p50 / p99) are ").append(String.join(", ", ours))
+          .append(", together ").append(ms(sum)).append(" of step p50s: thread hops, where the store thread "
+              + "hands each input to the elector's event loop (`*_ON_LOOP`), and the loop publishes ELECTED and "
+              + "hands it to the listener dispatcher (ELECTED_PUBLISHED → ELECTED_LISTENER). Leasehold's rule "
+              + "that user callbacks never run on the event loop costs that last hop, one more than Election, "
+              + "whose listener runs on jetcd's thread. (HANDOVER_ON_LOOP, the resigner's reply, is off the "
+              + "successor's path.) ");
+    }
+    if (f.get(Floor.TXN) != null && f.get(Floor.WATCH) != null) {
+      s.append("On this machine a raw txn round trip takes ").append(ms(f.get(Floor.TXN).p50())).append(" p50 / ")
+          .append(ms(f.get(Floor.TXN).p99())).append(" p99 and a put reaches a watcher in ")
+          .append(ms(f.get(Floor.WATCH).p50())).append(" / ").append(ms(f.get(Floor.WATCH).p99())).append("; ");
+    }
+    if (bare != null) {
+      s.append("the bare path (revoke → watch → txn with standby lease, raw jetcd) took ").append(ms(bare.p50()))
+          .append(" / ").append(ms(bare.p99())).append(". ");
+    }
+    Stats off = stats(r.handover.get(Kind.LEASEHOLD_NO_STANDBY));
+    Stats pathGt = f.get(Floor.PATH_GRANT_TXN);
+    if (off != null && pathGt != null) {
+      s.append("Without the standby lease (a release, then grant and txn) a handover takes ").append(ms(off.p50()))
+          .append(" / ").append(ms(off.p99())).append(" (bare path ").append(ms(pathGt.p50())).append(" / ")
+          .append(ms(pathGt.p99())).append("). ");
+    }
+    s.append("The p99 carries etcd's own stalls on this VM: the members logged ")
+        .append(r.etcdSlowApplies < 0 ? "an unknown number of" : Long.toString(r.etcdSlowApplies))
+        .append(" applies slower than 100 ms during the run.");
+    p(s.toString());
+  }
+
+  // A number of HandoverHops' table ("%.2f", or "–" when absent).
+  private static double num(String cell) {
+    try {
+      return Double.parseDouble(cell);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
+  }
+
+  /** crash explains a crash-failover miss at one TTL by the renewal intervals (PROTOCOL.md §4.4). */
+  private void crash(int ttlSeconds, Stats lh, Stats je) {
+    double ttl = ttlSeconds;
+    double window = ttl * 0.99 - ttl / 10;
+    double lhEvery = Math.min(ttl / 2, Math.max(ttl / 6, window - 2));
+    double jeEvery = Math.ceil(ttl / 3 / 0.5) * 0.5;
+    double lhLeft = ttl - lhEvery / 2;
+    double jeLeft = ttl - jeEvery / 2;
+    StringBuilder s = new StringBuilder("**Crash failover, TTL " + ttlSeconds + " s.** Leasehold p50 / p99 "
+        + ms(lh.p50()) + " / " + ms(lh.p99()) + ", jetcd's `Election` " + ms(je.p50()) + " / " + ms(je.p99())
+        + " (n=" + lh.n() + " / " + je.n() + "). A crashed leader's lease outlives it by the TTL minus the time "
+        + "since its last renewal, so renewing often is failing over later. Leasehold's MASTER renews as late "
+        + "as leaves 2 s of its lease window, clamped to [TTL/6, TTL/2]: every " + secs(lhEvery) + " here");
+    if (window - 2 <= ttl / 6) {
+      s.append(" (TTL/6: a ").append(ttlSeconds).append(" s TTL leaves ").append(secs(window))
+          .append(" of window, less than etcd's leader election may take, so it cannot renew later)");
+    }
+    s.append(". jetcd's `keepAlive` helper renews every TTL/3 on a 500 ms tick, about every ").append(secs(jeEvery))
+        .append(". With the kill at a random point of the cycle the lease outlives the leader by TTL − interval/2 "
+            + "on average: ").append(secs(lhLeft)).append(" for Leasehold, ").append(secs(jeLeft))
+        .append(" for Election, ");
+    if (lhLeft > jeLeft) {
+      s.append("so Leasehold is slower by design at this TTL, by about ").append(secs(lhLeft - jeLeft))
+          .append(" at p50 (measured: ").append(signed(lh.p50() - je.p50())).append("). ");
+    } else {
+      s.append("so renewals alone put Leasehold ").append(secs(jeLeft - lhLeft))
+          .append(" ahead at this TTL; the gap measured (p50 ").append(signed(lh.p50() - je.p50()))
+          .append(", p99 ").append(signed(lh.p99() - je.p99())).append(") comes from the rest of the path. ");
+    }
+    s.append("After that both wait for the same things: etcd's lessor sweeps expired leases every 500 ms (0–500 ms "
+        + "more per trial) and revokes the lease through raft, and the delete reaches the waiters' watches; "
+        + "then Leasehold's queue head campaigns at once (rank r only after min(r, 32) × 100 ms and a read that "
+        + "still finds K absent) and Election's next waiter's `campaign` returns. Each trial is in the CSV; "
+        + "the members logged ")
+        .append(r.etcdSlowApplies < 0 ? "an unknown number of" : Long.toString(r.etcdSlowApplies))
+        .append(" applies slower than 100 ms during the run.");
+    p(s.toString());
+  }
+
+  private void idleMessages() {
+    Map<Integer, EtcdMetrics.Rates> lh = r.idle.get(Kind.LEASEHOLD);
+    Map<Integer, EtcdMetrics.Rates> je = r.idle.get(Kind.JETCD);
+    int n = lh.keySet().stream().filter(je::containsKey).max(Integer::compare).orElseThrow();
+    double ttl = r.options.idleTtl();
+    double every = 3 * ttl / 5;
+    p("**Idle messages per follower.** At " + n + " candidates etcd received " + f1(lh.get(n).messagesPerSec())
+        + " messages/s from Leasehold (" + topMethods(lh.get(n)) + ") and " + f1(je.get(n).messagesPerSec())
+        + " from Election (" + topMethods(je.get(n)) + "): " + f2(lh.get(n).messagesPerSec() / n) + " against "
+        + f2(je.get(n).messagesPerSec() / n) + " per follower (messages/s ÷ candidates). A Leasehold follower "
+        + "renews its standby lease every 3·TTL/5 (" + secs(every) + " at TTL " + f0(ttl) + " s): one keep-alive "
+        + "and one linearizable read (a read-only txn that is also its poll and counts the queue ahead of it), "
+        + "about " + f2(2 / every) + " messages/s. An Election waiter sends only its lease's keep-alive, every "
+        + "TTL/3 on a 500 ms tick (about " + f2(1 / (Math.ceil(ttl / 3 / 0.5) * 0.5)) + " messages/s), and "
+        + "reads nothing while it waits: the server holds its `campaign` call open.");
+  }
+
+  /** scale explains the misses at the scale count (the shared-client run with standby leases). */
+  private void scale(Results.ScaleRun s) {
+    String at = s.count() + " electors";
+    if (missed.contains("scaleHandover")) {
+      p("**Proposals per handover at " + at + ".** " + f1(s.proposalsPerHandover()) + " per handover over "
+          + r.options.scaleHandovers() + ". A handover to the queue's head is one transaction (one proposal) "
+          + "whatever the queue's length; more means a handover's transaction was refused or failed (the "
+          + "resigner then releases its lease, the key goes, and the queue campaigns as after a crash) or "
+          + "candidates granted standby leases meanwhile.");
+    }
+    if (missed.contains("scaleFailover")) {
+      p("**Proposals when the leader closes, at " + at + ".** " + f0(s.value("proposals_per_failover"))
+          + " until every elector knew the next leader, the next ELECTED " + ms(s.value("failover_ms"))
+          + " after the close" + requests(s, "failover_messages_by_method") + ". The close revokes the lease "
+          + "(one proposal) and only the queue's head campaigns at once (one more); rank r waits "
+          + "min(r, 32) × 100 ms, reads K and campaigns only if it is still absent. Extra proposals mean a "
+          + "stagger ran out before the head's key reached that candidate: for instance the head learned of the "
+          + "delete late, among " + s.count() + " watch deliveries in one JVM.");
+    }
+    if (missed.contains("scaleIdle")) {
+      String writes = writeMethods(s.idle());
+      p("**Idle proposals at " + at + ".** " + s.idle().proposalCount() + " proposals in "
+          + f0(s.idle().seconds()) + " s once settled"
+          + (s.idleLater() == null ? "" : ", " + s.idleLater().proposalCount() + " in the next "
+              + f0(s.idleLater().seconds()) + " s")
+          + ". " + (writes.isEmpty()
+              ? "No client sent a write in that window, so these were etcd's own revocations of leases that "
+                  + "expired (left over from the start-up)."
+              : "Client writes in that window (messages/s): " + writes + "."));
+    }
+    if (missed.contains("scaleFirstLeader")) {
+      p("**First leader at " + at + ".** " + ms(s.value("first_leader_ms")) + " from the first `start()` to the "
+          + "first ELECTED (every elector knew it after " + ms(s.value("all_know_leader_ms")) + ")"
+          + (s.values().containsKey("start_proposals")
+              ? "; the cold start committed " + f0(s.value("start_proposals")) + " proposals" : "")
+          + requests(s, "start_messages_by_method") + ". At a cold start no candidate has a participant key, "
+          + "so none can count those ahead of it: each reads K, counts the queue, waits a random part of one "
+          + "stagger (0–100 ms), reads K again and, only if it is still absent, grants a lease and campaigns. "
+          + "In one JVM on one shared client the calls of " + s.count() + " electors queue on one HTTP/2 "
+          + "connection, so each of these steps waits behind the others' calls.");
+    }
+  }
+
+  // "; requests (summed over members): LeaseGrant=3 Txn=12 …" from a scale value, or nothing when it was not recorded.
+  private static String requests(Results.ScaleRun s, String name) {
+    String v = s.values().get(name);
+    return v == null || v.isBlank() ? "" : "; requests (summed over members): " + v;
+  }
+
+  private static String secs(double seconds) {
+    return String.format(Locale.ROOT, "%.2f s", seconds);
+  }
+
   private void findings() {
     List<String> notes = new ArrayList<>();
     String herd = r.scale.stream().filter(s -> !Double.isNaN(s.proposalsPerHandover()))
-        .map(s -> f0(s.proposalsPerHandover()) + " (" + s.mode() + ")").collect(Collectors.joining(", "));
+        .map(s -> f0(s.proposalsPerHandover()) + " at " + s.count() + " electors (" + s.mode() + ")")
+        .collect(Collectors.joining(", "));
     if (!herd.isEmpty()) {
-      notes.add("At " + r.options.scaleCount() + " electors one handover commits " + herd + " raft proposals: "
-          + "every follower sees the delete and races for the key, so the cost grows with the number of "
-          + "followers (jetcd's queue wakes only the next waiter). The one-transaction hand-over proposed "
-          + "above removes the race for `resign()`; for a crash, followers could delay their CAS by a "
-          + "rank-dependent few milliseconds.");
+      notes.add("Raft proposals per handover at scale: " + herd + ".");
     }
     for (Results.ScaleRun s : r.scale) {
       if (s.idle() != null && s.idle().proposalCount() > 0) {
