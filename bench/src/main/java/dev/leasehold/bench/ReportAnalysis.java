@@ -258,10 +258,10 @@ final class ReportAnalysis extends MarkdownReport {
           + (s.values().containsKey("start_proposals")
               ? "; the cold start committed " + f0(s.value("start_proposals")) + " proposals" : "")
           + requests(s, "start_messages_by_method") + ". At a cold start no candidate has a participant key, "
-          + "so none can count those ahead of it: each reads K, counts the queue, waits a random part of one "
-          + "stagger (0–100 ms), reads K again and, only if it is still absent, grants a lease and campaigns. "
-          + "In one JVM on one shared client the calls of " + s.count() + " electors queue on one HTTP/2 "
-          + "connection, so each of these steps waits behind the others' calls.");
+          + "so none can count those ahead of it: each reads K, counts the queue (0) and, as the head, grants "
+          + "a lease and campaigns. In one JVM on one shared client the calls of " + s.count() + " electors "
+          + "queue on one HTTP/2 connection; when a round of them outlasts the rpc timeout, all of them fail "
+          + "and are retried with backoff, so look for \"store unavailable\" in the scale JVM's log.");
     }
   }
 

@@ -322,18 +322,14 @@ final class Follower extends Role {
     if (m.phase != ElectionMachine.Phase.NONE || !m.keyAbsent || now < holdoffUntil) {
       return;
     }
-    long stagger = Math.max(m.config.backoffInitialNanos(), 1_000_000L);
-    // A candidate in no queue (at a cold start nobody is yet) cannot count those like it: it
-    // waits a random part of one stagger behind those it counted, so that a thousand starting
-    // at once do not all campaign; the first one's key reaches the others' watches or reads.
-    long unqueued = seat.lease() == 0 ? m.fx.spread(stagger) : 0;
-    if (ahead == 0 && unqueued == 0) {
+    if (ahead == 0) {
       m.candidate.begin(now);
       return;
     }
+    long stagger = Math.max(m.config.backoffInitialNanos(), 1_000_000L);
     // Counted from when the key was seen absent, so a slow count does not let those behind
     // overtake the head; bounded, so a long queue of hung candidates cannot stall for long.
-    m.fx.setTimer(TimerKind.CAMPAIGN, rankFrom + Math.min(ahead, MAX_RANK) * stagger + unqueued);
+    m.fx.setTimer(TimerKind.CAMPAIGN, rankFrom + Math.min(ahead, MAX_RANK) * stagger);
   }
 
   // ---- the standby lease ----

@@ -16,9 +16,8 @@ public enum TimerKind {
   /** REWATCH re-creates a watch that failed, after a backoff. */
   REWATCH,
   /**
-   * CAMPAIGN fires a follower's campaign for a free key after its rank in the queue's stagger,
-   * plus a random part of one stagger for a candidate in no queue (PROTOCOL.md §4.5), if the
-   * key is still free then.
+   * CAMPAIGN fires a follower's campaign for a free key after its rank in the queue's stagger
+   * (PROTOCOL.md §4.5), if the key is still free then.
    */
   CAMPAIGN,
   /** PROBE ends the wait for a lease probe after the MASTER saw its key deleted. */

@@ -146,16 +146,11 @@ class LateGrantTest {
     assertTrue(closed.isDone(), "a reply that never comes delays close by one RPC timeout at most");
   }
 
-  // With standby leases, a follower that finds the key absent counts the queue first; in no
-  // queue yet, it waits a random part of one stagger and reads the key again (PROTOCOL.md §4.5).
+  // With standby leases, a follower that finds the key absent counts the queue first (PROTOCOL.md §4.5).
   private static void answerRank(FakeStore store, ManualScheduler s) {
     int rank = store.last(EtcdCommand.Rank.class);
     store.replies.get(rank).complete(
         new EtcdInput.Ranked(((EtcdCommand.Rank) store.calls.get(rank)).op(), 0, 10));
-    s.runFor(CONFIG.retryBackoffInitial().toNanos());
-    int poll = store.last(EtcdCommand.Poll.class);
-    store.replies.get(poll).complete(
-        new EtcdInput.PollResult(((EtcdCommand.Poll) store.calls.get(poll)).op(), null, 10));
     s.runFor(0);
   }
 }
