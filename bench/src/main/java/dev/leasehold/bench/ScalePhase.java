@@ -84,6 +84,8 @@ final class ScalePhase extends BenchPhase {
       values.put("proposals_per_failover", String.format("%.0f", s4.proposals() - s3.proposals()));
       // Which requests the clients sent meanwhile, to tell a campaign from a grant or a put.
       values.put("failover_messages_by_method", byMethod(EtcdMetrics.Rates.between(s3, s4)));
+      // Only now may the others close (their revokes are not the failover's).
+      c.send("close");
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
       values.put("leases_left_after_close", Integer.toString(EtcdMetrics.leases(eps.get(0))));
       for (int i = 0; ; i++) {
