@@ -171,6 +171,8 @@ abstract class ElectionScenarios {
       doomed.close();
       await().atMost(TTL.plusSeconds(3)).until(() -> candidates.leader().isPresent());
       LeaderElector next = candidates.leader().orElseThrow();
+      // isLeader() turns true before the listeners run: wait for the ELECTED event itself.
+      await().atMost(WAIT).until(() -> candidates.logOf(next).has(Cause.ELECTED));
       long failover = candidates.logOf(next).last(Cause.ELECTED).orElseThrow().nanoTime() - t0;
       log.info("crash failover (client closed, TTL {}s): {} ms", TTL.toSeconds(), failover / 1_000_000);
       assertTrue(failover < TTL.plusSeconds(1).toNanos(), "failover took " + failover / 1e6 + " ms");
