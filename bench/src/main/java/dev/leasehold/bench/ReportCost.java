@@ -89,7 +89,9 @@ final class ReportCost extends MarkdownReport {
   private void scale() {
     h2("Scale: many Leasehold electors on one key in one JVM");
     p("All electors start at once on a fresh key (TTL " + r.options.scaleTtl() + " s). First leader: from "
-        + "the first `start()` to the first elected callback; all know: until every elector reports that "
+        + "the first `start()` to the first elected callback, on a shared client that is already connected "
+        + "(its first call, which loads jetcd's, gRPC's and Netty's classes in a fresh JVM, is timed apart "
+        + "as \"client connect\" and not counted); all know: until every elector reports that "
         + "leader. Memory and threads: heap after full GC, live threads and resident set, after minus "
         + "before, divided by the count. Idle cost over " + r.options.idleWindowSeconds() + " s once settled. "
         + "Handover: `resign()` on the leader until the next elected callback, with every elector "
@@ -102,6 +104,7 @@ final class ReportCost extends MarkdownReport {
     for (Results.ScaleRun s : r.scale) {
       Stats h = stats(s.handovers());
       rows.add(List.of(s.mode(), Integer.toString(s.count()),
+          s.values().containsKey("client_connect_ms") ? ms(s.value("client_connect_ms")) : "–",
           ms(s.value("first_leader_ms")), ms(s.value("all_know_leader_ms")),
           h == null ? "–" : ms(h.p50()) + " / " + ms(h.p99()) + " / " + ms(h.max()) + " (n=" + h.n() + ")",
           Double.isNaN(s.proposalsPerHandover()) ? "–" : f0(s.proposalsPerHandover()),
@@ -111,7 +114,7 @@ final class ReportCost extends MarkdownReport {
           s.idle() == null ? "–" : f2(s.idle().proposalsPerSec()) + " / " + f0(s.idle().rpcsPerSec()),
           f0(s.value("leases_left_after_close")), s.failure() == null ? "" : s.failure()));
     }
-    table(List.of("client", "electors", "first leader", "all know", "handover p50 / p99 / max",
+    table(List.of("client", "electors", "client connect", "first leader", "all know", "handover p50 / p99 / max",
         "proposals/handover", "leader closed: failover / proposals", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
         "leases left after close", "failure"), rows);
     // Which idle proposals clients asked for: the rest are etcd's own (expired leases).
@@ -154,6 +157,22 @@ final class ReportCost extends MarkdownReport {
           + "messages the members received, by method, summed over members.");
       table(List.of("client", "electors", "cold start: proposals", "cold start: requests",
           "leader closed: proposals", "leader closed: requests"), bursts);
+    }
+    for (Results.ScaleRun s : r.scale) {
+      List<ColdStartHops.Hop> hops = ColdStartHops.parse(s.values().get("cold_start_hops"));
+      if (hops.isEmpty()) {
+        continue;
+      }
+      p("Cold start hop by hop, " + s.mode() + ", " + s.count() + " electors: the handover trace's marks of "
+          + "every elector from the first `start()` until every elector knew the leader, in ms since the first "
+          + "`start()` (the marks are not told apart by elector). POLL_ON_LOOP is a read's reply reaching an "
+          + "elector's loop; between an elector's read and its GRANT_SENT lies its count of the queue, which "
+          + "has no mark of its own. The first leader came at " + ms(s.value("first_leader_ms")) + ".");
+      List<List<String>> hopRows = new ArrayList<>();
+      for (ColdStartHops.Hop h : hops) {
+        hopRows.add(List.of(h.name(), Integer.toString(h.n()), ms(h.first()), ms(h.p50()), ms(h.max())));
+      }
+      table(List.of("hop", "marks", "first", "median", "last"), hopRows);
     }
   }
 }

@@ -5,6 +5,8 @@ import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdCallPolicy;
 import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.runtime.HandoverTrace;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * name value} lines: the time to the first leader, the time until every elector knows it, heap,
  * threads and resident memory per elector, and the handover time at that scale. Between
  * settling and the handovers it prints {@code SETTLED} and waits for a {@code handover} line,
- * so the bench can measure etcd's idle cost meanwhile; then for a {@code failover} line, after
+ * so the bench can measure etcd's idle cost meanwhile (with {@code -Dleasehold.trace=true}, the
+ * cold start's hops come first, see {@link ColdStartHops}); then for a {@code failover} line, after
  * which the leader closes without a handover and the next election is timed; then for one more
  * line before every elector closes.
  *
@@ -95,7 +99,16 @@ public final class ScaleMain {
           });
       electors.add(e);
     }
+    if (client != null) {
+      // Connect the shared client (and load jetcd's, gRPC's and Netty's classes) before the
+      // clock starts: a cold JVM's first call costs most of a second whatever elects on it.
+      long w0 = System.nanoTime();
+      client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
+          .get(30, TimeUnit.SECONDS);
+      result(out, "client_connect_ms", ms(System.nanoTime() - w0));
+    }
     long t0 = System.nanoTime();
+    ColdStartHops hops = HandoverTrace.ON ? new ColdStartHops(t0) : null;
     for (LeaderElector e : electors) {
       e.start();
     }
@@ -103,6 +116,9 @@ public final class ScaleMain {
     result(out, "first_leader_ms", ms(first - t0));
     long knowAt = awaitAllKnow(electors, electors.get(leader.get()));
     result(out, "all_know_leader_ms", ms(knowAt - t0));
+    if (hops != null) {
+      result(out, "cold_start_hops", hops.stop());
+    }
     Thread.sleep(Long.parseLong(o.getOrDefault("settle-ms", "2000")));
     Footprint after = Footprint.now(3);
     result(out, "heap_bytes_per_elector", (after.heap() - before.heap()) / (double) count);

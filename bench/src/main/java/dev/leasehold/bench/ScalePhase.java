@@ -2,6 +2,7 @@ package dev.leasehold.bench;
 
 import static dev.leasehold.bench.Bench.say;
 
+import dev.leasehold.bench.contender.ContenderMain;
 import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.it.EtcdCluster;
 import java.io.IOException;
@@ -16,11 +17,15 @@ import java.util.concurrent.TimeoutException;
 /**
  * ScalePhase runs many Leasehold electors on one key in one JVM ({@link ScaleMain}): with a shared
  * client, with the standby lease off, and with one client per elector; each run records start-up,
- * idle cost, handovers and a leader close.
+ * idle cost, handovers and a leader close. With jetcd among the contenders, as many jetcd Election
+ * candidates then start at once on one shared client, for the first leader's time side by side.
  *
  * <p>Not thread-safe: {@link Bench} runs it once, from one thread.
  */
 final class ScalePhase extends BenchPhase {
+  /** ELECTION_MODE names the jetcd Election cold-start row of the scale table. */
+  static final String ELECTION_MODE = "jetcd Election, shared client";
+
   ScalePhase(Bench.Options o, Results r, EtcdCluster etcd) {
     super(o, r, etcd);
   }
@@ -32,6 +37,46 @@ final class ScalePhase extends BenchPhase {
     if (o.scaleOwnClientCount() > 0) {
       scaleRun("one client per elector", o.scaleOwnClientCount(), false, true);
     }
+    if (o.contenders().contains(Kind.JETCD)) {
+      electionColdStart(o.scaleCount());
+    }
+  }
+
+  /**
+   * electionColdStart starts {@code n} jetcd Election candidates at once on one shared, already
+   * connected client (as ScaleMain's Leasehold electors are): the first leader's time side by
+   * side, and what the cold start cost etcd.
+   */
+  private void electionColdStart(int n) throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    awaitNoLeases("scale jetcd Election");
+    Map<String, String> values = new LinkedHashMap<>();
+    String failure = null;
+    try (Group g = new Group(o.logDir().resolve("scale"))) {
+      EtcdMetrics.Sample s0 = EtcdMetrics.scrape(eps);
+      g.launch("scale-election-" + n, ContenderMain.class.getName(),
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
+          List.of("--kind=" + Kind.JETCD.name(), "--endpoints=" + String.join(",", eps),
+              "--key=" + key("scale", Kind.JETCD), "--id=scale", "--ttl-seconds=" + o.scaleTtl(),
+              "--count=" + n, "--shared-client=true"));
+      Duration long_ = Duration.ofMinutes(5);
+      Group.Ev start = g.await(0, e -> e.is("LINE") && e.detail().startsWith("STARTING ") || e.is("EXITED"), long_);
+      Group.Ev first = g.await(start.seq(), e -> e.is("ELECTED") || e.is("EXITED"), long_);
+      if (!start.is("LINE") || !first.is("ELECTED")) {
+        throw new IllegalStateException("the jetcd Election JVM exited before a leader was elected");
+      }
+      long t0 = Long.parseLong(start.detail().substring("STARTING ".length()).trim());
+      values.put("first_leader_ms", String.format("%.3f", (first.nanos() - t0) / 1e6));
+      Thread.sleep(o.groupSettleMillis());
+      EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
+      values.put("start_proposals", String.format("%.0f", s1.proposals() - s0.proposals()));
+      values.put("start_messages_by_method", byMethod(EtcdMetrics.Rates.between(s0, s1)));
+    } catch (TimeoutException | RuntimeException e) {
+      failure = e.toString();
+      r.problems.add("scale jetcd Election x" + n + ": " + e);
+    }
+    r.scale.add(new Results.ScaleRun(ELECTION_MODE, n, values, null, null, Double.NaN, failure));
+    say("scale " + ELECTION_MODE + " x" + n + ": " + values);
   }
 
   // The request messages etcd received between two samples, per method.
@@ -53,13 +98,16 @@ final class ScalePhase extends BenchPhase {
       EtcdMetrics.Sample s0 = EtcdMetrics.scrape(eps);
       Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n,
           ScaleMain.class.getName(),
-          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
+          // The trace costs a few atomic writes per hop; it shows where the cold start's time goes.
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k", "-Dleasehold.trace=true"),
           List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
               "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
               "--ttl-seconds=" + o.scaleTtl(),
               "--handovers=" + o.scaleHandovers(), "--settle-ms=" + o.groupSettleMillis()));
       Duration long_ = Duration.ofMinutes(5);
-      g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_);
+      if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
+        throw new IllegalStateException("the scale JVM exited before it settled (see its log in " + o.logDir() + ")");
+      }
       EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
       // The cold start, from launch until settled: what a herd would show.
       values.put("start_proposals", String.format("%.0f", s1.proposals() - s0.proposals()));

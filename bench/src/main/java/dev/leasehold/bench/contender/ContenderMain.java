@@ -1,6 +1,7 @@
 package dev.leasehold.bench.contender;
 
 import dev.leasehold.runtime.HandoverTrace;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -11,6 +12,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -19,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Arguments: {@code --kind=LEASEHOLD|JETCD|POLLING --endpoints=URL[,URL] --key=K --id=ID
  * --ttl-seconds=N [--count=N] [--shared-client=true]}. Output, one fact per line on stdout:
- * {@code READY <pid>}; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
+ * {@code STARTING <nanoTime>} right before the first {@code start()} (a shared client is
+ * connected by then); {@code READY <pid>} once all started; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
  * <cause>}; {@code R <index> <nanoTime>} right before {@code resign()} is called; {@code
  * CLOSED}; after {@code trace}, {@code T <hop> <nanoTime>} per handover-trace mark and {@code
  * TRACE_END}. Input commands on stdin: {@code resign} (every candidate here that leads), {@code
@@ -40,7 +44,15 @@ public final class ContenderMain {
     boolean shared = Boolean.parseBoolean(o.getOrDefault("shared-client", "false"));
 
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    Client client = shared ? Client.builder().endpoints(endpoints).build() : null;
+    // A shared client gets a small fixed executor, as ScaleMain's does: jetcd's default cached
+    // pool would start a thread per call in flight at a cold start of many candidates.
+    Client client = shared
+        ? Client.builder().endpoints(endpoints).executorService(Executors.newFixedThreadPool(2, r -> {
+          Thread t = new Thread(r, "shared-etcd-client");
+          t.setDaemon(true);
+          return t;
+        })).build()
+        : null;
     // 1 while the candidate at that index leads, else 0.
     AtomicLongArray leading = new AtomicLongArray(count);
     List<Contender> contenders = new ArrayList<>();
@@ -62,6 +74,11 @@ public final class ContenderMain {
           };
       contenders.add(kind.create(client, endpoints, key, count == 1 ? id : id + "-" + i, ttl, sink));
     }
+    if (client != null) {
+      // Connected (and jetcd's, gRPC's and Netty's classes loaded) before the clock starts.
+      client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(30, TimeUnit.SECONDS);
+    }
+    out.println("STARTING " + System.nanoTime());
     for (Contender c : contenders) {
       c.start();
     }
