@@ -53,7 +53,11 @@ final class ColdStartHops {
     Map<HandoverTrace.Hop, List<Long>> byHop = new EnumMap<>(HandoverTrace.Hop.class);
     synchronized (marks) {
       for (HandoverTrace.Entry m : marks) {
-        byHop.computeIfAbsent(m.hop(), h -> new ArrayList<>()).add(m.nanoTime() - t0);
+        // The trace counts a mark before writing it, so a drain can meet a slot not yet written
+        // (time 0, or an older lap's mark): anything before t0 is such a slot.
+        if (m.nanoTime() - t0 >= 0) {
+          byHop.computeIfAbsent(m.hop(), h -> new ArrayList<>()).add(m.nanoTime() - t0);
+        }
       }
     }
     StringJoiner out = new StringJoiner(" ");

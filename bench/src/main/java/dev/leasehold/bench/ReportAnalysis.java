@@ -266,7 +266,7 @@ final class ReportAnalysis extends MarkdownReport {
           + "so none can count those ahead of it, and each one's way to its campaign is four calls in a row: "
           + "a linearizable read of K, a count of the queue (0), a lease grant and the campaign's transaction. "
           + "On one shared client each of these rounds queues behind the same call of all " + s.count()
-          + " electors" + hopsSentence(s)
+          + " electors" + hopsSentence(s) + withoutCount(s)
           + election.map(x -> ". jetcd's Election has two calls in a row (a grant, then its campaign, which the "
               + "server answers once the candidate leads): its first leader came " + ms(x.value("first_leader_ms"))
               + " after the first of " + x.count() + " candidates started on one shared client in this run"
@@ -297,6 +297,20 @@ final class ReportAnalysis extends MarkdownReport {
         + ms(read.max()) + " (median " + ms(read.p50()) + "), the first grant was sent at " + ms(grant.first())
         + " (after that elector's count) and answered at " + ms(granted.first()) + ", and the first campaign "
         + "was sent at " + ms(cas.first()) + " (the cold start's trace, below the scale table)";
+  }
+
+  // What the run without standby leases, which counts no queue, shows of the count's round.
+  private String withoutCount(Results.ScaleRun s) {
+    Optional<Results.ScaleRun> off = r.scale.stream()
+        .filter(x -> x.mode().equals("shared client, standbyLease off") && x.count() == s.count() && x.failure() == null)
+        .findFirst();
+    if (off.isEmpty()) {
+      return "";
+    }
+    Optional<ColdStartHops.Hop> grant = ColdStartHops.parse(off.get().values().get("cold_start_hops")).stream()
+        .filter(h -> h.name().equals("GRANT_SENT")).findFirst();
+    return grant.map(g -> ". Without standby leases a candidate counts no queue: there the first grant was sent at "
+        + ms(g.first()) + " and the first leader came at " + ms(off.get().value("first_leader_ms"))).orElse("");
   }
 
   // "; requests (summed over members): LeaseGrant=3 Txn=12 …" from a scale value, or nothing when it was not recorded.

@@ -74,6 +74,8 @@ class ReportSummaryTest {
         + "the first grant was sent at 1.83 s"), analysis);
     assertTrue(analysis.contains("its first leader came 655 ms after the first of 1000 candidates"), analysis);
     assertTrue(analysis.contains("Campaign=735 LeaseGrant=1000"), analysis);
+    assertTrue(analysis.contains("there the first grant was sent at 780 ms and the first leader came at 2.75 s"),
+        analysis);
     assertFalse(analysis.contains("Proposals per handover at 1000 electors"), analysis);
     assertTrue(analysis.contains("- Raft proposals per handover at scale: 3 at 1000 electors (shared client), "
         + "2997 at 1000 electors (shared client, standbyLease off)."), analysis);
@@ -165,7 +167,8 @@ class ReportSummaryTest {
     } else {
       r.scale.add(new Results.ScaleRun("shared client", 1000, Map.of(), null, null, Double.NaN, sharedScaleFailure));
     }
-    r.scale.add(new Results.ScaleRun("shared client, standbyLease off", 1000, Map.of("proposals_per_failover", "2857"),
+    r.scale.add(new Results.ScaleRun("shared client, standbyLease off", 1000, Map.of("proposals_per_failover", "2857",
+        "first_leader_ms", "2748.180", "cold_start_hops", "GRANT_SENT:994:780.0:2262.0:2514.7"),
         rates(0, 975, Map.of("Txn", 975.0)), null, 2997.0, null));
     r.scale.add(new Results.ScaleRun(ScalePhase.ELECTION_MODE, 1000,
         Map.of("first_leader_ms", "655.407", "start_messages_by_method", "Campaign=735 LeaseGrant=1000"),
