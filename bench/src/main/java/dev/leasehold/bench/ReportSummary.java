@@ -93,9 +93,16 @@ final class ReportSummary extends MarkdownReport {
     }
   }
 
-  // "p50 by x, p99 by y": how far Leasehold's percentiles lie above the other's (0 where they do not).
-  private static String byPercentiles(Stats lh, Stats other) {
-    return "p50 by " + ms(Math.max(0, lh.p50() - other.p50())) + ", p99 by " + ms(Math.max(0, lh.p99() - other.p99()));
+  // "p50 by x, p99 by y": how far Leasehold's percentiles lie above the other's; a percentile that is not above is left out.
+  static String byPercentiles(Stats lh, Stats other) {
+    List<String> by = new ArrayList<>();
+    if (lh.p50() > other.p50()) {
+      by.add("p50 by " + ms(lh.p50() - other.p50()));
+    }
+    if (lh.p99() > other.p99()) {
+      by.add("p99 by " + ms(lh.p99() - other.p99()));
+    }
+    return String.join(", ", by);
   }
 
   private void handover(List<List<String>> rows) {

@@ -99,6 +99,14 @@ class ReportSummaryTest {
     assertTrue(analysis.contains("1.50 against 0.50 per follower"), analysis);
   }
 
+  @Test
+  void aMissNamesOnlyThePercentilesThatAreSlower() {
+    Stats lh = new Stats(50, 5, 11.1, 13.5, 17.9, 17.9, 11);
+    Stats election = new Stats(50, 5, 10.6, 15.7, 34.8, 34.8, 11);
+    assertEquals("p50 by 0.5 ms", ReportSummary.byPercentiles(lh, election));
+    assertEquals("p99 by 16.9 ms", ReportSummary.byPercentiles(election, lh));
+  }
+
   /** row is the table line whose first cell starts with {@code target}. */
   private static String row(String md, String target) {
     return md.lines().filter(l -> l.startsWith("| " + target)).findFirst()
