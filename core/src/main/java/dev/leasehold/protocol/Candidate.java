@@ -89,11 +89,11 @@ final class Candidate extends Role {
         m.follower.pollAt(now + m.fx.backoff(m.failures));
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.fromWatch(p.watchId())) {
+      if (m.watch.from(p.watchId())) {
         m.noteRevision(p.revision());
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
-      if (m.fromWatch(d.watchId())) {
+      if (m.watch.from(d.watchId())) {
         m.noteRevision(d.revision());
       }
     } else {
@@ -106,7 +106,7 @@ final class Candidate extends Role {
     switch (kind) {
       case RENEW -> m.lease.renew(now);
       case DEADLINE -> m.lease.onDeadline(now, this);
-      case REWATCH -> m.ensureWatch();
+      case REWATCH -> m.watch.ensure();
       case POLL, PROBE, CAMPAIGN -> {}
     }
   }

@@ -81,10 +81,7 @@ public final class ElectionMachine implements Machine {
   // at that revision is the old term's, not a handover to it (PROTOCOL.md §4.5).
   long givenUpToken;
 
-  // Watch.
-  private long watchId;
-  private boolean watchHasQueue;
-  private long watchFailures;
+  final KeyWatch watch = new KeyWatch(this);
 
   // Reachability (PROTOCOL.md §9): failed calls since the elector last made progress, whether
   // STORE_UNAVAILABLE was published, and the reason of the failed call this step handles.
@@ -166,13 +163,13 @@ public final class ElectionMachine implements Machine {
     } else if (input instanceof Input.Close) {
       close(now);
     } else if (input instanceof EtcdInput.WatchFailed f) {
-      watchFailed(f, now);
+      watch.failed(f, now);
     } else if (input instanceof EtcdInput.WatchEnlisted e) {
-      if (fromWatch(e.watchId())) {
+      if (watch.from(e.watchId())) {
         queue.enlisted(e.participant());
       }
     } else if (input instanceof EtcdInput.WatchWithdrawn w) {
-      if (fromWatch(w.watchId())) {
+      if (watch.from(w.watchId())) {
         queue.withdrawn(w.leaseId(), w.revision());
       }
     } else if (input instanceof EtcdInput.Enlisted || input instanceof EtcdInput.EnlistFailed) {
@@ -263,7 +260,7 @@ public final class ElectionMachine implements Machine {
       if (was == ElectorState.MASTER) {
         // The queue is the MASTER's: back to a watch of the key alone.
         queue.clear();
-        rewatch();
+        watch.rewatch();
       }
     }
     if (cause == null) {
@@ -286,10 +283,7 @@ public final class ElectionMachine implements Machine {
 
   private void close(long now) {
     fx.cancelAllTimers();
-    if (watchId != 0) {
-      fx.add(new EtcdCommand.CancelWatch(watchId));
-      watchId = 0;
-    }
+    watch.cancel();
     probing.releaseOnClose();
     if (lease.isHeld()) {
       lease.release();
@@ -356,53 +350,6 @@ public final class ElectionMachine implements Machine {
   /** noteRevision records a revision seen in a reply or event, keeping the latest. */
   void noteRevision(long revision) {
     knownRevision = Math.max(knownRevision, revision);
-  }
-
-  // ---- watch ----
-
-  /**
-   * ensureWatch opens the watch from the revision after the latest one known, if none is open:
-   * the MASTER's (with a standby lease) covers the queue too, which it needs to pick its
-   * successor; a follower's covers the key alone, so the queue's changes do not fan out to
-   * every candidate (PROTOCOL.md §4.5).
-   */
-  void ensureWatch() {
-    if (watchId == 0 && knownRevision > 0) {
-      watchId = fx.id();
-      watchHasQueue = role == ElectorState.MASTER && config.standbyLease();
-      fx.add(new EtcdCommand.Watch(watchId, knownRevision + 1, watchHasQueue));
-    }
-  }
-
-  /** rewatch replaces the open watch by one that covers the queue if the role wants it now. */
-  void rewatch() {
-    boolean wanted = role == ElectorState.MASTER && config.standbyLease();
-    if (watchId != 0 && watchHasQueue == wanted) {
-      return;
-    }
-    if (watchId != 0) {
-      fx.add(new EtcdCommand.CancelWatch(watchId));
-      watchId = 0;
-    }
-    ensureWatch();
-  }
-
-  /** fromWatch tells whether an event came from the open watch, which is then healthy again. */
-  boolean fromWatch(long id) {
-    if (id != watchId) {
-      return false;
-    }
-    watchFailures = 0;
-    return true;
-  }
-
-  private void watchFailed(EtcdInput.WatchFailed f, long now) {
-    if (f.watchId() != watchId) {
-      return;
-    }
-    watchId = 0;
-    watchFailures++;
-    fx.setTimer(TimerKind.REWATCH, now + fx.backoff(watchFailures));
   }
 
   static LeaderInfo info(KeyRecord key) {

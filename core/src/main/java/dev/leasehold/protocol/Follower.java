@@ -68,11 +68,11 @@ final class Follower extends Role {
         m.lease.standbyGrantFailed(now + m.fx.backoff(m.failures));
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.fromWatch(p.watchId()) && !observe(p.key(), p.revision(), now)) {
+      if (m.watch.from(p.watchId()) && !observe(p.key(), p.revision(), now)) {
         maybeAcquireStandby(now);
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
-      if (m.fromWatch(d.watchId())) {
+      if (m.watch.from(d.watchId())) {
         deleted(d.revision(), now);
       }
     } else if (in instanceof EtcdInput.HandedOver || in instanceof EtcdInput.HandoverRefused
@@ -185,7 +185,7 @@ final class Follower extends Role {
     if (observe(r.key(), r.revision(), now)) {
       return;
     }
-    m.ensureWatch();
+    m.watch.ensure();
     if (m.phase == ElectionMachine.Phase.NONE) {
       if (m.keyAbsent && turn) {
         turn = false;

@@ -46,7 +46,7 @@ final class Master extends Role {
     m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
     m.lease.lead(now);
     // The MASTER keeps the queue's view, to pick its successor: a read now, then its watch.
-    m.rewatch();
+    m.watch.rewatch();
     if (m.config.standbyLease()) {
       queueOp = m.fx.id();
       m.fx.add(new EtcdCommand.Poll(queueOp, true));
@@ -76,7 +76,7 @@ final class Master extends Role {
         queueOp = 0;
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.fromWatch(p.watchId())) {
+      if (m.watch.from(p.watchId())) {
         m.noteRevision(p.revision());
         // Our own put (at the token's revision) and anything older say nothing new.
         if (p.revision() > token && !ours(p.key())) {
@@ -84,7 +84,7 @@ final class Master extends Role {
         }
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
-      if (m.fromWatch(d.watchId())) {
+      if (m.watch.from(d.watchId())) {
         m.noteRevision(d.revision());
         if (d.revision() > token) {
           m.probing.begin(now);
@@ -100,7 +100,7 @@ final class Master extends Role {
     switch (kind) {
       case RENEW -> m.lease.renew(now);
       case DEADLINE -> m.lease.onDeadline(now, this);
-      case REWATCH -> m.ensureWatch();
+      case REWATCH -> m.watch.ensure();
       case POLL, PROBE, CAMPAIGN -> {}
     }
   }
