@@ -255,9 +255,7 @@ final class ReportAnalysis extends MarkdownReport {
               : "Client writes in that window (messages/s): " + writes + "."));
     }
     if (missed.contains("scaleFirstLeader")) {
-      Optional<Results.ScaleRun> election = r.scale.stream()
-          .filter(x -> x.mode().equals(ScalePhase.ELECTION_MODE) && x.count() == s.count() && x.failure() == null)
-          .findFirst();
+      Optional<Results.ScaleRun> election = r.scaleRun(ScalePhase.ELECTION_MODE, s.count());
       p("**First leader at " + at + ".** " + ms(s.value("first_leader_ms")) + " from the first `start()` to the "
           + "first ELECTED (every elector knew it after " + ms(s.value("all_know_leader_ms")) + ")"
           + (s.values().containsKey("start_proposals")
@@ -277,7 +275,6 @@ final class ReportAnalysis extends MarkdownReport {
           + "transaction, as a standby renewal's confirming read already is) and granting the lease while that "
           + "read is in flight would leave two rounds, as Election has.");
     }
-
   }
 
   // "; in this run the reads were answered …" from the cold start's trace, or nothing when it was not recorded.
@@ -301,9 +298,7 @@ final class ReportAnalysis extends MarkdownReport {
 
   // What the run without standby leases, which counts no queue, shows of the count's round.
   private String withoutCount(Results.ScaleRun s) {
-    Optional<Results.ScaleRun> off = r.scale.stream()
-        .filter(x -> x.mode().equals("shared client, standbyLease off") && x.count() == s.count() && x.failure() == null)
-        .findFirst();
+    Optional<Results.ScaleRun> off = r.scaleRun(ScalePhase.NO_STANDBY_MODE, s.count());
     if (off.isEmpty()) {
       return "";
     }

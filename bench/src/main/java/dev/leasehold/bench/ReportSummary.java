@@ -192,9 +192,7 @@ final class ReportSummary extends MarkdownReport {
         idle == null ? "" : idle.proposalCount() + " in " + f0(idle.seconds()) + " s (" + f2(pi) + "/s)",
         idle != null && idle.proposalCount() == 0, "", "scaleIdle");
     double fl = s.value("first_leader_ms");
-    Optional<Results.ScaleRun> election = r.scale.stream()
-        .filter(x -> x.mode().equals(ScalePhase.ELECTION_MODE) && x.count() == s.count() && x.failure() == null)
-        .findFirst();
+    Optional<Results.ScaleRun> election = r.scaleRun(ScalePhase.ELECTION_MODE, s.count());
     scaleRow(rows, s, "first leader under 1 s" + at, fl, ms(fl) + " from the first `start()` to the first ELECTED"
             + election.map(x -> "; jetcd Election at the same count, same machine: " + ms(x.value("first_leader_ms")))
                 .orElse(""),

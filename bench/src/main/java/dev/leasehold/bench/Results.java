@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -42,6 +43,11 @@ final class Results {
       }
       return l;
     }
+  }
+
+  /** scaleRun is the scale run of {@code mode} at {@code count} that did not fail, if there is one. */
+  Optional<ScaleRun> scaleRun(String mode, int count) {
+    return scale.stream().filter(s -> s.mode().equals(mode) && s.count() == count && s.failure() == null).findFirst();
   }
 
   MachineInfo machine;

@@ -4,9 +4,9 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdCallPolicy;
+import dev.leasehold.bench.contender.SharedClient;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.runtime.HandoverTrace;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -61,16 +59,7 @@ public final class ScaleMain {
     // A shared client gets what an elector's own client has: a deadline on every call but a
     // watch, at the default rpc timeout for this TTL (min(1 s, TTL/4)).
     Duration rpcTimeout = ttl.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? ttl.dividedBy(4) : Duration.ofSeconds(1);
-    // And a small fixed executor, as the README advises for a client many electors share:
-    // jetcd's default cached pool starts a thread per call in flight (a thousand at a cold start).
-    Client client = shared
-        ? Client.builder().endpoints(endpoints).interceptor(new EtcdCallPolicy(rpcTimeout))
-            .executorService(Executors.newFixedThreadPool(2, r -> {
-              Thread t = new Thread(r, "shared-etcd-client");
-              t.setDaemon(true);
-              return t;
-            })).build()
-        : null;
+    Client client = shared ? SharedClient.build(endpoints, new EtcdCallPolicy(rpcTimeout)) : null;
     AtomicInteger leader = new AtomicInteger(-1);
     AtomicLong electedAt = new AtomicLong();
     Object lock = new Object();
@@ -100,12 +89,7 @@ public final class ScaleMain {
       electors.add(e);
     }
     if (client != null) {
-      // Connect the shared client (and load jetcd's, gRPC's and Netty's classes) before the
-      // clock starts: a cold JVM's first call costs most of a second whatever elects on it.
-      long w0 = System.nanoTime();
-      client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
-          .get(30, TimeUnit.SECONDS);
-      result(out, "client_connect_ms", ms(System.nanoTime() - w0));
+      result(out, "client_connect_ms", ms(SharedClient.connect(client, key)));
     }
     long t0 = System.nanoTime();
     ColdStartHops hops = HandoverTrace.ON ? new ColdStartHops(t0) : null;

@@ -25,6 +25,8 @@ import java.util.concurrent.TimeoutException;
 final class ScalePhase extends BenchPhase {
   /** ELECTION_MODE names the jetcd Election cold-start row of the scale table. */
   static final String ELECTION_MODE = "jetcd Election, shared client";
+  /** NO_STANDBY_MODE names the row of Leasehold electors on a shared client without standby leases. */
+  static final String NO_STANDBY_MODE = "shared client, standbyLease off";
 
   ScalePhase(Bench.Options o, Results r, EtcdCluster etcd) {
     super(o, r, etcd);
@@ -33,7 +35,7 @@ final class ScalePhase extends BenchPhase {
   @Override
   void run() throws Exception {
     scaleRun("shared client", o.scaleCount(), true, true);
-    scaleRun("shared client, standbyLease off", o.scaleCount(), true, false);
+    scaleRun(NO_STANDBY_MODE, o.scaleCount(), true, false);
     if (o.scaleOwnClientCount() > 0) {
       scaleRun("one client per elector", o.scaleOwnClientCount(), false, true);
     }

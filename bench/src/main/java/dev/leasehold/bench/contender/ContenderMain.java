@@ -1,7 +1,6 @@
 package dev.leasehold.bench.contender;
 
 import dev.leasehold.runtime.HandoverTrace;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -12,8 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -44,15 +41,7 @@ public final class ContenderMain {
     boolean shared = Boolean.parseBoolean(o.getOrDefault("shared-client", "false"));
 
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    // A shared client gets a small fixed executor, as ScaleMain's does: jetcd's default cached
-    // pool would start a thread per call in flight at a cold start of many candidates.
-    Client client = shared
-        ? Client.builder().endpoints(endpoints).executorService(Executors.newFixedThreadPool(2, r -> {
-          Thread t = new Thread(r, "shared-etcd-client");
-          t.setDaemon(true);
-          return t;
-        })).build()
-        : null;
+    Client client = shared ? SharedClient.build(endpoints) : null;
     // 1 while the candidate at that index leads, else 0.
     AtomicLongArray leading = new AtomicLongArray(count);
     List<Contender> contenders = new ArrayList<>();
@@ -75,8 +64,7 @@ public final class ContenderMain {
       contenders.add(kind.create(client, endpoints, key, count == 1 ? id : id + "-" + i, ttl, sink));
     }
     if (client != null) {
-      // Connected (and jetcd's, gRPC's and Netty's classes loaded) before the clock starts.
-      client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(30, TimeUnit.SECONDS);
+      SharedClient.connect(client, key);
     }
     out.println("STARTING " + System.nanoTime());
     for (Contender c : contenders) {
