@@ -75,6 +75,27 @@ class QueueHandoverTest {
     step(new EtcdInput.Enlisted(enlist.op(), 5));
   }
 
+  /**
+   * A cold start (PROTOCOL.md §4.5, "A cold start is the herd this does not prevent"): K is free
+   * and this candidate has no participant key yet, so its way to the campaign is four calls in
+   * a row: read K, count the whole queue, grant, campaign.
+   */
+  @Test
+  void aColdStartReadsCountsGrantsAndCampaignsInARow() {
+    step(new Input.Start());
+    EtcdCommand.Poll read = only(EtcdCommand.Poll.class);
+    assertFalse(has(EtcdCommand.GrantLease.class), "nothing is granted before the read");
+    step(new EtcdInput.PollResult(read.op(), null, 4));
+    EtcdCommand.Rank count = only(EtcdCommand.Rank.class);
+    assertEquals(0, count.leaseId(), "without a participant key it counts them all");
+    assertFalse(has(EtcdCommand.GrantLease.class), "nor before the count");
+    step(new EtcdInput.Ranked(count.op(), 0, 4));
+    long grant = only(EtcdCommand.GrantLease.class).op();
+    assertFalse(has(EtcdCommand.Campaign.class), "nor is the campaign sent before the grant's answer");
+    step(new EtcdInput.LeaseGranted(grant, OWN, 3));
+    assertEquals(OWN, only(EtcdCommand.Campaign.class).leaseId());
+  }
+
   /** The follower above, at the head of the queue, wins the campaign; it reads the queue. */
   private void masterWithStandby() {
     enlistedFollower();
