@@ -22,6 +22,7 @@ class StandbyLeaseTest {
   private static final long WINDOW = 2_670 * MS;
   // A MASTER renews as late as leaves 2 s of its window: at TTL 3 s, 670 ms (TTL/6 to TTL/2).
   private static final long MASTER_EVERY = WINDOW - 2 * S;
+  private static final long LEASE = 77;
   private static final KeyRecord OTHER = new KeyRecord("other", 5, 3, 3);
 
   private final ElectionMachine m = new ElectionMachine(CONFIG, new SplittableRandom(1));
@@ -42,6 +43,11 @@ class StandbyLeaseTest {
 
   private boolean has(Class<? extends Command> type) {
     return last.stream().anyMatch(type::isInstance);
+  }
+
+  private List<Cause> published() {
+    return last.stream().filter(Command.Publish.class::isInstance)
+        .map(c -> ((Command.Publish) c).cause()).collect(Collectors.toList());
   }
 
   private Command.SetTimer timer(TimerKind kind) {
@@ -227,5 +233,89 @@ class StandbyLeaseTest {
     followerWithStandby();
     step(new Input.Close());
     assertEquals(77, only(Command.Release.class).leaseId());
+  }
+
+  /**
+   * A standby follower's renewal read that etcd served before the follower's own
+   * compare-and-swap, and that arrives after CampaignWon, shows the key as it was before this
+   * term began (absent, or the previous holder's). It must not unseat the new MASTER; it still
+   * confirms the renewal. Found by the protocol-spec simulation (seed 109440 of SimulationTest):
+   * the new MASTER published KEY_DELETED 4 ms after ELECTED on a healthy network.
+   */
+  @Test
+  void standbyRenewalReadServedBeforeOurCompareAndSwapDoesNotUnseatTheNewMaster() {
+    KeyRecord previous = new KeyRecord("other", 5, 12, 12);
+    for (KeyRecord staleView : new KeyRecord[] {null, previous}) {
+      ElectionMachine s = new ElectionMachine(CONFIG, new SplittableRandom(1));
+      long t = 1_000 * S;
+      last = s.step(new Input.Start(), t);
+      last = s.step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), previous, 13), t);
+      long watch = only(EtcdCommand.Watch.class).watchId();
+      long grantSent = t;
+      long grantOp = only(EtcdCommand.GrantLease.class).op();
+      t += 2 * MS;
+      last = s.step(new EtcdInput.LeaseGranted(grantOp, LEASE, 3), t);
+      Command.SetTimer renew = timer(TimerKind.RENEW);
+      t = renew.atNanos();
+      last = s.step(new Input.TimerFired(TimerKind.RENEW, renew.seq()), t);
+      long renewSent = t;
+      t += 1 * MS;
+      last = s.step(new EtcdInput.KeepAliveAcked(only(EtcdCommand.KeepAlive.class).op(), 3, 5), t);
+      long readOp = only(EtcdCommand.ConfirmRead.class).op();
+      // While that read is in flight, the holder's key goes and the standby lease wins the CAS.
+      t += 1 * MS;
+      last = AtHead.answer(s, s.step(new EtcdInput.WatchDelete(watch, 20), t), t);
+      long campaignOp = only(EtcdCommand.Campaign.class).op();
+      t += 1 * MS;
+      last = s.step(new EtcdInput.CampaignWon(campaignOp, 21), t);
+      assertEquals(ElectorState.MASTER, s.role());
+      assertEquals(grantSent + WINDOW, s.deadline());
+      // The read was served at revision 19 or 20, before our key was created at 21.
+      t += 1 * MS;
+      last = s.step(new EtcdInput.ConfirmRead(readOp, staleView, staleView == null ? 20 : 19, 5), t);
+      assertEquals(ElectorState.MASTER, s.role(), () -> "stale view " + staleView + " unseated the MASTER: " + last);
+      assertTrue(published().isEmpty(), () -> "published " + published());
+      assertFalse(has(EtcdCommand.ProbeLease.class));
+      assertFalse(has(Command.Release.class));
+      assertEquals(renewSent + WINDOW, s.deadline(), "the renewal it confirms still counts");
+    }
+  }
+
+  /**
+   * A CAS of ours that we saw lose (CampaignLost) can still be applied later when the client
+   * library retried it and the other copy reaches etcd after the key was freed: the key is then
+   * bound to the lease we keep as a standby while we follow. Renewing that lease without leading
+   * would keep every other candidate out for good (found by the protocol-spec simulation, seed
+   * 892503 of SimulationTest). The key is ours, like a key handed to the standby lease: the
+   * follower adopts it (PROTOCOL.md §4.5).
+   */
+  @Test
+  void followerThatFindsTheKeyBoundToItsStandbyLeaseAdoptsIt() {
+    ElectionMachine s = new ElectionMachine(CONFIG, new SplittableRandom(1));
+    long t = 1_000 * S;
+    last = s.step(new Input.Start(), t);
+    last = s.step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), new KeyRecord("other", 5, 12, 12), 13), t);
+    long watch = only(EtcdCommand.Watch.class).watchId();
+    long grantOp = only(EtcdCommand.GrantLease.class).op();
+    t += 2 * MS;
+    last = s.step(new EtcdInput.LeaseGranted(grantOp, LEASE, 3), t);
+    t += 1 * MS;
+    last = AtHead.answer(s, s.step(new EtcdInput.WatchDelete(watch, 20), t), t);
+    long campaignOp = only(EtcdCommand.Campaign.class).op();
+    t += 1 * MS;
+    last = s.step(new EtcdInput.CampaignLost(campaignOp, new KeyRecord("third", 6, 21, 21), 21), t);
+    assertEquals(ElectorState.FOLLOWER, s.role());
+    assertEquals(LEASE, s.leaseId(), "the lost CAS's lease is kept as a standby");
+    // "third" goes; a late copy of our CAS binds the key to our standby lease (revision 23).
+    assertFalse(has(Command.SetTimer.class) && last.stream().anyMatch(
+        c -> c instanceof Command.SetTimer x && x.timer() == TimerKind.POLL),
+        "with a standby lease, its renewals' reads are the poll");
+    t += 100 * MS;
+    last = s.step(new EtcdInput.WatchPut(watch, new KeyRecord("me", LEASE, 23, 23), 23), t);
+    // The key is this instance's (PROTOCOL.md §4.5): it leads with it, token = its mod revision.
+    assertEquals(ElectorState.MASTER, s.role());
+    assertEquals(23, s.fencingToken());
+    assertEquals(LEASE, s.leaseId());
+    assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "reported itself as someone else: " + last);
   }
 }

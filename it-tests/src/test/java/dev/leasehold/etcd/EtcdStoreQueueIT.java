@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.Guarantee;
 import dev.leasehold.Leadership;
-import dev.leasehold.LeadershipEvent;
 import dev.leasehold.it.EtcdCluster;
 import dev.leasehold.it.EtcdClusterExtension;
 import dev.leasehold.it.chaos.History.Incarnation;
@@ -28,7 +26,6 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -258,13 +255,13 @@ class EtcdStoreQueueIT {
     long lb = grant(b);
     long token = ((EtcdInput.CampaignWon) call(a, new EtcdCommand.Campaign(op(), la))).createRevision();
     long rb = enlist(b, lb);
-    Leadership first = term(token);
+    Leadership first = new FencedTerm(key, token);
     assertTrue(guardedPut(first, "by a").isSucceeded(), "a campaign's token is the key's mod revision too");
 
     long handed = ((EtcdInput.HandedOver) call(
         a, new EtcdCommand.Handover(op(), token, la, new Participant("b", lb, rb, rb)))).revision();
     assertFalse(guardedPut(first, "by a, stale").isSucceeded(), "the old term's write is refused");
-    assertTrue(guardedPut(term(handed), "by b").isSucceeded(), "the successor's token is the handover's revision");
+    assertTrue(guardedPut(new FencedTerm(key, handed), "by b").isSucceeded(), "the successor's token is the handover's revision");
     assertEquals("by b", text(get(key + "/work").orElseThrow().getValue()));
 
     // The chaos harness's record of etcd's history sees two terms, the handover ending the first.
@@ -380,62 +377,5 @@ class EtcdStoreQueueIT {
 
   private static String text(ByteSequence b) {
     return b.toString(StandardCharsets.UTF_8);
-  }
-
-  /** term is a leadership of the election key with the given token, as EtcdFencing reads it. */
-  private Leadership term(long token) {
-    String electionKey = key;
-    return new Leadership() {
-      @Override
-      public String electionKey() {
-        return electionKey;
-      }
-
-      @Override
-      public String candidateId() {
-        return "test";
-      }
-
-      @Override
-      public long fencingToken() {
-        return token;
-      }
-
-      @Override
-      public long leaseId() {
-        return 0;
-      }
-
-      @Override
-      public Instant electedAt() {
-        return Instant.EPOCH;
-      }
-
-      @Override
-      public Guarantee guarantee() {
-        return Guarantee.DISTRIBUTED;
-      }
-
-      @Override
-      public Duration timeLeft() {
-        return Duration.ZERO;
-      }
-
-      @Override
-      public boolean isValid() {
-        return true;
-      }
-
-      @Override
-      public void heartbeat() {}
-
-      @Override
-      public void resign() {}
-
-      @Override
-      public CompletionStage<LeadershipEvent> whenLost() {
-        return new java.util.concurrent.CompletableFuture<>();
-      }
-    };
   }
 }
