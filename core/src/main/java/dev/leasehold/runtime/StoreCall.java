@@ -5,6 +5,9 @@ package dev.leasehold.runtime;
  * its timeout ({@link #timeoutNanos}, the RPC timeout unless the call waits on purpose) and,
  * if no reply came in time or the port failed it, hands the machine {@link #failed(String)}
  * instead.
+ *
+ * <p>Like every {@link Command}, an implementation is an immutable record, safe to pass between
+ * threads.
  */
 public interface StoreCall extends Command {
   /** failed is the input that reports this call as failed (or timed out) for {@code reason}. */

@@ -4,7 +4,7 @@ import dev.leasehold.LeaderElector;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 
-/** Kind names the election implementations the bench compares (and one Leasehold variant). */
+/** Kind names the election implementations the bench compares (and one Leasehold variant); an enum, so thread-safe. */
 public enum Kind {
   /** LEASEHOLD is this project's {@code LeaderElector} with its defaults. */
   LEASEHOLD("Leasehold"),
