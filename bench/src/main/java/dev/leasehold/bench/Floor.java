@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -31,7 +32,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * "grant + txn" is Leasehold's path today (a follower grants a lease, then commits the
  * compare-and-swap); "standby txn" is the same with a lease the follower granted beforehand;
  * "read only" is what etcd's server-side election does after the delete (a linearizable read,
- * no write). Not thread-safe; run from one thread.
+ * no write). The standby path runs twice: back to back (each trial's revoke right after the
+ * leader's put, as the issue first measured it), and after the same 150–250 ms of quiet that
+ * precedes each handover trial of {@link HandoverPhase}, since a cluster and clients that have
+ * been idle answer the first call later. Not thread-safe; run from one thread.
  */
 final class Floor {
   static final String TXN = "txn round trip (1 proposal)";
@@ -42,6 +46,8 @@ final class Floor {
   static final String PATH_GRANT_TXN = "handover path: revoke → watch → grant → txn (Leasehold today)";
   static final String PATH_STANDBY = "handover path: revoke → watch → txn with standby lease";
   static final String PATH_READ = "handover path: revoke → watch → linearizable get (etcd election's shape)";
+  static final String PATH_STANDBY_IDLE =
+      "handover path: revoke → watch → txn with standby lease, after 150–250 ms idle (as a handover trial)";
 
   // The standby path's hops, from t0 (the revoke sent): see hops().
   static final String HOP_REVOKE_ACKED = "bare standby path: revoke acked";
@@ -52,10 +58,13 @@ final class Floor {
   private final List<String> endpoints;
   private final Map<String, List<Double>> hops = new LinkedHashMap<>();
   private final long ttlSeconds;
+  private final int idleSamples;
 
-  Floor(List<String> endpoints, long ttlSeconds) {
+  /** Floor measures against {@code endpoints}; the idle standby path takes {@code idleSamples}. */
+  Floor(List<String> endpoints, long ttlSeconds, int idleSamples) {
     this.endpoints = endpoints;
     this.ttlSeconds = ttlSeconds;
+    this.idleSamples = idleSamples;
   }
 
   /** run measures every figure {@code samples} times after {@code warmup} unrecorded rounds. */
@@ -71,6 +80,8 @@ final class Floor {
       for (String path : List.of(PATH_GRANT_TXN, PATH_STANDBY, PATH_READ)) {
         out.put(path, handoverPath(path, a, List.of(b, c), bs(base + "election"), samples, warmup));
       }
+      out.put(PATH_STANDBY_IDLE,
+          handoverPath(PATH_STANDBY_IDLE, a, List.of(b, c), bs(base + "election"), idleSamples, warmup));
       a.getKVClient()
           .delete(bs(base), DeleteOption.builder().isPrefix(true).build())
           .get(5, TimeUnit.SECONDS);
@@ -183,7 +194,7 @@ final class Floor {
       for (int f = 0; f < followers.size(); f++) {
         Client fc = followers.get(f);
         int idx = f;
-        if (path.equals(PATH_STANDBY)) {
+        if (standby(path)) {
           standby.set(idx, fc.getLeaseClient().grant(ttlSeconds * 10).get(5, TimeUnit.SECONDS).getID());
         }
         watchers.add(fc.getWatchClient().watch(k, WatchOption.DEFAULT, Watch.listener(r -> {
@@ -211,6 +222,9 @@ final class Floor {
         synchronized (current) {
           current[0] = t;
         }
+        if (path.equals(PATH_STANDBY_IDLE)) {
+          Thread.sleep(150 + ThreadLocalRandom.current().nextInt(100));
+        }
         long t0 = System.nanoTime();
         long acked = leader.getLeaseClient().revoke(lease).thenApply(x -> System.nanoTime()).get(5, TimeUnit.SECONDS);
         long at = t.won.get(5, TimeUnit.SECONDS);
@@ -228,7 +242,7 @@ final class Floor {
         }
         // Clear the key a follower may have taken; a standby lease used up is replaced.
         leader.getKVClient().delete(k).get(5, TimeUnit.SECONDS);
-        if (path.equals(PATH_STANDBY)) {
+        if (standby(path)) {
           for (int f = 0; f < followers.size(); f++) {
             if (standby.get(f) == 0) {
               standby.set(f, followers.get(f).getLeaseClient().grant(ttlSeconds * 10)
@@ -257,7 +271,7 @@ final class Floor {
       fc.getKVClient().get(k).thenRun(() -> t.won.complete(System.nanoTime()));
       return;
     }
-    CompletableFuture<Long> lease = path.equals(PATH_STANDBY)
+    CompletableFuture<Long> lease = standby(path)
         ? CompletableFuture.completedFuture(standby.get(idx))
         : fc.getLeaseClient().grant(ttlSeconds).thenApply(r -> r.getID());
     long[] sentAt = new long[1];
@@ -270,7 +284,7 @@ final class Floor {
             .commit()
             .thenApply(r -> {
               long now = System.nanoTime();
-              boolean standbyPath = path.equals(PATH_STANDBY);
+              boolean standbyPath = standby(path);
               if (r.isSucceeded()) {
                 t.watchAt = watchAt;
                 t.txnSentAt = sentAt[0];
@@ -290,6 +304,11 @@ final class Floor {
               return r;
             });
         });
+  }
+
+  /** standby tells whether {@code path} campaigns with a lease granted beforehand. */
+  private static boolean standby(String path) {
+    return path.equals(PATH_STANDBY) || path.equals(PATH_STANDBY_IDLE);
   }
 
   private static ByteSequence bs(String s) {

@@ -20,7 +20,7 @@ final class FloorPhase extends BenchPhase {
 
   @Override
   void run() throws Exception {
-    Floor f = new Floor(etcd.clientEndpoints(), o.handoverTtl());
+    Floor f = new Floor(etcd.clientEndpoints(), o.handoverTtl(), o.pathSamples());
     Map<String, List<Double>> m = f.run(o.floorSamples(), Math.max(5, o.floorSamples() / 10));
     // The handover-path figures use their own (smaller) count: each trial is a full handover.
     r.floor.putAll(m);

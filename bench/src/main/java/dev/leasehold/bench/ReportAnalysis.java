@@ -145,6 +145,15 @@ final class ReportAnalysis extends MarkdownReport {
     if (bare != null) {
       s.append("the bare path (revoke → watch → txn with standby lease, raw jetcd) took ").append(ms(bare.p50()))
           .append(" / ").append(ms(bare.p99())).append(". ");
+      Stats idle = f.get(Floor.PATH_STANDBY_IDLE);
+      if (idle != null) {
+        s.append("Those are back to back: each call follows the last within milliseconds. A handover trial "
+            + "starts after 150–250 ms in which the cluster and the candidates' clients were idle, and the same "
+            + "bare path started after such a pause took ").append(ms(idle.p50())).append(" / ")
+            .append(ms(idle.p99())).append(", ").append(ms(idle.p50() - bare.p50()))
+            .append(" more at p50: what waking an idle cluster and idle clients costs on this VM, which any "
+                + "library's handover after such a pause pays too. ");
+      }
     }
     Stats off = stats(r.handover.get(Kind.LEASEHOLD_NO_STANDBY));
     Stats pathGt = f.get(Floor.PATH_GRANT_TXN);

@@ -117,9 +117,13 @@ final class ReportSummary extends MarkdownReport {
     Stats bare = stats(r.floor.get(Floor.PATH_STANDBY));
     if (lh != null && bare != null) {
       double bound = 2 * bare.p50();
+      Stats idle = stats(r.floor.get(Floor.PATH_STANDBY_IDLE));
+      String afterIdle = idle == null ? "" : "; the same path after a handover trial's 150–250 ms idle: 2 × "
+          + ms(idle.p50()) + " = " + ms(2 * idle.p50()) + (lh.p50() <= 2 * idle.p50() ? ", within" : ", above");
       judge(rows, "graceful handover p50 within 2× the bare path's p50",
           "p50 " + ms(lh.p50()) + " vs 2 × " + ms(bare.p50()) + " = " + ms(bound)
-              + " (bare path: revoke → watch → txn with standby lease, raw jetcd, n=" + bare.n() + ")",
+              + " (bare path: revoke → watch → txn with standby lease, raw jetcd, back to back, n=" + bare.n()
+              + afterIdle + ")",
           lh.p50() <= bound, "by " + ms(lh.p50() - bound), "handoverBare");
     }
   }

@@ -48,6 +48,8 @@ class BenchSmokeIT {
       assertRow(md, "idle cost", "\\| " + c + " \\| 1 \\| \\d+\\.\\d\\d \\|");
     }
     assertRow(md, "floor", "\\| txn round trip \\(1 proposal\\) \\| 10 \\| " + NUMBER);
+    assertRow(md, "floor", "\\| handover path: revoke → watch → txn with standby lease, after 150–250 ms idle "
+        + "\\(as a handover trial\\) \\| 5 \\| " + NUMBER);
     assertRow(md, "scale", "\\| shared client \\| 10 \\| " + NUMBER);
     assertRow(md, "machine", "\\| etcd \\| 3\\.");
     assertFalse(md.contains("phase aborted"), "a phase aborted:\n" + md);

@@ -34,7 +34,8 @@ class ReportSummaryTest {
 
     assertTrue(row(summary, "graceful handover p50 and p99 no slower than jetcd Election").endsWith("| met |"));
     assertEquals("| graceful handover p50 within 2× the bare path's p50 | p50 12.6 ms vs 2 × 5.4 ms = 10.8 ms "
-        + "(bare path: revoke → watch → txn with standby lease, raw jetcd, n=4) | **missed** by 1.8 ms |",
+        + "(bare path: revoke → watch → txn with standby lease, raw jetcd, back to back, n=4; the same path after "
+        + "a handover trial's 150–250 ms idle: 2 × 7.1 ms = 14.2 ms, within) | **missed** by 1.8 ms |",
         row(summary, "graceful handover p50 within 2×"));
     assertTrue(row(summary, "crash failover p50 and p99 no slower than jetcd Election (TTL 2 s)")
         .endsWith("| **missed** p50 by 470 ms, p99 by 170 ms |"));
@@ -62,6 +63,8 @@ class ReportSummaryTest {
     assertTrue(analysis.contains("WATCH_PUT_ON_LOOP 1.1 ms"), analysis);
     assertTrue(analysis.contains("ELECTED_LISTENER 0.7 ms"), analysis);
     assertFalse(analysis.contains("HANDOVER_ON_LOOP 0"), analysis);
+    assertTrue(analysis.contains("the same bare path started after such a pause took 7.1 ms / 16.0 ms, 1.7 ms "
+        + "more at p50"), analysis);
     assertTrue(analysis.contains("logged 1764 applies"), analysis);
     assertTrue(analysis.contains("**Crash failover, TTL 2 s.**"), analysis);
     assertFalse(analysis.contains("**Crash failover, TTL 5 s.**"), analysis);
@@ -91,6 +94,9 @@ class ReportSummaryTest {
     String analysis = new ReportAnalysis(r, "x", missed).markdown();
 
     assertTrue(row(summary, "first leader under 1 s").contains("| not measured (java.util.concurrent.Timeout"));
+    r.floor.remove(Floor.PATH_STANDBY_IDLE);
+    assertFalse(new ReportSummary(r, new ArrayList<>()).markdown().contains("idle: 2 ×"));
+    assertFalse(new ReportAnalysis(r, "x", new ArrayList<>()).markdown().contains("after such a pause"));
     assertTrue(row(summary, "first leader under 1 s").endsWith("| – |"));
     assertTrue(row(summary, "idle etcd messages/s per follower ≤ 2×").contains("**missed**"));
     assertTrue(missed.contains("idleMessages"));
@@ -134,6 +140,7 @@ class ReportSummaryTest {
     r.floor.put(Floor.WATCH, List.of(4.0, 5.2, 9.0, 18.4));
     r.floor.put(Floor.PATH_STANDBY, List.of(4.0, 5.4, 6.0, 14.3));
     r.floor.put(Floor.PATH_GRANT_TXN, List.of(12.0, 15.3, 18.0, 29.7));
+    r.floor.put(Floor.PATH_STANDBY_IDLE, List.of(5.0, 7.1, 8.0, 16.0));
     r.handover.put(Kind.LEASEHOLD, List.of(10.0, 12.6, 13.0, 24.7));
     r.handover.put(Kind.JETCD, List.of(14.0, 16.3, 20.0, 44.5));
     r.handover.put(Kind.LEASEHOLD_NO_STANDBY, List.of(30.0, 38.9, 50.0, 82.4));
