@@ -1,5 +1,6 @@
 package dev.leasehold.it.mariadb;
 
+import dev.leasehold.it.ProcessControl;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

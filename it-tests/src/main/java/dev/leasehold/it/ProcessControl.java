@@ -1,6 +1,5 @@
-package dev.leasehold.it.mariadb;
+package dev.leasehold.it;
 
-import dev.leasehold.it.Signals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -16,28 +15,37 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * ProcessControl holds the process, file and port chores of {@link MariaDbServer}; stateless and thread-safe.
+ * ProcessControl holds the process, file and port chores of the MariaDB and PostgreSQL launchers; stateless and
+ * thread-safe.
  *
- * <p>They mirror the private helpers of the etcd launcher's EtcdMember, which are kept there so that the two
+ * <p>They mirror the private helpers of the etcd launcher's EtcdMember, which are kept there so that the
  * launchers can evolve separately.
  */
-final class ProcessControl {
+public final class ProcessControl {
 
     private ProcessControl() {}
 
-    /** Sends SIGSTOP or SIGCONT: ProcessHandle can only send SIGTERM/SIGKILL, so these go through kill(1). */
-    static void signal(Process target, String signal) {
+    /** signal sends SIGSTOP or SIGCONT: ProcessHandle can only send SIGTERM/SIGKILL, so these go through kill(1). */
+    public static void signal(Process target, String signal) {
         Signals.send(target, signal);
     }
 
-    /** Waits up to 2 s until /proc says the process is (or is no longer) stopped: kill(1) only queues the signal. */
-    static void awaitStopped(Process target, boolean stopped) {
-        Path stat = Path.of("/proc", Long.toString(target.pid()), "stat");
+    /**
+     * awaitStopped waits up to 2 s until /proc says the process is (or is no longer) stopped: kill(1) only queues
+     * the signal.
+     */
+    public static void awaitStopped(Process target, boolean stopped) {
+        awaitStopped(target.pid(), stopped);
+    }
+
+    /** awaitStopped waits as {@link #awaitStopped(Process, boolean)} does, for any process by its id. */
+    public static void awaitStopped(long pid, boolean stopped) {
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
         if (!Files.exists(stat)) {
             return;
         }
         Instant deadline = Instant.now().plusSeconds(2);
-        while (Instant.now().isBefore(deadline) && target.isAlive()) {
+        while (Instant.now().isBefore(deadline) && Files.exists(stat)) {
             try {
                 String content = Files.readString(stat, StandardCharsets.UTF_8);
                 // Field 3 follows the parenthesised command name, which may itself contain spaces.
@@ -52,8 +60,8 @@ final class ProcessControl {
         }
     }
 
-    /** Waits for the process to exit; false on timeout, and never throws. */
-    static boolean waitFor(Process process, Duration timeout) {
+    /** waitFor waits for the process to exit; false on timeout, and never throws. */
+    public static boolean waitFor(Process process, Duration timeout) {
         try {
             return process.waitFor(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -62,8 +70,8 @@ final class ProcessControl {
         }
     }
 
-    /** Whether this JVM runs as uid 0: mariadbd refuses to start as root without --user=root. */
-    static boolean runningAsRoot() {
+    /** runningAsRoot tells whether this JVM runs as uid 0: mariadbd then needs --user=root, and postgres refuses. */
+    public static boolean runningAsRoot() {
         try {
             // /proc/self is owned by the process's effective uid.
             return ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).intValue() == 0;
@@ -72,8 +80,8 @@ final class ProcessControl {
         }
     }
 
-    /** A port that was free on 127.0.0.1 a moment ago; the caller retries if someone else takes it first. */
-    static int freePort() {
+    /** freePort returns a port free on 127.0.0.1 a moment ago; the caller retries if someone else takes it first. */
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -81,8 +89,8 @@ final class ProcessControl {
         }
     }
 
-    /** The last {@code lines} lines of a log file, or a note saying why there are none. */
-    static String tail(Path file, int lines) {
+    /** tail returns the last {@code lines} lines of a log file, or a note saying why there are none. */
+    public static String tail(Path file, int lines) {
         try {
             if (!Files.exists(file)) {
                 return "(no log file " + file + ")";
@@ -94,8 +102,8 @@ final class ProcessControl {
         }
     }
 
-    /** Deletes a directory tree, best effort; returns the first failure or null. */
-    static IOException deleteTree(Path root) {
+    /** deleteTree deletes a directory tree, best effort; returns the first failure or null. */
+    public static IOException deleteTree(Path root) {
         if (!Files.exists(root)) {
             return null;
         }
@@ -119,7 +127,8 @@ final class ProcessControl {
         return first[0];
     }
 
-    static void sleepQuietly(long millis) {
+    /** sleepQuietly sleeps, turning an interrupt into an IllegalStateException with the flag set again. */
+    public static void sleepQuietly(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
