@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Makes sure what the build and tests need is installed: a JDK (17+), Maven, etcd
 # (Debian package etcd-server), MariaDB (Debian package mariadb-server: mariadbd,
-# mariadb-install-db, and the mariadb client it pulls in) and openssl (the TLS ITs make their
-# certificates with it). Installs what is missing when it can (root with apt-get), otherwise
-# stops with a message naming what to install.
+# mariadb-install-db, and the mariadb client it pulls in), openssl (the TLS ITs make their
+# certificates with it), PostgreSQL (Debian package postgresql: postgres, initdb and
+# pg_basebackup in /usr/lib/postgresql/<major>/bin, or in PG_BIN), PgBouncer (Debian package
+# pgbouncer, or PGBOUNCER_BIN), and for the reliability tests libfaketime (Debian packages
+# faketime and libfaketime) and Galera (Debian package galera-4). Installs what is missing when
+# it can (root with apt-get), otherwise stops with a message naming what to install.
 set -euo pipefail
 
 missing_pkgs=()
@@ -27,6 +30,40 @@ if [ -z "${MARIADBD_BIN:-}" ] && ! command -v mariadbd >/dev/null 2>&1 && [ ! -x
 fi
 if [ -z "${MARIADB_INSTALL_DB_BIN:-}" ]; then
   need mariadb-install-db mariadb-server
+fi
+# The PostgreSQL launcher runs postgres, initdb and pg_basebackup from PG_BIN, else from
+# /usr/lib/postgresql/15/bin, else from the newest /usr/lib/postgresql/<major>/bin: Debian keeps
+# the server binaries off PATH. An explicit PG_BIN is checked below, not silently replaced.
+find_pg_bin() {
+  local dir
+  for dir in /usr/lib/postgresql/15/bin $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    if [ -x "$dir/postgres" ] && [ -x "$dir/initdb" ] && [ -x "$dir/pg_basebackup" ]; then
+      echo "$dir"
+      return
+    fi
+  done
+}
+if [ -z "${PG_BIN:-}" ] && [ -z "$(find_pg_bin)" ]; then
+  missing_pkgs+=(postgresql)
+fi
+# pgbouncer lives in /usr/sbin, which a non-root PATH may lack; the launcher looks there too.
+if [ -z "${PGBOUNCER_BIN:-}" ] && ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+  missing_pkgs+=(pgbouncer)
+fi
+# Clock faults: the faketime command and its preload library (another package on Debian).
+need faketime faketime
+have_libfaketime=no
+for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
+  if [ -e "$lib" ]; then
+    have_libfaketime=yes
+  fi
+done
+if [ "$have_libfaketime" = no ]; then
+  missing_pkgs+=(libfaketime)
+fi
+# Galera's provider library, for the tests that check a Galera node is refused.
+if [ ! -e /usr/lib/galera/libgalera_smm.so ] && [ ! -e /usr/lib/libgalera_smm.so ]; then
+  missing_pkgs+=(galera-4)
 fi
 # The benchmark (and its smoke test) draws PNG plots, which needs one font.
 if [ ! -d /usr/share/fonts/truetype/dejavu ]; then
@@ -64,5 +101,27 @@ fi
 mariadbd_bin=${MARIADBD_BIN:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}
 if ! "$mariadbd_bin" --version >/dev/null 2>&1; then
   echo "[leasehold] $mariadbd_bin does not run; install the Debian package mariadb-server or set MARIADBD_BIN" >&2
+  exit 1
+fi
+
+if [ -n "${PG_BIN:-}" ]; then
+  for tool in postgres initdb pg_basebackup; do
+    if [ ! -x "$PG_BIN/$tool" ]; then
+      echo "[leasehold] PG_BIN=$PG_BIN has no executable $tool; set PG_BIN to the directory that holds postgres, initdb and pg_basebackup, or unset it and install the Debian package postgresql" >&2
+      exit 1
+    fi
+  done
+  pg_bin=$PG_BIN
+else
+  pg_bin=$(find_pg_bin)
+fi
+if ! "$pg_bin/postgres" --version >/dev/null 2>&1; then
+  echo "[leasehold] $pg_bin/postgres does not run; install the Debian package postgresql or set PG_BIN" >&2
+  exit 1
+fi
+
+pgbouncer_bin=${PGBOUNCER_BIN:-$(command -v pgbouncer || echo /usr/sbin/pgbouncer)}
+if ! "$pgbouncer_bin" --version >/dev/null 2>&1; then
+  echo "[leasehold] $pgbouncer_bin does not run; install the Debian package pgbouncer or set PGBOUNCER_BIN" >&2
   exit 1
 fi
