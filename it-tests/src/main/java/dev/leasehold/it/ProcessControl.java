@@ -5,10 +5,13 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +25,8 @@ import java.util.stream.Stream;
  * launchers can evolve separately.
  */
 public final class ProcessControl {
+
+    private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
 
     private ProcessControl() {}
 
@@ -99,6 +104,31 @@ public final class ProcessControl {
             return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
         } catch (IOException | UncheckedIOException e) {
             return "(cannot read " + file + ": " + e + ")";
+        }
+    }
+
+    /**
+     * keepLog copies a server's log to {@code <dir>/<name>-<time>.log} before its directory goes, for post-mortems;
+     * returns the copy, or null when it cannot.
+     */
+    public static Path keepLog(Path logFile, Path dir, String name) {
+        if (!Files.exists(logFile)) {
+            return null;
+        }
+        Path base = dir.toAbsolutePath();
+        String stamp = name + "-" + LocalDateTime.now().format(LOG_TIME);
+        try {
+            Files.createDirectories(base);
+            for (int suffix = 1; ; suffix++) {
+                Path target = base.resolve((suffix == 1 ? stamp : stamp + "-" + suffix) + ".log");
+                try {
+                    return Files.copy(logFile, target);
+                } catch (FileAlreadyExistsException e) {
+                    // Two servers with one name closed in the same millisecond: take the next suffix.
+                }
+            }
+        } catch (IOException e) {
+            return null;
         }
     }
 

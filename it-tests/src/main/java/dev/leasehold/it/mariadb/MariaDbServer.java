@@ -267,7 +267,7 @@ public final class MariaDbServer implements AutoCloseable {
             }
         }
         paused = false;
-        Path kept = MariaDbSettings.keepLog(logFile, name);
+        Path kept = ProcessControl.keepLog(logFile, Path.of("target", "mariadb-logs"), name);
         IOException failure = ProcessControl.deleteTree(dataDir);
         if (failure != null) {
             log.warn("{}: cannot delete datadir {}: {}", name, dataDir, failure.toString());

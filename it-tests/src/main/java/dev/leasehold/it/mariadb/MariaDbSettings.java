@@ -4,15 +4,12 @@ import dev.leasehold.it.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,8 +21,6 @@ import java.util.List;
  * only, little memory, and commits that survive a SIGKILL of mariadbd but not a kernel crash, which no test causes.
  */
 final class MariaDbSettings {
-
-    private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
 
     // Shared by install-db's bootstrap and the server: the redo log is created at this size by install-db, and a
     // different size at start-up would make every first start resize it.
@@ -132,28 +127,6 @@ final class MariaDbSettings {
             return started;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + command.get(0), e);
-        }
-    }
-
-    /** Copies the log to target/mariadb-logs before the datadir goes, for post-mortems; null when it cannot. */
-    static Path keepLog(Path logFile, String name) {
-        if (!Files.exists(logFile)) {
-            return null;
-        }
-        Path base = Path.of("target", "mariadb-logs").toAbsolutePath();
-        String stamp = name + "-" + LocalDateTime.now().format(LOG_TIME);
-        try {
-            Files.createDirectories(base);
-            for (int suffix = 1; ; suffix++) {
-                Path target = base.resolve((suffix == 1 ? stamp : stamp + "-" + suffix) + ".log");
-                try {
-                    return Files.copy(logFile, target);
-                } catch (FileAlreadyExistsException e) {
-                    // Two servers with one name closed in the same millisecond: take the next suffix.
-                }
-            }
-        } catch (IOException e) {
-            return null;
         }
     }
 
