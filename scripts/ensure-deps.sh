@@ -92,17 +92,16 @@ if [ -z "$java_major" ] || [ "${java_major%%.*}" -lt 17 ]; then
   exit 1
 fi
 
-etcd_bin=${ETCD_BIN:-$(command -v etcd)}
-if ! "$etcd_bin" --version >/dev/null 2>&1; then
-  echo "[leasehold] $etcd_bin does not run; install the Debian package etcd-server or set ETCD_BIN" >&2
-  exit 1
-fi
+# must_run <binary> <debian-package> <variable>: stops unless the binary answers --version.
+must_run() {
+  if ! "$1" --version >/dev/null 2>&1; then
+    echo "[leasehold] $1 does not run; install the Debian package $2 or set $3" >&2
+    exit 1
+  fi
+}
 
-mariadbd_bin=${MARIADBD_BIN:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}
-if ! "$mariadbd_bin" --version >/dev/null 2>&1; then
-  echo "[leasehold] $mariadbd_bin does not run; install the Debian package mariadb-server or set MARIADBD_BIN" >&2
-  exit 1
-fi
+must_run "${ETCD_BIN:-$(command -v etcd)}" etcd-server ETCD_BIN
+must_run "${MARIADBD_BIN:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}" mariadb-server MARIADBD_BIN
 
 if [ -n "${PG_BIN:-}" ]; then
   for tool in postgres initdb pg_basebackup; do
@@ -111,17 +110,8 @@ if [ -n "${PG_BIN:-}" ]; then
       exit 1
     fi
   done
-  pg_bin=$PG_BIN
+  must_run "$PG_BIN/postgres" postgresql PG_BIN
 else
-  pg_bin=$(find_pg_bin)
+  must_run "$(find_pg_bin)/postgres" postgresql PG_BIN
 fi
-if ! "$pg_bin/postgres" --version >/dev/null 2>&1; then
-  echo "[leasehold] $pg_bin/postgres does not run; install the Debian package postgresql or set PG_BIN" >&2
-  exit 1
-fi
-
-pgbouncer_bin=${PGBOUNCER_BIN:-$(command -v pgbouncer || echo /usr/sbin/pgbouncer)}
-if ! "$pgbouncer_bin" --version >/dev/null 2>&1; then
-  echo "[leasehold] $pgbouncer_bin does not run; install the Debian package pgbouncer or set PGBOUNCER_BIN" >&2
-  exit 1
-fi
+must_run "${PGBOUNCER_BIN:-$(command -v pgbouncer || echo /usr/sbin/pgbouncer)}" pgbouncer PGBOUNCER_BIN

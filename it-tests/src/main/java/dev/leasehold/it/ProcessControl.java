@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -104,6 +105,43 @@ public final class ProcessControl {
             return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
         } catch (IOException | UncheckedIOException e) {
             return "(cannot read " + file + ": " + e + ")";
+        }
+    }
+
+    /**
+     * spawn starts {@code builder}'s command with stdout and stderr appended to {@code logFile}, after a line
+     * "=== leasehold launcher: {@code header} at (time)", and closes its stdin: no server program reads it, and an
+     * open pipe would live as long as the server.
+     */
+    public static Process spawn(ProcessBuilder builder, Path logFile, String header) {
+        builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        try {
+            Files.writeString(logFile,
+                    "=== leasehold launcher: " + header + " at " + Instant.now() + System.lineSeparator(),
+                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Process started = builder.start();
+            started.getOutputStream().close();
+            return started;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + builder.command().get(0), e);
+        }
+    }
+
+    /**
+     * awaitSuccess waits for a one-shot program (an initialiser, a backup) to exit 0; otherwise it throws with the
+     * log's tail, after killing it and everything it forked when it outlived {@code timeout}.
+     */
+    public static void awaitSuccess(Process process, String program, Path logFile, Duration timeout) {
+        if (!waitFor(process, timeout)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            waitFor(process, Duration.ofSeconds(5));
+            throw new IllegalStateException(program + " did not finish within " + timeout + "; log " + logFile + ":"
+                    + System.lineSeparator() + tail(logFile, 30));
+        }
+        if (process.exitValue() != 0) {
+            throw new IllegalStateException(program + " exited with code " + process.exitValue() + "; log "
+                    + logFile + ":" + System.lineSeparator() + tail(logFile, 30));
         }
     }
 

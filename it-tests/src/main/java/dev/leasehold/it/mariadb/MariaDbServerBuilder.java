@@ -60,7 +60,7 @@ public final class MariaDbServerBuilder {
         MariaDbServer server = new MariaDbServer(name, dataDir, mariadbd, options);
         Instant began = Instant.now();
         try {
-            MariaDbSettings.installDataDir(installDb, dataDir, server.logFile, MariaDbServer.ROOT_PASSWORD, MariaDbServer.DATABASE,
+            MariaDbSettings.installDataDir(installDb, dataDir, server.logFile(), MariaDbServer.ROOT_PASSWORD, MariaDbServer.DATABASE,
                     MariaDbServer.INSTALL_TIMEOUT);
             server.firstStart(began);
             return server;

@@ -1,5 +1,6 @@
 package dev.leasehold.it.postgres;
 
+import dev.leasehold.it.LocalServer;
 import dev.leasehold.it.ProcessControl;
 import dev.leasehold.it.Signals;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,11 +31,11 @@ import org.slf4j.LoggerFactory;
  * so clients in that mode should append {@code ?prepareThreshold=0}. pgjdbc's {@code extra_float_digits} start-up
  * parameter is ignored, as pgbouncer otherwise refuses it.
  *
- * <p>The port stays fixed across {@link #stop()}, {@link #kill()} and {@link #start()}. Thread-safe: operations that
- * change the process are synchronized, the queries read volatile state; {@link #close()} is idempotent and never
- * throws.
+ * <p>Its lifecycle is {@link LocalServer}'s: the port stays fixed across {@link #stop()} (SIGTERM, pgbouncer's
+ * immediate shutdown: every client and server connection is closed at once), {@link #kill()} and {@link #start()}.
+ * Thread-safe: the lifecycle's operations and {@link #addUser} are synchronized, the queries never block.
  */
-public final class PgBouncer implements AutoCloseable {
+public final class PgBouncer extends LocalServer {
 
     /** PoolMode is when pgbouncer gives a server connection back to its pool. */
     public enum PoolMode {
@@ -46,39 +48,29 @@ public final class PgBouncer implements AutoCloseable {
         TRANSACTION;
 
         String setting() {
-            return name().toLowerCase();
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
     private static final Logger log = LoggerFactory.getLogger(PgBouncer.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
-    private static final int START_ATTEMPTS = 3;
-    private static final int LOG_TAIL_LINES = 30;
 
     private final PostgresServer server;
     private final PoolMode mode;
-    private final String name;
-    private final Path baseDir;
     private final Path config;
     private final Path userList;
-    private final Path logFile;
     private final Path pgbouncer;
     // Guarded by this; insertion order keeps the user list stable.
     private final Map<String, String> users = new LinkedHashMap<>();
 
-    private volatile int port;
-    private volatile Process process;
-    private volatile boolean closed;
-
-    private PgBouncer(PostgresServer server, PoolMode mode, Path pgbouncer) {
+    private PgBouncer(PostgresServer server, PoolMode mode, Path baseDir, Path pgbouncer) {
+        super(server.name() + "-pgbouncer-" + mode.setting(), baseDir, baseDir.resolve("pgbouncer.log"),
+                Path.of("target", "postgres-logs"), log);
         this.server = server;
         this.mode = mode;
-        this.name = server.name() + "-pgbouncer-" + mode.setting();
-        this.baseDir = PostgresServerBuilder.baseDir(name);
         this.config = baseDir.resolve("pgbouncer.ini");
         this.userList = baseDir.resolve("userlist.txt");
-        this.logFile = baseDir.resolve("pgbouncer.log");
         this.pgbouncer = pgbouncer;
         users.put(server.superuser(), server.superuserPassword());
     }
@@ -94,19 +86,26 @@ public final class PgBouncer implements AutoCloseable {
      * the log's tail.
      */
     public static PgBouncer start(PostgresServer server, PoolMode mode) {
-        PgBouncer bouncer = new PgBouncer(server, mode, PgBinaries.pgbouncer());
+        Path pgbouncer = PgBinaries.pgbouncer();
+        String name = server.name() + "-pgbouncer-" + mode.setting();
+        PgBouncer bouncer = new PgBouncer(server, mode, PostgresServerBuilder.baseDir(name), pgbouncer);
         try {
-            bouncer.firstStart();
+            Instant began = Instant.now();
+            bouncer.writeUserList();
+            bouncer.startOnFreePort(began);
+            // Listening is not yet serving: the first start also proves that the superuser gets through.
+            String problem = PgJdbc.awaitAnswer(bouncer.process(), "pgbouncer",
+                    bouncer.jdbcUrl() + "?prepareThreshold=0", server.superuser(), server.superuserPassword(),
+                    START_TIMEOUT);
+            if (problem != null) {
+                throw new IllegalStateException(name + ": " + problem + "; log " + bouncer.logFile() + ":"
+                        + System.lineSeparator() + bouncer.logTail(LOG_TAIL_LINES));
+            }
             return bouncer;
         } catch (RuntimeException e) {
             bouncer.close();
             throw e;
         }
-    }
-
-    /** port returns pgbouncer's TCP port on 127.0.0.1, fixed for its life. */
-    public int port() {
-        return port;
     }
 
     /** poolMode returns the pooling mode it runs in. */
@@ -119,29 +118,7 @@ public final class PgBouncer implements AutoCloseable {
      * transaction mode append {@code ?prepareThreshold=0} (see the class comment).
      */
     public String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + PostgresServer.DATABASE;
-    }
-
-    /** pid returns pgbouncer's process id, or -1 when it is not running. */
-    public long pid() {
-        Process current = process;
-        return current != null && current.isAlive() ? current.pid() : -1;
-    }
-
-    /** isRunning tells whether pgbouncer is alive. */
-    public boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
-    }
-
-    /** logFile returns the file that receives pgbouncer's output across restarts. */
-    public Path logFile() {
-        return logFile;
-    }
-
-    /** logTail returns the last {@code lines} lines of the log, for failure messages. */
-    public String logTail(int lines) {
-        return ProcessControl.tail(logFile, lines);
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + PostgresServer.DATABASE;
     }
 
     /**
@@ -152,137 +129,30 @@ public final class PgBouncer implements AutoCloseable {
     public synchronized void addUser(String role, String password) {
         users.put(PgJdbc.checkIdentifier("role", role), password);
         writeUserList();
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            Signals.send(current, "HUP");
-        }
-    }
-
-    /**
-     * start launches a stopped or killed pgbouncer again on the same port and returns once it accepts connections.
-     *
-     * @throws IllegalStateException if it is running or closed, or does not listen within 20 s
-     */
-    public synchronized void start() {
-        if (closed) {
-            throw new IllegalStateException(name + ": closed");
-        }
         if (isRunning()) {
-            throw new IllegalStateException(name + ": already running (pid " + pid() + ")");
+            Signals.send("HUP", List.of(pid()));
         }
-        String problem = launch("restart");
-        if (problem != null) {
-            kill();
-            throw new IllegalStateException(name + ": " + problem + "; log " + logFile + ":" + System.lineSeparator()
-                    + logTail(LOG_TAIL_LINES));
-        }
-        log.info("{}: started again on 127.0.0.1:{} (pid {})", name, port, pid());
     }
 
-    /**
-     * stop sends SIGTERM, pgbouncer's immediate shutdown (every client and server connection is closed at once),
-     * and waits up to 10 s before SIGKILL.
-     */
-    public synchronized void stop() {
-        Process current = process;
-        if (current == null || !current.isAlive()) {
-            return;
-        }
-        current.destroy();
-        if (!ProcessControl.waitFor(current, STOP_GRACE)) {
-            kill();
-        }
-        log.info("{}: stopped (pid {})", name, current.pid());
-    }
-
-    /** kill sends SIGKILL and returns once pgbouncer is gone; a no-op when not running. */
-    public synchronized void kill() {
-        Process current = process;
-        if (current == null || !current.isAlive()) {
-            return;
-        }
-        PgProcess.killTree(current);
-        log.info("{}: killed (pid {})", name, current.pid());
-    }
-
-    /** restart stops pgbouncer if it runs and {@link #start()}s it on the same port: every client loses its link. */
-    public synchronized void restart() {
-        stop();
-        start();
-    }
-
-    /** close kills pgbouncer, keeps a copy of its log and deletes its directory; idempotent and never throws. */
-    @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            PgProcess.killTree(current);
-        }
-        Path kept = ProcessControl.keepLog(logFile, Path.of("target", "postgres-logs"), name);
-        IOException failure = ProcessControl.deleteTree(baseDir);
-        if (failure != null) {
-            log.warn("{}: cannot delete {}: {}", name, baseDir, failure.toString());
-        }
-        PgReaper.unregister(this);
-        log.info("{}: closed{}", name, kept == null ? "" : "; log kept in " + kept);
-    }
-
-    /** toString returns the name, port, mode and process state for failure messages. */
+    /** toString returns the name, port, server port, mode and process state for failure messages. */
     @Override
     public String toString() {
-        return "PgBouncer[" + name + ", 127.0.0.1:" + port + " -> " + server.port() + ", " + mode.setting() + ", "
-                + (isRunning() ? "running pid " + pid() : "not running") + "]";
+        return "PgBouncer[" + name() + ", 127.0.0.1:" + port() + " -> " + server.port() + ", " + mode.setting()
+                + ", " + (isRunning() ? "running pid " + pid() : "not running") + "]";
     }
 
-    // ---- internals ----
+    // ---- LocalServer ----
 
-    /** Shutdown-hook path: no lock, because the JVM is going away. */
-    private void reap() {
-        closed = true;
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            current.destroyForcibly();
-            ProcessControl.waitFor(current, Duration.ofSeconds(2));
-        }
-        ProcessControl.deleteTree(baseDir);
-    }
-
-    private synchronized void firstStart() {
-        writeUserList();
-        for (int attempt = 1; ; attempt++) {
-            port = ProcessControl.freePort();
-            String problem = launch("start, attempt " + attempt);
-            if (problem == null) {
-                problem = PgJdbc.awaitAnswer(process, "pgbouncer", jdbcUrl() + "?prepareThreshold=0",
-                        server.superuser(), server.superuserPassword(), START_TIMEOUT);
-            }
-            if (problem == null) {
-                log.info("{}: up on 127.0.0.1:{} (pid {}) in front of {}", name, port, pid(), server.jdbcUrl());
-                return;
-            }
-            kill();
-            String tail = logTail(LOG_TAIL_LINES);
-            if (!tail.contains("Address already in use") || attempt >= START_ATTEMPTS) {
-                throw new IllegalStateException(name + ": " + problem + " (attempt " + attempt + "); log " + logFile
-                        + ":" + System.lineSeparator() + tail);
-            }
-            log.warn("{}: port {} was taken before pgbouncer bound it, retrying on another", name, port);
-        }
-    }
-
-    /** Writes the configuration for the current port, launches pgbouncer and waits until its port accepts. */
-    private String launch(String reason) {
+    /** launch writes the configuration for the current port and starts pgbouncer, as {@link PgAccount}. */
+    @Override
+    protected Process launch(String reason) {
         writeFile(config, String.join("\n",
                 "[databases]",
                 // Any database name goes to the same-named database on the server.
                 "* = host=127.0.0.1 port=" + server.port(),
                 "[pgbouncer]",
                 "listen_addr = 127.0.0.1",
-                "listen_port = " + port,
+                "listen_port = " + port(),
                 // No Unix socket: tests connect over TCP, as applications do.
                 "unix_socket_dir =",
                 "auth_type = scram-sha-256",
@@ -294,26 +164,37 @@ public final class PgBouncer implements AutoCloseable {
                 // The default 100 is too few for 100 candidates with a session each, plus a test's own.
                 "max_client_conn = 1000",
                 ""));
-        Process started = PgProcess.spawn(List.of(pgbouncer.toString(), config.toString()), Map.of(), logFile,
-                reason + " " + name);
-        process = started;
-        PgReaper.register(this, this::reap);
+        return PgProcess.spawn(List.of(pgbouncer.toString(), config.toString()), Map.of(), logFile(), reason);
+    }
+
+    /** awaitReady waits until pgbouncer's port accepts connections. */
+    @Override
+    protected String awaitReady(Process started) {
         Instant deadline = Instant.now().plus(START_TIMEOUT);
         while (Instant.now().isBefore(deadline)) {
             if (!started.isAlive()) {
                 return "pgbouncer exited with code " + started.exitValue() + " while starting";
             }
             try (Socket probe = new Socket()) {
-                probe.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                probe.connect(new InetSocketAddress("127.0.0.1", port()), 500);
                 return null;
             } catch (IOException notYet) {
                 ProcessControl.sleepQuietly(20);
             }
         }
-        return "pgbouncer does not listen on 127.0.0.1:" + port + " within " + START_TIMEOUT;
+        return "pgbouncer does not listen on 127.0.0.1:" + port() + " within " + START_TIMEOUT;
     }
 
-    private void writeUserList() {
+    /** shutDown sends SIGTERM, pgbouncer's immediate shutdown, and waits up to 10 s. */
+    @Override
+    protected boolean shutDown(Process current) {
+        current.destroy();
+        return ProcessControl.waitFor(current, STOP_GRACE);
+    }
+
+    // ---- internals ----
+
+    private synchronized void writeUserList() {
         StringBuilder list = new StringBuilder();
         users.forEach((role, password) -> list.append('"').append(role).append("\" \"")
                 .append(password.replace("\"", "\"\"")).append("\"\n"));

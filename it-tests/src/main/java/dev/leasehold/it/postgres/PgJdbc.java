@@ -1,14 +1,10 @@
 package dev.leasehold.it.postgres;
 
-import dev.leasehold.it.ProcessControl;
+import dev.leasehold.it.AdminSql;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.regex.Pattern;
@@ -45,24 +41,7 @@ final class PgJdbc {
     /** rows runs one statement on a fresh connection and returns its rows as strings; empty without a result set. */
     static List<List<String>> rows(String url, String user, String password, Duration timeout, String statement)
             throws SQLException {
-        try (Connection connection = connect(url, user, password, timeout);
-                Statement jdbc = connection.createStatement()) {
-            List<List<String>> rows = new ArrayList<>();
-            if (!jdbc.execute(statement)) {
-                return rows;
-            }
-            try (ResultSet result = jdbc.getResultSet()) {
-                int columns = result.getMetaData().getColumnCount();
-                while (result.next()) {
-                    List<String> row = new ArrayList<>(columns);
-                    for (int column = 1; column <= columns; column++) {
-                        row.add(result.getString(column));
-                    }
-                    rows.add(row);
-                }
-            }
-            return rows;
-        }
+        return AdminSql.rows(() -> connect(url, user, password, timeout), statement);
     }
 
     /**
@@ -71,22 +50,8 @@ final class PgJdbc {
      */
     static String awaitAnswer(Process process, String program, String url, String user, String password,
             Duration timeout) {
-        Instant deadline = Instant.now().plus(timeout);
-        SQLException last = null;
-        while (Instant.now().isBefore(deadline)) {
-            if (!process.isAlive()) {
-                return program + " exited with code " + process.exitValue() + " while starting";
-            }
-            try {
-                rows(url, user, password, Duration.ofSeconds(2), "SELECT 1");
-                return null;
-            } catch (SQLException e) {
-                last = e;
-            }
-            ProcessControl.sleepQuietly(50);
-        }
-        return "no answer to SELECT 1 at " + url + " within " + timeout + " (last error: "
-                + (last == null ? "none" : last.getMessage()) + ")";
+        return AdminSql.awaitAnswer(process, program, url, () -> connect(url, user, password, Duration.ofSeconds(2)),
+                timeout);
     }
 
     /** literal quotes a string for SQL; standard_conforming_strings is on, so only quotes are doubled. */

@@ -3,11 +3,9 @@ package dev.leasehold.it.postgres;
 import dev.leasehold.it.ProcessControl;
 import dev.leasehold.it.Signals;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,44 +30,19 @@ final class PgProcess {
      * line; {@code environment} is added to a child environment without the libpq {@code PG*} variables.
      */
     static Process spawn(List<String> command, Map<String, String> environment, Path logFile, String reason) {
-        List<String> wrapped = PgAccount.wrap(command);
-        ProcessBuilder builder = new ProcessBuilder(wrapped)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        ProcessBuilder builder = new ProcessBuilder(PgAccount.wrap(command));
         // PGHOST, PGPORT, PGDATA, PGUSER, PGPASSWORD... would change what the programs connect to or run on.
         builder.environment().keySet().removeIf(key -> key.startsWith("PG"));
         builder.environment().putAll(environment);
-        try {
-            Files.writeString(logFile,
-                    "=== leasehold launcher: " + reason + " at " + Instant.now() + " as " + PgAccount.describe()
-                            + ": " + String.join(" ", command) + System.lineSeparator(),
-                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            Process started = builder.start();
-            // None of the programs reads stdin; closing our end keeps no pipe open for the server's lifetime.
-            started.getOutputStream().close();
-            return started;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + command.get(0), e);
-        }
+        return ProcessControl.spawn(builder, logFile,
+                reason + " as " + PgAccount.describe() + ": " + String.join(" ", command));
     }
 
-    /**
-     * run spawns {@code command} and waits for it to exit 0; otherwise it throws with the log's tail, after killing
-     * it when it outlived {@code timeout}.
-     */
+    /** run spawns {@code command} and waits for it to exit 0; see {@link ProcessControl#awaitSuccess}. */
     static void run(List<String> command, Map<String, String> environment, Path logFile, String reason,
             Duration timeout) {
-        Process process = spawn(command, environment, logFile, reason);
-        String program = Path.of(command.get(0)).getFileName().toString();
-        if (!ProcessControl.waitFor(process, timeout)) {
-            killTree(process);
-            throw new IllegalStateException(program + " did not finish within " + timeout + "; log " + logFile + ":"
-                    + System.lineSeparator() + ProcessControl.tail(logFile, 30));
-        }
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException(program + " exited with code " + process.exitValue() + "; log "
-                    + logFile + ":" + System.lineSeparator() + ProcessControl.tail(logFile, 30));
-        }
+        ProcessControl.awaitSuccess(spawn(command, environment, logFile, reason),
+                Path.of(command.get(0)).getFileName().toString(), logFile, timeout);
     }
 
     /** stopTree freezes the process and everything it forked with SIGSTOP, and returns once all are stopped. */

@@ -1,5 +1,8 @@
 package dev.leasehold.it.postgres;
 
+import static dev.leasehold.it.postgres.PgClient.connect;
+import static dev.leasehold.it.postgres.PgClient.execute;
+import static dev.leasehold.it.postgres.PgClient.scalar;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,13 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayNameGeneration;
@@ -71,7 +70,7 @@ class PgBouncerIT {
         assertEquals(List.of(List.of("one transaction, committed")), postgres.sql("SELECT note FROM bounced"));
 
         SQLException refused = assertThrows(SQLException.class,
-                () -> connect(transaction.jdbcUrl(), postgres.superuser(), "wrong").close());
+                () -> connect(transaction.jdbcUrl(), postgres.superuser(), "wrong", 10).close());
         assertEquals("08P01", refused.getSQLState(), "pgbouncer refuses the login: " + refused);
     }
 
@@ -81,7 +80,7 @@ class PgBouncerIT {
         transaction.addUser("bounced_app", "app-secret");
 
         await().atMost(WAIT).ignoreExceptions().until(() -> {
-            try (Connection connection = connect(transaction.jdbcUrl(), "bounced_app", "app-secret")) {
+            try (Connection connection = connect(transaction.jdbcUrl(), "bounced_app", "app-secret", 10)) {
                 return scalar(connection, "SELECT current_user").equals("bounced_app");
             }
         });
@@ -169,32 +168,11 @@ class PgBouncerIT {
 
     private static Connection through(PgBouncer bouncer) throws SQLException {
         // pgbouncer 1.18 keeps no prepared statement across transactions: see PgBouncer's class comment.
-        return connect(bouncer.jdbcUrl() + "?prepareThreshold=0", postgres.superuser(), postgres.superuserPassword());
+        return connect(bouncer.jdbcUrl() + "?prepareThreshold=0", postgres.superuser(), postgres.superuserPassword(),
+                10);
     }
 
     private static Connection direct() throws SQLException {
-        return connect(postgres.jdbcUrl(), postgres.superuser(), postgres.superuserPassword());
-    }
-
-    private static Connection connect(String url, String user, String password) throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("user", user);
-        properties.setProperty("password", password);
-        properties.setProperty("connectTimeout", "2");
-        properties.setProperty("socketTimeout", "10");
-        return DriverManager.getConnection(url, properties);
-    }
-
-    private static void execute(Connection connection, String statement) throws SQLException {
-        try (Statement jdbc = connection.createStatement()) {
-            jdbc.execute(statement);
-        }
-    }
-
-    private static String scalar(Connection connection, String query) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(query)) {
-            assertTrue(result.next(), query + " returned no row");
-            return result.getString(1);
-        }
+        return connect(postgres.jdbcUrl(), postgres.superuser(), postgres.superuserPassword(), 10);
     }
 }

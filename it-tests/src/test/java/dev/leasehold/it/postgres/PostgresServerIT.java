@@ -1,5 +1,8 @@
 package dev.leasehold.it.postgres;
 
+import static dev.leasehold.it.postgres.PgClient.connect;
+import static dev.leasehold.it.postgres.PgClient.execute;
+import static dev.leasehold.it.postgres.PgClient.scalar;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,13 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -83,9 +82,7 @@ class PostgresServerIT {
 
         try (Connection connection = connect(postgres.jdbcUrl(), "app_it", password, 5)) {
             assertEquals("app_it", scalar(connection, "SELECT current_user"));
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE app_it_own (id int PRIMARY KEY)");
-            }
+            execute(connection, "CREATE TABLE app_it_own (id int PRIMARY KEY)");
         }
         SQLException refused = assertThrows(SQLException.class,
                 () -> connect(postgres.jdbcUrl(), "app_it", "wrong", 5).close());
@@ -244,30 +241,5 @@ class PostgresServerIT {
 
     private static Connection superuser(int socketTimeoutSeconds) throws SQLException {
         return connect(postgres.jdbcUrl(), postgres.superuser(), postgres.superuserPassword(), socketTimeoutSeconds);
-    }
-
-    private static Connection connect(String url, String user, String password, int socketTimeoutSeconds)
-            throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("user", user);
-        properties.setProperty("password", password);
-        properties.setProperty("connectTimeout", "2");
-        properties.setProperty("loginTimeout", "2");
-        properties.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds));
-        return DriverManager.getConnection(url, properties);
-    }
-
-    private static void execute(Connection connection, String statement) throws SQLException {
-        try (Statement jdbc = connection.createStatement()) {
-            jdbc.execute(statement);
-        }
-    }
-
-    private static String scalar(Connection connection, String query) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(query)) {
-            assertTrue(result.next(), query + " returned no row");
-            String value = result.getString(1);
-            return value == null ? "" : value;
-        }
     }
 }
