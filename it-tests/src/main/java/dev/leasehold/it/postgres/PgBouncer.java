@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,6 +132,21 @@ public final class PgBouncer extends LocalServer {
         writeUserList();
         if (isRunning()) {
             Signals.send("HUP", List.of(pid()));
+        }
+    }
+
+    /** version returns the first line of {@code pgbouncer --version}, such as "PgBouncer 1.18.0". */
+    public String version() {
+        try {
+            Process process = new ProcessBuilder(pgbouncer.toString(), "--version").redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            process.waitFor(5, TimeUnit.SECONDS);
+            return out.lines().findFirst().orElse("unknown").trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + pgbouncer + " --version", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking pgbouncer its version", e);
         }
     }
 
