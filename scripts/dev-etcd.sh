@@ -49,7 +49,7 @@ for p in "$port" "$peer"; do
   fi
 done
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/dev-etcd.XXXXXX")
+dir=$(mktemp -d -t dev-etcd.XXXXXX)
 etcd_pid=
 cleanup() {
   trap - EXIT INT TERM
