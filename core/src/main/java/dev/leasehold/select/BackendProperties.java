@@ -1,11 +1,10 @@
 package dev.leasehold.select;
 
-import java.math.BigDecimal;
+import dev.leasehold.Durations;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -13,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * BackendProperties reads {@code leasehold.*} properties (or their {@code LEASEHOLD_*}
@@ -24,7 +21,6 @@ import java.util.regex.Pattern;
  * <p>Stateless and thread-safe.
  */
 final class BackendProperties {
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
 
   /** The builder field each property sets, for naming the property in the builder's errors. */
   private static final Map<String, String> FIELDS = new LinkedHashMap<>();
@@ -122,15 +118,6 @@ final class BackendProperties {
       return e;
     }
     return new IllegalArgumentException(origins.get(best) + ": " + m, e);
-  }
-
-  /** human prints a duration as the errors do: 200ms, 5s, 1.5s. */
-  static String human(Duration d) {
-    if (d == null) {
-      return "null";
-    }
-    long ms = d.toMillis();
-    return ms < 1000 ? ms + "ms" : BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
   }
 
   /** Setter applies one map of properties; {@code shown} gives each its name as the user spelt it. */
@@ -238,24 +225,7 @@ final class BackendProperties {
     }
 
     private Duration toDuration(String property) {
-      String v = p.get(property).strip();
-      Matcher m = DURATION.matcher(v);
-      try {
-        if (m.matches()) {
-          BigDecimal n = new BigDecimal(m.group(1));
-          BigDecimal unitNanos = switch (m.group(2)) {
-            case "ms" -> BigDecimal.valueOf(1_000_000L);
-            case "s" -> BigDecimal.valueOf(1_000_000_000L);
-            case "m" -> BigDecimal.valueOf(60_000_000_000L);
-            default -> BigDecimal.valueOf(3_600_000_000_000L);
-          };
-          return Duration.ofNanos(n.multiply(unitNanos).longValueExact());
-        }
-        return Duration.parse(v);
-      } catch (DateTimeParseException | ArithmeticException e) {
-        throw new IllegalArgumentException(shown.get(property)
-            + " must be a duration such as 5s, 500ms, 1.5s, 2m or PT5S, but was \"" + p.get(property) + "\"");
-      }
+      return Durations.parse(shown.get(property), p.get(property));
     }
 
     private double number(String property, String v) {

@@ -1,5 +1,6 @@
 package dev.leasehold.select;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.etcd.EtcdLeaderElector;
@@ -205,13 +206,13 @@ public final class Backends {
       List<Backend> order = checkedOrder();
       if (fallbackAfter == null || fallbackAfter.compareTo(neutral.leaseTtl()) < 0) {
         throw new IllegalArgumentException("fallbackAfter must be >= leaseTtl ("
-            + BackendProperties.human(neutral.leaseTtl())
+            + Durations.human(neutral.leaseTtl())
             + ": a shorter outage is one a leader rides out), but was "
-            + BackendProperties.human(fallbackAfter));
+            + Durations.human(fallbackAfter));
       }
       if (returnAfter == null || returnAfter.isNegative()) {
         throw new IllegalArgumentException(
-            "returnAfter must be >= 0, but was " + BackendProperties.human(returnAfter));
+            "returnAfter must be >= 0, but was " + Durations.human(returnAfter));
       }
       // The composite registers the shutdown hook; its inner electors must not race it.
       ElectorConfig inner = ElectorConfig.builder().config(neutral).closeOnShutdown(false).build();
