@@ -94,13 +94,18 @@ public abstract class EtcdClientSettings<B extends EtcdClientSettings<B>> extend
   }
 
   /**
-   * byEtcdRule checks a config made elsewhere against etcd's rule for the lease TTL, with the
-   * same message a builder gives.
+   * byEtcdRule checks the two values an elector or session is made of: a config made elsewhere
+   * against etcd's rule for the lease TTL, with the same message a builder gives, and that the
+   * settings are there.
    */
-  static ElectorConfig byEtcdRule(ElectorConfig config) {
+  static ElectorConfig byEtcdRule(ElectorConfig config, EtcdSettings settings) {
     if (config == null) {
       throw new IllegalArgumentException("config must be set, but was null");
     }
-    return EtcdLeaderElector.builder().config(config).etcdConfig();
+    ElectorConfig validated = EtcdLeaderElector.builder().config(config).etcdConfig();
+    if (settings == null) {
+      throw new IllegalArgumentException("settings must be set, but was null");
+    }
+    return validated;
   }
 }

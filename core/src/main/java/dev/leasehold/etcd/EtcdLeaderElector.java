@@ -42,11 +42,7 @@ public final class EtcdLeaderElector {
    *     least 1 s (etcd grants seconds), or an argument is null
    */
   public static LeaderElector of(ElectorConfig config, EtcdSettings settings) {
-    ElectorConfig validated = EtcdClientSettings.byEtcdRule(config);
-    if (settings == null) {
-      throw new IllegalArgumentException("settings must be set, but was null");
-    }
-    return create(validated, settings);
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings);
   }
 
   /**

@@ -128,11 +128,7 @@ public final class EtcdSession implements AutoCloseable {
    *     least 1 s (etcd grants seconds), or an argument is null
    */
   public static EtcdSession of(ElectorConfig config, EtcdSettings settings) {
-    ElectorConfig validated = EtcdClientSettings.byEtcdRule(config);
-    if (settings == null) {
-      throw new IllegalArgumentException("settings must be set, but was null");
-    }
-    return create(validated, settings);
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings);
   }
 
   private static EtcdSession create(ElectorConfig validated, EtcdSettings settings) {
