@@ -1,5 +1,7 @@
 package dev.leasehold;
 
+import static dev.leasehold.Durations.human;
+
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -252,10 +254,6 @@ public final class ElectorConfig {
 
   private static String quote(String s) {
     return s == null ? "null" : "\"" + s + "\"";
-  }
-
-  private static String human(Duration d) {
-    return Durations.human(d);
   }
 
   private static String defaultCandidateId() {
