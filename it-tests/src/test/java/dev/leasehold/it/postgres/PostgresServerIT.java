@@ -133,6 +133,22 @@ class PostgresServerIT {
     }
 
     @Test
+    void lock_timeout_bounds_an_advisory_lock_wait_with_55P03_and_the_session_goes_on() throws Exception {
+        try (Connection holder = superuser(30); Connection waiter = superuser(30)) {
+            assertEquals("t", scalar(holder, "SELECT pg_try_advisory_lock(103)"));
+            execute(waiter, "SET lock_timeout = '200ms'");
+
+            SQLException timedOut = assertThrows(SQLException.class,
+                    () -> scalar(waiter, "SELECT pg_advisory_lock(103)"));
+
+            assertEquals("55P03", timedOut.getSQLState(), "lock_not_available: " + timedOut);
+            assertEquals("1", scalar(waiter, "SELECT 1"), "a lock timeout is an error, not the session's end");
+            assertEquals("t", scalar(holder, "SELECT pg_advisory_unlock(103)"));
+            assertEquals("", scalar(waiter, "SELECT pg_advisory_lock(103)"), "free again, the same wait succeeds");
+        }
+    }
+
+    @Test
     void terminate_backends_ends_the_matching_session_and_frees_its_advisory_lock() throws Exception {
         try (Connection holder = connect(postgres.jdbcUrl() + "?ApplicationName=holder_it", postgres.superuser(),
                 postgres.superuserPassword(), 30); Connection waiter = superuser(30)) {
