@@ -98,6 +98,18 @@ class PgBouncerIT {
     }
 
     @Test
+    void in_transaction_mode_one_clients_transactions_land_on_one_backend_so_its_pid_does_not_reveal_pooling()
+            throws SQLException {
+        try (Connection client = through(transaction)) {
+            String first = scalar(client, "SELECT pg_backend_pid()");
+            for (int i = 0; i < 5; i++) {
+                assertEquals(first, scalar(client, "SELECT pg_backend_pid()"),
+                        "pgbouncer lends the most recently used server connection first");
+            }
+        }
+    }
+
+    @Test
     void in_transaction_mode_a_session_advisory_lock_outlives_its_client_and_in_session_mode_it_does_not()
             throws SQLException {
         try (Connection client = through(transaction)) {
