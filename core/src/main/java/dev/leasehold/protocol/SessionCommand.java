@@ -85,7 +85,7 @@ public sealed interface SessionCommand extends Command {
 
   /**
    * Unavailable tells every election that the lease's calls have been failing for as long as
-   * a single election waits before it reports an outage ({@code ElectionMachine.LASTING} failed
+   * a single election waits before it reports an outage ({@code Reachability.LASTING} failed
    * calls without progress, or one refusal for a configuration error); {@code reason} is the
    * last failure's. The lease may still be live: the elections keep their roles.
    */

@@ -10,6 +10,7 @@ import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Term;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -90,7 +91,7 @@ class TransitionChokePointTest {
     long probe = probeOp();
     Command.SetTimer probeTimer = timer(TimerKind.PROBE);
     assertEquals(ElectorState.FOLLOWER, m.role(), "steps down before knowing why");
-    assertEquals(ElectionMachine.Phase.PROBING, m.phase);
+    assertTrue(m.probing());
     // Leaving MASTER stopped the lease's renewal at once; late firings change nothing.
     assertTrue(last.contains(new Command.CancelTimer(TimerKind.RENEW)), () -> "RENEW cancelled: " + last);
     assertTrue(last.contains(new Command.CancelTimer(TimerKind.DEADLINE)), () -> "DEADLINE cancelled: " + last);
@@ -117,7 +118,7 @@ class TransitionChokePointTest {
     assertEquals(ElectorState.FOLLOWER, loss.to());
     assertEquals(OTHER.holderId(), loss.leader().candidateId(), "the leader seen while probing");
     assertEquals(LEASE, only(Command.Release.class).leaseId());
-    assertEquals(ElectionMachine.Phase.NONE, m.phase);
+    assertFalse(m.probing());
     long pollOp = only(EtcdCommand.Poll.class).op();
 
     // The probe's timer, a second answer, and the next events find the loss already told.
@@ -198,16 +199,17 @@ class TransitionChokePointTest {
   void theChokePointRejectsMovesThatWouldBreakPairing() {
     long at = now;
     LeaderInfo me = new LeaderInfo("me", 11, LEASE);
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.MASTER, Cause.ELECTED, me, at),
+    Term term = new Term(11, LEASE, at + S);
+    assertThrows(IllegalStateException.class, () -> m.roles.elect(term, me, at),
         "FOLLOWER -> MASTER is not in Transitions");
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.STOPPED, null, null, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.moveTo(ElectorState.STOPPED, null, null, at),
         "closing must be told");
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.CANDIDATE, Cause.LEADER_CHANGED, me, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.moveTo(ElectorState.CANDIDATE, Cause.LEADER_CHANGED, me, at),
         "a same-role cause cannot move the role");
     elect();
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.MASTER, Cause.ELECTED, me, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.elect(term, me, at),
         "ELECTED twice without a loss between");
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.FOLLOWER, null, null, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.moveTo(ElectorState.FOLLOWER, null, null, at),
         "a MASTER leaves silently only when PROBING");
     assertEquals(ElectorState.MASTER, m.role());
   }
