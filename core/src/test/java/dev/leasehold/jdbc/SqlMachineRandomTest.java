@@ -9,7 +9,9 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.PublishedMoves;
 import dev.leasehold.runtime.StoreCall;
+import dev.leasehold.runtime.Transitions;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -181,6 +183,7 @@ class SqlMachineRandomTest {
   /** Checker follows the published events as a listener would. */
   private static final class Checker {
     final long seed;
+    final PublishedMoves moves = new PublishedMoves(Transitions.ELECTION);
     ElectorState told = ElectorState.FOLLOWER;
     boolean unavailable;
 
@@ -194,6 +197,7 @@ class SqlMachineRandomTest {
 
     void publish(Command.Publish p, SqlMachineHarness h) {
       String at = "seed " + seed + ": " + p;
+      moves.check(p, "seed " + seed);
       // FOLLOWER <-> CANDIDATE moves publish nothing, so an event may start from either.
       boolean unpublishedMove = isFollowerOrCandidate(told) && isFollowerOrCandidate(p.from());
       assertTrue(told == p.from() || unpublishedMove, at + " must start where the last event ended (" + told + ")");

@@ -10,7 +10,9 @@ import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.PublishedMoves;
 import dev.leasehold.runtime.Term;
+import dev.leasehold.runtime.Transitions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -220,6 +222,7 @@ class TransitionChokePointTest {
       ProtocolConfig config =
           new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 50 * MS, 1 * S, 200 * MS, S, seed % 2 == 0);
       ElectionMachine machine = new ElectionMachine(config, new SplittableRandom(seed));
+      PublishedMoves moves = new PublishedMoves(Transitions.ELECTION);
       RandomDriver driver = new RandomDriver(seed);
       Input in = driver.first();
       boolean inTerm = false;
@@ -231,6 +234,7 @@ class TransitionChokePointTest {
             continue;
           }
           String where = "seed " + seed + " step " + i + " on " + in + ": " + e;
+          moves.check(e, "seed " + seed + " step " + i + " on " + in);
           boolean internalGap = toldTo != ElectorState.MASTER && toldTo != ElectorState.STOPPED
               && (e.from() == ElectorState.FOLLOWER || e.from() == ElectorState.CANDIDATE);
           assertTrue(e.from() == toldTo || internalGap, () -> "from is not what was told: " + where);
