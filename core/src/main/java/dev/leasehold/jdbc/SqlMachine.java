@@ -5,12 +5,11 @@ import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
-import dev.leasehold.runtime.Machine;
 import dev.leasehold.runtime.Reachability;
+import dev.leasehold.runtime.RoleMachine;
 import dev.leasehold.runtime.Roles;
 import dev.leasehold.runtime.Transitions;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -40,7 +39,7 @@ import java.util.random.RandomGenerator;
  *  any state ── close() ──▶ STOPPED (terminal)
  * </pre>
  *
- * <p>Parts: {@link #step} hands each input to the current role ({@link SqlFollower},
+ * <p>Parts: {@link #apply} hands each input to the current role ({@link SqlFollower},
  * {@link SqlCandidate}, {@link SqlMaster}); the runtime's {@link Roles}, with the table {@link
  * Transitions#ELECTION}, is the one place the role changes and events are published, and reports
  * an outage at the first failure (any failure ends the session it ran on); what all roles share
@@ -48,11 +47,10 @@ import java.util.random.RandomGenerator;
  *
  * <p>Not thread-safe: the runtime's event loop owns an instance.
  */
-final class SqlMachine implements Machine {
+final class SqlMachine extends RoleMachine {
   final SqlConfig config;
   final SqlEffects fx;
-  // Any failure ends the session it ran on (a MASTER's term with it): an outage at once.
-  final Reachability reach = new Reachability(1);
+  final Reachability reach;
   final Roles roles;
   final Orphans orphans = new Orphans();
   final WokenLock woken;
@@ -69,30 +67,30 @@ final class SqlMachine implements Machine {
 
   /** SqlMachine starts as a FOLLOWER that has not started; {@code random} draws tokens and jitter. */
   SqlMachine(SqlConfig config, RandomGenerator random) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.fx = new SqlEffects(config, Objects.requireNonNull(random, "random"));
-    this.roles = new Roles(Transitions.ELECTION, fx, reach, this::left);
+    // Any failure ends the session it ran on (a MASTER's term with it): an outage at once.
+    this(Objects.requireNonNull(config, "config"), new SqlEffects(config, Objects.requireNonNull(random, "random")),
+        new Reachability(1));
+  }
+
+  private SqlMachine(SqlConfig config, SqlEffects fx, Reachability reach) {
+    super(Transitions.ELECTION, fx, reach);
+    this.config = config;
+    this.fx = fx;
+    this.reach = reach;
+    this.roles = roles();
     this.woken = new WokenLock(fx);
     this.follower = new SqlFollower(this);
     this.candidate = new SqlCandidate(this);
     this.master = new SqlMaster(this);
   }
 
-  @Override
-  public ElectorState role() {
-    return roles.role();
-  }
-
-  @Override
-  public LeaderInfo leader() {
-    return roles.leader();
-  }
-
+  /** deadline is the MASTER's local deadline: the send time of its last renewal that changed the row, plus its window. */
   @Override
   public long deadline() {
     return roles.role() == ElectorState.MASTER ? master.deadline() : Long.MIN_VALUE;
   }
 
+  /** renewalSentAt is the send time of the MASTER's take or last renewal that changed the row. */
   @Override
   public long renewalSentAt() {
     return roles.role() == ElectorState.MASTER ? master.confirmedSentAt() : Long.MIN_VALUE;
@@ -103,14 +101,12 @@ final class SqlMachine implements Machine {
     return reach.isUnavailable();
   }
 
+  /** apply does the bookkeeping every answer needs, then hands the input to the current role. */
   @Override
-  public List<Command> step(Input input, long now) {
-    Objects.requireNonNull(input, "input");
-    fx.begin();
-    reach.begin(input);
+  protected void apply(Input input, long now) {
     if (roles.role() == ElectorState.STOPPED) {
       // Calls in flight at close run their course; nothing they say changes anything now.
-      return fx.commands();
+      return;
     }
     if (input instanceof Input.Close) {
       close(now);
@@ -126,7 +122,6 @@ final class SqlMachine implements Machine {
     } else if (input instanceof SqlInput in && fx.answered(in.op())) {
       answered(in, now);
     }
-    return fx.commands();
   }
 
   private void answered(SqlInput in, long now) {
@@ -158,19 +153,16 @@ final class SqlMachine implements Machine {
   }
 
   private SqlRole current() {
-    return switch (roles.role()) {
-      case FOLLOWER -> roles.owesLoss() ? master : follower;
-      case CANDIDATE -> candidate;
-      case MASTER -> master;
-      case STOPPED -> throw new IllegalStateException("STOPPED handles its inputs in step");
-    };
+    // The MASTER names its own loss.
+    return roles.pick(follower, candidate, master, master);
   }
 
   /**
    * left is the hook {@link Roles} runs on every role left: a FOLLOWER's re-read timer goes; a
    * MASTER's renewal and deadline (RENEW, DEADLINE) never outlive the term.
    */
-  private void left(ElectorState from, ElectorState to) {
+  @Override
+  protected void left(ElectorState from, ElectorState to) {
     if (from == ElectorState.FOLLOWER) {
       fx.cancelTimer(SqlTimer.POLL);
     } else if (from == ElectorState.MASTER) {

@@ -6,7 +6,7 @@ import dev.leasehold.runtime.Roles;
 
 /**
  * SqlRole handles one role's inputs ({@link SqlFollower}, {@link SqlCandidate},
- * {@link SqlMaster}); {@link SqlMachine#step} picks the current one, after it has done the
+ * {@link SqlMaster}); {@link SqlMachine#apply} picks the current one, after it has done the
  * bookkeeping every answer needs (awaited or late, session, reachability, orphans).
  *
  * <p>A role acts with the machine's shared parts (the choke point and its reachability, the orphans,

@@ -6,8 +6,8 @@ import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
-import dev.leasehold.runtime.Machine;
 import dev.leasehold.runtime.Reachability;
+import dev.leasehold.runtime.RoleMachine;
 import dev.leasehold.runtime.Roles;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.Transitions;
@@ -29,7 +29,7 @@ import java.util.random.RandomGenerator;
  * still bound to its lease and carries the ack's raft term; it steps down at the deadline or as
  * soon as it learns the key or lease is gone.
  *
- * <p>Parts. {@link #step} hands each input to the current role's handler ({@link Follower},
+ * <p>Parts. {@link #apply} hands each input to the current role's handler ({@link Follower},
  * {@link Candidate}, {@link Master}; {@link Probing} while a MASTER that saw its key deleted
  * asks whether its lease went too); the {@link Lease} holds the lease, its renewal and its
  * deadline; the runtime's {@link Roles} is the one place the role changes and events are
@@ -39,10 +39,10 @@ import java.util.random.RandomGenerator;
  *
  * <p>Not thread-safe: one thread (the driver's event loop) owns an instance.
  */
-public final class ElectionMachine implements Machine {
+public final class ElectionMachine extends RoleMachine {
   final ProtocolConfig config;
   final Effects fx;
-  final Reachability reach = new Reachability(Reachability.LASTING);
+  final Reachability reach;
   final Roles roles;
   final Lease lease;
   final KeyView key;
@@ -55,9 +55,16 @@ public final class ElectionMachine implements Machine {
 
   /** ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter. */
   public ElectionMachine(ProtocolConfig config, RandomGenerator random) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.fx = new Effects(config, Objects.requireNonNull(random, "random"));
-    this.roles = new Roles(Transitions.ELECTION, fx, reach, this::left);
+    this(Objects.requireNonNull(config, "config"), new Effects(config, Objects.requireNonNull(random, "random")),
+        new Reachability(Reachability.LASTING));
+  }
+
+  private ElectionMachine(ProtocolConfig config, Effects fx, Reachability reach) {
+    super(Transitions.ELECTION, fx, reach);
+    this.config = config;
+    this.fx = fx;
+    this.reach = reach;
+    this.roles = roles();
     this.lease = new Lease(config, fx);
     this.key = new KeyView(roles);
     this.watch = new KeyWatch(config, fx, key, roles);
@@ -65,18 +72,6 @@ public final class ElectionMachine implements Machine {
     this.candidate = new Candidate(this);
     this.master = new Master(this);
     this.probing = new Probing(this, follower);
-  }
-
-  /** role is the current role. */
-  @Override
-  public ElectorState role() {
-    return roles.role();
-  }
-
-  /** leader is the leader this instance last saw (itself when MASTER), or null. */
-  @Override
-  public LeaderInfo leader() {
-    return roles.leader();
   }
 
   /**
@@ -114,15 +109,9 @@ public final class ElectionMachine implements Machine {
     return roles.owesLoss();
   }
 
-  /**
-   * step applies one input at monotonic time {@code now} (nanoseconds) and returns the
-   * commands to carry out, in order.
-   */
+  /** apply hands one input to the part it is for: the watch, the queue, the seat, or the current role. */
   @Override
-  public List<Command> step(Input input, long now) {
-    Objects.requireNonNull(input, "input");
-    fx.begin();
-    reach.begin(input);
+  protected void apply(Input input, long now) {
     if (roles.role() == ElectorState.STOPPED) {
       stopped(input);
     } else if (input instanceof Input.Close) {
@@ -147,16 +136,10 @@ public final class ElectionMachine implements Machine {
     } else {
       current().on(input, now);
     }
-    return fx.commands();
   }
 
   private Role current() {
-    return switch (roles.role()) {
-      case FOLLOWER -> roles.owesLoss() ? probing : follower;
-      case CANDIDATE -> candidate;
-      case MASTER -> master;
-      case STOPPED -> throw new IllegalStateException("STOPPED handles its inputs in step");
-    };
+    return roles.pick(follower, candidate, master, probing);
   }
 
   /**
@@ -165,7 +148,8 @@ public final class ElectionMachine implements Machine {
    * the next poll); a MASTER's lease renewal (RENEW, DEADLINE) never outlives the term, and its
    * view of the queue goes with it: back to a watch of the key alone.
    */
-  private void left(ElectorState from, ElectorState to) {
+  @Override
+  protected void left(ElectorState from, ElectorState to) {
     if (from == ElectorState.FOLLOWER) {
       fx.cancelTimer(TimerKind.POLL);
       fx.cancelTimer(TimerKind.CAMPAIGN);

@@ -6,7 +6,7 @@ import dev.leasehold.runtime.Roles;
 
 /**
  * Role is the handler of one role's inputs ({@link Follower}, {@link Candidate},
- * {@link Master}, and {@link Probing} for a MASTER's step-down); {@link ElectionMachine#step}
+ * {@link Master}, and {@link Probing} for a MASTER's step-down); {@link ElectionMachine#apply}
  * picks the current one. A role is also the {@link Lease.Holder} of the lease while it plays:
  * what the lease's news means depends on the role.
  *

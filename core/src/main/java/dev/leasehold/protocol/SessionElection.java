@@ -3,15 +3,13 @@ package dev.leasehold.protocol;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
-import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
-import dev.leasehold.runtime.Machine;
 import dev.leasehold.runtime.Reachability;
+import dev.leasehold.runtime.RoleMachine;
 import dev.leasehold.runtime.Roles;
 import dev.leasehold.runtime.StepEffects;
 import dev.leasehold.runtime.Term;
 import dev.leasehold.runtime.Transitions;
-import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
@@ -46,7 +44,7 @@ import java.util.random.RandomGenerator;
  *
  * <p>Not thread-safe: the session's event loop owns an instance.
  */
-public final class SessionElection implements Machine {
+public final class SessionElection extends RoleMachine {
   /** Timer is what an election arms: a campaign retry, a delete retry, the resign hold-off. */
   enum Timer {
     CAMPAIGN,
@@ -62,7 +60,6 @@ public final class SessionElection implements Machine {
 
   private final ProtocolConfig config;
   private final Fx fx;
-  private final Reachability reach = new Reachability(1);
   private final Roles roles;
   private boolean started;
 
@@ -90,16 +87,23 @@ public final class SessionElection implements Machine {
 
   /** SessionElection runs with the session's protocol settings; {@code random} jitters retries. */
   public SessionElection(ProtocolConfig config, RandomGenerator random) {
-    this.config = config;
-    this.fx = new Fx(config, random);
-    // Leaving a role cancels nothing: the timers are the follower's, and close cancels them all.
-    this.roles = new Roles(Transitions.SESSION_ELECTION, fx, reach, (from, to) -> {});
+    this(config, new Fx(config, random));
   }
 
+  private SessionElection(ProtocolConfig config, Fx fx) {
+    // The session counted the failures already: its one report is an outage.
+    super(Transitions.SESSION_ELECTION, fx, new Reachability(1));
+    this.config = config;
+    this.fx = fx;
+    this.roles = roles();
+  }
+
+  /** left cancels nothing: the timers are the follower's, and close cancels them all. */
   @Override
-  public List<Command> step(Input in, long now) {
-    fx.begin();
-    reach.begin(in);
+  protected void left(ElectorState from, ElectorState to) {}
+
+  @Override
+  protected void apply(Input in, long now) {
     ElectorState role = roles.role();
     if (in instanceof Input.Start) {
       if (!started && role != ElectorState.STOPPED) {
@@ -116,7 +120,6 @@ public final class SessionElection implements Machine {
         deleteOp = 0;
         fx.add(new SessionCommand.DeleteLater(deleteToken));
       }
-      return fx.commands();
     } else if (in instanceof SessionInput.Live l) {
       live(l, now);
     } else if (in instanceof SessionInput.Ended e) {
@@ -164,7 +167,6 @@ public final class SessionElection implements Machine {
         campaignIfDue(now);
       }
     }
-    return fx.commands();
   }
 
   // ---- the session's lease ----
@@ -326,21 +328,13 @@ public final class SessionElection implements Machine {
 
   // ---- Machine ----
 
-  @Override
-  public ElectorState role() {
-    return roles.role();
-  }
-
-  @Override
-  public LeaderInfo leader() {
-    return roles.leader();
-  }
-
+  /** deadline is the session's deadline while MASTER: every term on the session ends by it. */
   @Override
   public long deadline() {
     return roles.role() == ElectorState.MASTER ? deadline : Long.MIN_VALUE;
   }
 
+  /** renewalSentAt is the send time the session's deadline counts from, as the session last told. */
   @Override
   public long renewalSentAt() {
     return renewalSentAt;

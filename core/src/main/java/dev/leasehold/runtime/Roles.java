@@ -86,6 +86,21 @@ public final class Roles {
   }
 
   /**
+   * pick is the current role's handler among a machine's, and {@code owing}'s while a loss is
+   * owed (the role is FOLLOWER, the listeners still see a MASTER); STOPPED has none.
+   *
+   * @throws IllegalStateException when STOPPED: a machine handles its inputs itself then
+   */
+  public <H> H pick(H follower, H candidate, H master, H owing) {
+    return switch (role) {
+      case FOLLOWER -> lossOwed ? owing : follower;
+      case CANDIDATE -> candidate;
+      case MASTER -> master;
+      case STOPPED -> throw new IllegalStateException("STOPPED handles its inputs in step");
+    };
+  }
+
+  /**
    * moveTo moves the role to {@code to}, and publishes {@code cause} with {@code who} as the
    * leader, which the machine then reports as its leader.
    *

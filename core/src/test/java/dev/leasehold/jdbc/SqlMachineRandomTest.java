@@ -162,22 +162,7 @@ class SqlMachineRandomTest {
   }
 
   private static long op(SqlCommand c) {
-    if (c instanceof SqlCommand.Read x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Lock x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Await x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Unlock x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Take x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Renew x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Release x) {
-      return x.op();
-    }
-    throw new AssertionError(c);
+    return ((SqlCommand.Statement) c).op();
   }
 
   /** Checker follows the published events as a listener would. */
