@@ -96,7 +96,7 @@ final class SqlMaster extends SqlRole {
         fx.setTimer(SqlTimer.DEADLINE, deadline);
         fx.setTimer(SqlTimer.RENEW, renewSentAt + config.renewIntervalNanos());
       } else {
-        beginNaming(now);
+        beginNaming();
       }
     }
   }
@@ -147,8 +147,8 @@ final class SqlMaster extends SqlRole {
     m.read();
   }
 
-  private void beginNaming(long now) {
-    roles.stepDownUntold(now);
+  private void beginNaming() {
+    roles.stepDownUntold();
     // The row is not ours: no S5. The lock goes now, so a waiting follower reads the row.
     m.unlock(holder);
     namingOp = fx.call(SqlCommand.Read::new);

@@ -30,7 +30,7 @@ final class Probing extends Role {
 
   /** begin steps the MASTER down and sends the probe; the loss is published when it ends. */
   void begin(long now) {
-    roles.stepDownUntold(now);
+    roles.stepDownUntold();
     leaseId = lease.id();
     ttlSeconds = lease.ttlSeconds();
     key.abandoned(leaseId);

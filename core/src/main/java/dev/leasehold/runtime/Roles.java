@@ -96,7 +96,7 @@ public final class Roles {
       case FOLLOWER -> lossOwed ? owing : follower;
       case CANDIDATE -> candidate;
       case MASTER -> master;
-      case STOPPED -> throw new IllegalStateException("STOPPED handles its inputs in step");
+      case STOPPED -> throw new IllegalStateException("STOPPED has no role's handler: the machine handles its inputs itself");
     };
   }
 
@@ -154,7 +154,7 @@ public final class Roles {
    * leader known and a loss owed: the machine publishes it once it knows its cause, with
    * {@link #moveTo}. Same-role events are held back until then.
    */
-  public void stepDownUntold(long now) {
+  public void stepDownUntold() {
     if (role != ElectorState.MASTER || told != ElectorState.MASTER) {
       throw new IllegalStateException("only a MASTER the listeners see steps down untold, not " + role
           + " (told " + told + ")");
@@ -211,7 +211,6 @@ public final class Roles {
       throw new IllegalStateException(told + " -> " + to + " is silent, but was published as " + cause);
     }
     if (to != role) {
-      table.check(role, to);
       change(to);
     }
     if (told == ElectorState.MASTER) {

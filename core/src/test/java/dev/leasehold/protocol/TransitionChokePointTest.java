@@ -19,7 +19,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** moveTo, the one place the role changes and events are published, and the PROBING phase. */
+/** The etcd machine's choke point (its Roles: the one place the role changes and events are published), and the PROBING phase. */
 class TransitionChokePointTest {
   private static final long MS = 1_000_000L;
   private static final long S = 1_000_000_000L;
