@@ -77,6 +77,11 @@ class GuardTest {
     for (Guard g : working) {
       assertEquals(7, start(g, "exit 7").code(), g.toString());
       for (Map.Entry<String, Integer> sig : Map.of("TERM", 143, "INT", 130, "HUP", 129, "KILL", 137).entrySet()) {
+        if (ignoredByThisJvm(sig.getValue() - 128)) {
+          // Inherited as ignored by every child (a JVM started in the background of a script
+          // ignores SIGINT); such a leasehold would never get one to forward either.
+          continue;
+        }
         Started s = start(g, "exec sleep 1000." + marker);
         awaitSleepers(1);
         s.child().signal(sig.getKey());
@@ -145,6 +150,12 @@ class GuardTest {
               + " (median, p90 in brackets, {} rounds)", g, g.treeKill() ? "tree kill" : "child only",
           percentiles(started.get(g)), percentiles(exited.get(g)), rounds);
     }
+  }
+
+  private static boolean ignoredByThisJvm(int signal) throws java.io.IOException {
+    String mask = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")).stream()
+        .filter(l -> l.startsWith("SigIgn:")).findFirst().orElseThrow().substring(7).strip();
+    return new java.math.BigInteger(mask, 16).testBit(signal - 1);
   }
 
   private static String percentiles(long[] nanos) {
