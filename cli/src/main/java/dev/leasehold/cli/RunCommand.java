@@ -48,7 +48,7 @@ import picocli.CommandLine.Spec;
         "pid files the child writes and pids it signals are its own tree's, not the host's.",
         "Where no PID namespace can be made, leasehold says so in one line at start, and only the",
         "child's own process dies with it (parent-death signal), not the processes it started;",
-        "--require-tree-kill then refuses to run (exit 126). See docs/cli.md.",
+        "--require-tree-kill then refuses to run (exit 126).",
         ""},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
