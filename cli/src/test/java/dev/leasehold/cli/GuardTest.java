@@ -137,11 +137,16 @@ class GuardTest {
       // Interleaved, so that the machine's load falls on every guard alike.
       for (Guard g : working) {
         CompletableFuture<Long> exit = new CompletableFuture<>();
+        int[] code = {-1};
         long t0 = System.nanoTime();
-        Child c = Child.start(g, List.of("true"), Map.of(), code -> exit.complete(System.nanoTime()));
+        Child c = Child.start(g, List.of("true"), Map.of(), x -> {
+          code[0] = x;
+          exit.complete(System.nanoTime());
+        });
         started.get(g)[i] = System.nanoTime() - t0;
         long end = exit.get(10, TimeUnit.SECONDS);
-        c.killLeftovers();
+        assertEquals(0, code[0], g.toString());
+        assertTrue(c.killLeftovers(), g.toString());
         exited.get(g)[i] = end - t0;
       }
     }
