@@ -1,15 +1,21 @@
 package dev.leasehold.cli;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.jdbc.JdbcLeaderElector;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -78,19 +84,20 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--key", required = true, paramLabel = "KEY", description = "the election key (etcd key, or the SQL lease row's name)")
   String key;
 
-  @Option(names = "--ttl", paramLabel = "SECONDS", defaultValue = "5",
-      description = "lease TTL in whole seconds (default: ${DEFAULT-VALUE}); a crashed leader is replaced after about this long")
-  int ttlSeconds;
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5", converter = Seconds.class,
+      description = "lease TTL, at least 1 s: 5, 5s or PT5S (default: ${DEFAULT-VALUE} s; etcd takes whole seconds);"
+          + " a crashed leader is replaced after about this long")
+  Duration ttl;
 
   @Option(names = "--id", paramLabel = "ID", description = "candidate id stored as the key's value (default: host-pid-random)")
   String id;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS", converter = Seconds.class,
+  @Option(names = "--timeout", paramLabel = "DURATION", converter = Seconds.class,
       description = "give up (exit 124, or 123 if the store is unreachable) if not leader within this long; each"
           + " campaign under --rejoin has its own (default: wait forever)")
   Duration timeout;
 
-  @Option(names = "--grace", paramLabel = "SECONDS", converter = Seconds.class,
+  @Option(names = "--grace", paramLabel = "DURATION", converter = Seconds.class,
       description = "time between SIGTERM and SIGKILL when a term ends (default: TTL/5, at most 2 s, at most what fits);"
           + " must fit in the time a healthy leader always has left, even one that lost a renewal")
   Duration grace;
@@ -110,12 +117,23 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     store.validate();
-    ElectorConfig config = config();
+    if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw usage("--ttl must be >= 1 second, but was " + ttlText());
+    }
+    Map<String, String> neutral = new LinkedHashMap<>();
+    neutral.put("leasehold.key", key);
+    neutral.put("leasehold.ttl", Durations.seconds(ttl));
+    if (id != null) {
+      neutral.put("leasehold.candidate-id", id);
+    }
+    // Built, not started: it holds no thread and no connection until Supervisor starts it.
+    LeaderElector elector = store.elector(neutral);
+    ElectorConfig config = elector.config();
     boolean etcd = store.isEtcd();
     Duration g = grace != null ? grace : defaultGrace(config, etcd);
     checkGrace(config, etcd, g);
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-      throw usage("--timeout must be > 0 seconds, but was " + Seconds.human(timeout));
+      throw usage("--timeout must be > 0 seconds, but was " + Durations.seconds(timeout));
     }
     Guard.Choice choice = Guard.choose();
     if (choice == null) {
@@ -138,22 +156,14 @@ final class RunCommand implements Callable<Integer> {
     Supervisor.Settings settings =
         new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
             store.isEtcd() ? String.join(",", store.trimmed()) : null);
-    return new Supervisor(store.elector(config), settings).run();
+    return new Supervisor(elector, settings).run();
   }
 
-  private ElectorConfig config() {
-    if (ttlSeconds < 1) {
-      throw usage("--ttl must be >= 1 second, but was " + ttlSeconds);
-    }
-    try {
-      ElectorConfig.Builder b = ElectorConfig.builder().electionKey(key).leaseTtl(Duration.ofSeconds(ttlSeconds));
-      if (id != null) {
-        b.candidateId(id);
-      }
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      throw usage(StoreOptions.OptionNames.translate(e.getMessage()));
-    }
+  /** ttlText is --ttl as given (its default when not). */
+  private String ttlText() {
+    OptionSpec o = spec.findOption("--ttl");
+    List<String> given = o.originalStringValues();
+    return given.isEmpty() ? o.defaultValue() : given.get(given.size() - 1);
   }
 
   /** defaultGrace is TTL/5, at most 2 s, and never more than {@link #maxGrace} allows. */
@@ -181,9 +191,7 @@ final class RunCommand implements Callable<Integer> {
 
   /** renewInterval is how often the backend's MASTER renews at this TTL. */
   static Duration renewInterval(ElectorConfig c, boolean etcd) {
-    return etcd
-        ? Duration.ofNanos(ProtocolConfig.from(c).masterRenewIntervalNanos(c.leaseTtl().toSeconds()))
-        : c.leaseTtl().dividedBy(6);
+    return etcd ? EtcdLeaderElector.renewInterval(c) : JdbcLeaderElector.renewInterval(c);
   }
 
   /** maxGrace is the largest --grace that {@link #healthyFloor} leaves after the kill reserve. */
@@ -192,24 +200,24 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private String bound(ElectorConfig c, boolean etcd) {
-    return "with --ttl " + ttlSeconds + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
-        + Seconds.human(c.safetyMargin()) + " - renewal interval " + Seconds.human(renewInterval(c, etcd))
-        + " - RPC timeout " + Seconds.human(c.rpcTimeout()) + " (a renewal late by a timed-out call) - retry backoff "
-        + Seconds.human(c.retryBackoffInitial()) + " - kill reserve " + Seconds.human(KILL_RESERVE)
+    return "with --ttl " + ttlText() + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
+        + Durations.seconds(c.safetyMargin()) + " - renewal interval " + Durations.seconds(renewInterval(c, etcd))
+        + " - RPC timeout " + Durations.seconds(c.rpcTimeout()) + " (a renewal late by a timed-out call) - retry backoff "
+        + Durations.seconds(c.retryBackoffInitial()) + " - kill reserve " + Durations.seconds(KILL_RESERVE)
         + "; a healthy leader never has less left, so its child is never stopped needlessly";
   }
 
   private void checkGrace(ElectorConfig c, boolean etcd, Duration g) {
     Duration max = maxGrace(c, etcd);
     if (max.compareTo(Duration.ofMillis(50)) < 0) {
-      throw usage("--ttl must leave room for --grace, but " + ttlSeconds + " leaves " + Seconds.human(max)
+      throw usage("--ttl must leave room for --grace, but " + ttlText() + " leaves " + Durations.seconds(max)
           + " (" + bound(c, etcd) + "); use --ttl 2 or more");
     }
     if (g.isNegative() || g.isZero()) {
-      throw usage("--grace must be > 0 seconds, but was " + Seconds.human(g));
+      throw usage("--grace must be > 0 seconds, but was " + Durations.seconds(g));
     }
     if (g.compareTo(max) > 0) {
-      throw usage("--grace must be <= " + Seconds.human(max) + " (" + bound(c, etcd) + "), but was " + Seconds.human(g)
+      throw usage("--grace must be <= " + Durations.seconds(max) + " (" + bound(c, etcd) + "), but was " + Durations.seconds(g)
           + "; lower --grace or raise --ttl");
     }
   }

@@ -1,5 +1,6 @@
 package dev.leasehold.cli;
 
+import dev.leasehold.Durations;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
@@ -97,7 +98,7 @@ final class Supervisor {
       Event e = wait <= 0 ? null : events.poll(wait, TimeUnit.NANOSECONDS);
       if (e == null) {
         String problem = storeProblem != null ? storeProblem : storeAnswered ? null : "it has not answered yet";
-        log.warn("not leader within --timeout {}{}", Seconds.human(settings.timeout()),
+        log.warn("not leader within --timeout {}{}", Durations.seconds(settings.timeout()),
             problem == null ? " (another candidate leads)" : "; the store is unreachable: " + problem);
         exitWhileWaiting = problem == null ? Leasehold.NOT_ACQUIRED : Leasehold.STORE_UNREACHABLE;
         return null;
