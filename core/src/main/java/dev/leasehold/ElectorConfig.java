@@ -1,8 +1,9 @@
 package dev.leasehold;
 
+import static dev.leasehold.Durations.human;
+
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -28,23 +29,94 @@ public final class ElectorConfig {
   private final Duration workStallTimeout;
 
   /** etcd's largest lease TTL (MaxLeaseTTL, 9,000,000,000 s). */
-  static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
+  private static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
+  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
-
-  private ElectorConfig(Settings<?> b) {
-    this.electionKey = b.electionKey;
-    this.candidateId = b.candidateId != null ? b.candidateId : defaultCandidateId();
-    this.leaseTtl = b.leaseTtl;
-    this.safetyMargin = b.safetyMargin != null ? b.safetyMargin : b.leaseTtl.dividedBy(10);
-    this.maxDriftRate = b.maxDriftRate;
-    this.pollInterval = b.pollInterval;
-    this.rpcTimeout = b.rpcTimeout != null ? b.rpcTimeout : defaultRpcTimeout(b.leaseTtl);
-    this.retryBackoffInitial = b.retryBackoffInitial;
-    this.retryBackoffMax = b.retryBackoffMax;
-    this.resignHoldoff = b.resignHoldoff != null ? b.resignHoldoff : b.leaseTtl;
-    this.standbyLease = b.standbyLease;
-    this.closeOnShutdown = b.closeOnShutdown;
-    this.workStallTimeout = b.workStallTimeout;
+  /**
+   * ElectorConfig validates every field of {@code s} and the relations between them, and fills
+   * in the defaults. The lease TTL is first checked against its store's rule: at least {@code
+   * minTtl} and a whole number of {@code ttlUnit}s ({@code unitReason}, when not null, says why
+   * in the error).
+   */
+  private ElectorConfig(Settings<?> s, Duration minTtl, Duration ttlUnit, String unitReason) {
+    if (s.electionKey == null || s.electionKey.isBlank()) {
+      throw new IllegalArgumentException(
+          "electionKey must be a non-blank string, but was " + quote(s.electionKey));
+    }
+    if (s.candidateId != null && s.candidateId.isBlank()) {
+      throw new IllegalArgumentException(
+          "candidateId must be non-blank when set, but was " + quote(s.candidateId));
+    }
+    checkLeaseTtl(s.leaseTtl, minTtl, ttlUnit, unitReason);
+    if (!(s.maxDriftRate >= 0 && s.maxDriftRate < 0.1)) {
+      throw new IllegalArgumentException(
+          "maxDriftRate must be in [0, 0.1), but was " + s.maxDriftRate);
+    }
+    Duration margin = s.safetyMargin != null ? s.safetyMargin : s.leaseTtl.dividedBy(10);
+    if (margin.isNegative()) {
+      throw new IllegalArgumentException("safetyMargin must be >= 0, but was " + human(margin));
+    }
+    requireNanos("safetyMargin", margin);
+    // The deadline window must hold at least two renewals (one every TTL/3), or a single
+    // slow round trip would cost leadership.
+    long ttlNanos = s.leaseTtl.toNanos();
+    long window = (long) (ttlNanos * (1 - s.maxDriftRate)) - margin.toNanos();
+    long twoRenewals = 2 * (ttlNanos / 3);
+    if (window <= twoRenewals) {
+      Duration maxMargin =
+          Duration.ofNanos(Math.max(0, (long) (ttlNanos * (1 - s.maxDriftRate)) - twoRenewals));
+      throw new IllegalArgumentException(
+          "safetyMargin leaves no time to renew: with leaseTtl " + human(s.leaseTtl)
+              + " and maxDriftRate " + s.maxDriftRate + " it must be < " + human(maxMargin)
+              + ", but was " + human(margin));
+    }
+    requirePositive("pollInterval", s.pollInterval);
+    requireNanos("pollInterval", s.pollInterval);
+    if (s.pollInterval.compareTo(Duration.ofMillis(10)) < 0) {
+      throw new IllegalArgumentException(
+          "pollInterval must be >= 10ms, but was " + human(s.pollInterval));
+    }
+    Duration rpc = s.rpcTimeout != null ? s.rpcTimeout : defaultRpcTimeout(s.leaseTtl);
+    requirePositive("rpcTimeout", rpc);
+    if (rpc.compareTo(s.leaseTtl.dividedBy(3)) >= 0) {
+      throw new IllegalArgumentException(
+          "rpcTimeout must be < leaseTtl/3 (" + human(s.leaseTtl.dividedBy(3)) + "), but was "
+              + human(rpc));
+    }
+    requirePositive("retryBackoffInitial", s.retryBackoffInitial);
+    requirePositive("retryBackoffMax", s.retryBackoffMax);
+    requireNanos("retryBackoffMax", s.retryBackoffMax);
+    if (s.retryBackoffMax.compareTo(s.retryBackoffInitial) < 0) {
+      throw new IllegalArgumentException(
+          "retryBackoffMax must be >= retryBackoffInitial (" + human(s.retryBackoffInitial)
+              + "), but was " + human(s.retryBackoffMax));
+    }
+    Duration holdoff = s.resignHoldoff != null ? s.resignHoldoff : s.leaseTtl;
+    if (holdoff.isNegative()) {
+      throw new IllegalArgumentException("resignHoldoff must be >= 0, but was " + human(holdoff));
+    }
+    requireNanos("resignHoldoff", holdoff);
+    if (s.workStallTimeout != null) {
+      requirePositive("workStallTimeout", s.workStallTimeout);
+      requireNanos("workStallTimeout", s.workStallTimeout);
+      if (s.workStallTimeout.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new IllegalArgumentException(
+            "workStallTimeout must be >= 10ms, but was " + human(s.workStallTimeout));
+      }
+    }
+    this.electionKey = s.electionKey;
+    this.candidateId = s.candidateId != null ? s.candidateId : defaultCandidateId();
+    this.leaseTtl = s.leaseTtl;
+    this.safetyMargin = margin;
+    this.maxDriftRate = s.maxDriftRate;
+    this.pollInterval = s.pollInterval;
+    this.rpcTimeout = rpc;
+    this.retryBackoffInitial = s.retryBackoffInitial;
+    this.retryBackoffMax = s.retryBackoffMax;
+    this.resignHoldoff = holdoff;
+    this.standbyLease = s.standbyLease;
+    this.closeOnShutdown = s.closeOnShutdown;
+    this.workStallTimeout = s.workStallTimeout;
   }
 
   /** builder starts a config with every default set except the election key. */
@@ -132,28 +204,56 @@ public final class ElectorConfig {
         + (workStallTimeout != null ? ", workStallTimeout=" + human(workStallTimeout) : "") + "}";
   }
 
-  static Duration defaultRpcTimeout(Duration ttl) {
+  private static Duration defaultRpcTimeout(Duration ttl) {
     Duration quarter = ttl.dividedBy(4);
     return quarter.compareTo(Duration.ofSeconds(1)) < 0 ? quarter : Duration.ofSeconds(1);
   }
 
-  /** human prints a duration the way the error messages do: "200ms", "5s", "1.5s". */
-  static String human(Duration d) {
+  private static void checkLeaseTtl(Duration ttl, Duration minTtl, Duration ttlUnit, String unitReason) {
+    requirePositive("leaseTtl", ttl);
+    if (ttl.compareTo(minTtl) < 0) {
+      throw new IllegalArgumentException(
+          "leaseTtl must be >= " + human(minTtl) + ", but was " + human(ttl));
+    }
+    if (ttl.compareTo(MAX_LEASE_TTL) > 0) {
+      throw new IllegalArgumentException(
+          "leaseTtl must be <= " + MAX_LEASE_TTL.getSeconds() + "s (etcd's largest TTL), but was "
+              + human(ttl));
+    }
+    if (ttl.toNanos() % ttlUnit.toNanos() != 0) {
+      throw new IllegalArgumentException(
+          "leaseTtl must be a whole number of " + unitName(ttlUnit)
+              + (unitReason == null ? "" : " (" + unitReason + ")") + ", but was "
+              + Durations.exact(ttl));
+    }
+  }
+
+  private static void requirePositive(String field, Duration d) {
     if (d == null) {
-      return "null";
+      throw new IllegalArgumentException(field + " must be set, but was null");
     }
-    if (d.abs().compareTo(Duration.ofDays(1_000_000)) > 0) {
-      return d.getSeconds() + "s";
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(field + " must be > 0, but was " + human(d));
     }
-    long ms = d.toMillis();
-    if (d.isNegative() || ms < 1000) {
-      if (d.toNanos() % 1_000_000 == 0) {
-        return ms + "ms";
-      }
-      // e.g. TTL 1 s / 3: "333.333333ms", not "333333333ns".
-      return java.math.BigDecimal.valueOf(d.toNanos(), 6).stripTrailingZeros().toPlainString() + "ms";
+  }
+
+  /** requireNanos rejects durations the monotonic clock's nanoseconds cannot hold. */
+  private static void requireNanos(String field, Duration d) {
+    if (d.compareTo(MAX_NANOS) > 0) {
+      throw new IllegalArgumentException(
+          field + " must be <= " + MAX_NANOS.toDays() + " days, but was " + human(d));
     }
-    return ms % 1000 == 0 ? (ms / 1000) + "s" : (ms / 1000.0) + "s";
+  }
+
+  private static String unitName(Duration unit) {
+    if (unit.equals(Duration.ofSeconds(1))) {
+      return "seconds";
+    }
+    return unit.equals(Duration.ofMillis(1)) ? "milliseconds" : human(unit) + " steps";
+  }
+
+  private static String quote(String s) {
+    return s == null ? "null" : "\"" + s + "\"";
   }
 
   private static String defaultCandidateId() {
@@ -183,28 +283,29 @@ public final class ElectorConfig {
   }
 
   /**
-   * Settings holds the backend-neutral setters once, for {@link Builder} and for every
-   * backend's builder (which adds its own settings); {@code B} is the concrete builder, so a
-   * chain of setters keeps its type.
+   * Settings is where the backend-neutral setters are written once, for {@link Builder} and for
+   * every backend's builder (which adds its own settings); {@code B} is the concrete builder, so
+   * a chain of setters keeps its type. It only collects what is set: {@link #buildConfig()}
+   * validates it into an immutable {@link ElectorConfig}, the value every elector is made from.
    *
    * <p>Not thread-safe.
    *
    * @param <B> the concrete builder type
    */
   public abstract static class Settings<B extends Settings<B>> {
-    String electionKey;
-    String candidateId;
-    Duration leaseTtl = Duration.ofSeconds(5);
-    Duration safetyMargin;
-    double maxDriftRate = 0.01;
-    Duration pollInterval = Duration.ofSeconds(1);
-    Duration rpcTimeout;
-    Duration retryBackoffInitial = Duration.ofMillis(100);
-    Duration retryBackoffMax = Duration.ofSeconds(1);
-    Duration resignHoldoff;
-    boolean standbyLease = true;
-    boolean closeOnShutdown;
-    Duration workStallTimeout;
+    private String electionKey;
+    private String candidateId;
+    private Duration leaseTtl = Duration.ofSeconds(5);
+    private Duration safetyMargin;
+    private double maxDriftRate = 0.01;
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration rpcTimeout;
+    private Duration retryBackoffInitial = Duration.ofMillis(100);
+    private Duration retryBackoffMax = Duration.ofSeconds(1);
+    private Duration resignHoldoff;
+    private boolean standbyLease = true;
+    private boolean closeOnShutdown;
+    private Duration workStallTimeout;
 
     /** Settings starts with every default set except the election key. */
     protected Settings() {}
@@ -354,8 +455,7 @@ public final class ElectorConfig {
      * not null, tells in the error why the store needs that unit.
      */
     protected final ElectorConfig buildConfig(Duration minTtl, Duration ttlUnit, String unitReason) {
-      ConfigChecks.validate(this, minTtl, ttlUnit, unitReason);
-      return new ElectorConfig(this);
+      return new ElectorConfig(this, minTtl, ttlUnit, unitReason);
     }
   }
 

@@ -36,8 +36,8 @@ final class WhileLeader {
     Duration third = elector.config().leaseTtl().dividedBy(3);
     if (grace.isNegative() || grace.compareTo(third) >= 0) {
       throw new IllegalArgumentException(
-          "grace must be >= 0 and < leaseTtl/3 (" + ElectorConfig.human(third) + "), but was "
-              + ElectorConfig.human(grace));
+          "grace must be >= 0 and < leaseTtl/3 (" + Durations.human(third) + "), but was "
+              + Durations.human(grace));
     }
     Leadership term = awaitTerm(elector);
     return new Run<>(elector, term, task, grace.toNanos()).run();

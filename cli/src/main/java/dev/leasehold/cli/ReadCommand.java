@@ -1,8 +1,9 @@
 package dev.leasehold.cli;
 
-import dev.leasehold.ElectorConfig;
+import dev.leasehold.Durations;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,7 +30,7 @@ abstract class ReadCommand implements Callable<Integer> {
   @Option(names = "--json", description = "one JSON object per line instead of text")
   boolean json;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS", converter = Seconds.class, defaultValue = "5",
+  @Option(names = "--timeout", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "5",
       description = "how long one read may take before the store counts as unreachable (default: ${DEFAULT-VALUE} s)")
   Duration timeout;
 
@@ -37,15 +38,15 @@ abstract class ReadCommand implements Callable<Integer> {
   LeaderReader reader() {
     store.validate();
     if (timeout.isNegative() || timeout.isZero()) {
-      throw new ParameterException(spec.commandLine(), "--timeout must be > 0 seconds, but was " + Seconds.human(timeout));
+      throw new ParameterException(spec.commandLine(), "--timeout must be > 0 seconds, but was " + Durations.seconds(timeout));
     }
     if (key.isBlank()) {
       throw new ParameterException(spec.commandLine(), "--key must be non-blank, but was \"" + key + "\"");
     }
     if (store.isEtcd()) {
-      // The elector's builder reads and checks the TLS files and credentials, naming the option.
-      // Never started, it holds no thread or connection; close() would only log a CLOSED line.
-      store.elector(ElectorConfig.builder().electionKey(key).build());
+      // Core reads and checks the TLS files and credentials, naming the option. Never started,
+      // the elector holds no thread or connection; close() would only log a CLOSED line.
+      store.elector(Map.of("leasehold.key", key));
     }
     try {
       return store.isEtcd() ? EtcdLeaderReader.open(store, key) : SqlLeaderReader.open(store, key);
@@ -65,6 +66,6 @@ abstract class ReadCommand implements Callable<Integer> {
     }
     String lease = s.leaseId() == 0 ? "" : " lease " + Long.toHexString(s.leaseId());
     return prefix + "key " + key + ": leader " + s.leaderId().get() + " fencing-token " + s.fencingToken() + lease
-        + " ttl-left " + Seconds.human(s.ttlLeft()) + " of " + Seconds.human(s.grantedTtl());
+        + " ttl-left " + Durations.seconds(s.ttlLeft()) + " of " + Durations.seconds(s.grantedTtl());
   }
 }

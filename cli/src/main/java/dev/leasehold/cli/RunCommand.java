@@ -1,13 +1,21 @@
 package dev.leasehold.cli;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.jdbc.JdbcLeaderElector;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -38,11 +46,15 @@ import picocli.CommandLine.Spec;
         "SIGTERM, SIGINT and SIGHUP are forwarded to the child's process group; with no child",
         "running, leasehold releases what it holds and exits with 128 + the signal's number.",
         "",
-        "The child never outlives leasehold: it runs as `setsid setpriv --pdeathsig KILL -- CMD`",
-        "(util-linux), in its own session and process group, with the parent-death signal set,",
-        "spawned from a thread that lives as long as the child (Linux sends the signal when the",
-        "spawning thread exits). If leasehold is SIGKILLed, the kernel SIGKILLs the child at once.",
-        "Not covered: the child's own children, and set-user-ID programs (exec clears the signal).",
+        "The child's whole process tree dies with leasehold, even if leasehold is SIGKILLed: the child",
+        "runs in a PID namespace of its own (util-linux `unshare --pid --fork --kill-child`, inside a",
+        "user namespace that maps only your uid when you are not root) whose init dies with leasehold,",
+        "and the kernel kills every process of a namespace whose init dies, including those that left",
+        "the child's process group (setsid, daemons). Inside it, pids are the namespace's ($$ is 2):",
+        "pid files the child writes and pids it signals are its own tree's, not the host's.",
+        "Where no PID namespace can be made, leasehold says so in one line at start, and only the",
+        "child's own process dies with it (parent-death signal), not the processes it started;",
+        "--require-tree-kill then refuses to run (exit 126).",
         ""},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -51,12 +63,15 @@ import picocli.CommandLine.Spec;
         "123:not leader within --timeout, and the store was unreachable then",
         "124:not leader within --timeout",
         "125:leadership lost while the child ran; the child was stopped",
-        "126:the child could not be started",
+        "126:the child could not be started (or, with --require-tree-kill, could not be started in a PID namespace"
+            + " here: refused before campaigning)",
         "128+S:signal S arrived while no child ran"},
     footerHeading = "%nExample:%n",
     footer = {"  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --key /jobs/cron \\",
         "      --ttl 5 --timeout 30 -- /usr/local/bin/dispatch --token-from-env"})
 final class RunCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger("leasehold");
+
   /** KILL_RESERVE is how long before the local deadline SIGKILL goes out at the latest. */
   static final Duration KILL_RESERVE = Duration.ofMillis(200);
 
@@ -69,19 +84,20 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--key", required = true, paramLabel = "KEY", description = "the election key (etcd key, or the SQL lease row's name)")
   String key;
 
-  @Option(names = "--ttl", paramLabel = "SECONDS", defaultValue = "5",
-      description = "lease TTL in whole seconds (default: ${DEFAULT-VALUE}); a crashed leader is replaced after about this long")
-  int ttlSeconds;
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5", converter = Seconds.class,
+      description = "lease TTL, at least 1 s: 5, 5s or PT5S (default: ${DEFAULT-VALUE} s; etcd takes whole seconds);"
+          + " a crashed leader is replaced after about this long")
+  Duration ttl;
 
   @Option(names = "--id", paramLabel = "ID", description = "candidate id stored as the key's value (default: host-pid-random)")
   String id;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS", converter = Seconds.class,
+  @Option(names = "--timeout", paramLabel = "DURATION", converter = Seconds.class,
       description = "give up (exit 124, or 123 if the store is unreachable) if not leader within this long; each"
           + " campaign under --rejoin has its own (default: wait forever)")
   Duration timeout;
 
-  @Option(names = "--grace", paramLabel = "SECONDS", converter = Seconds.class,
+  @Option(names = "--grace", paramLabel = "DURATION", converter = Seconds.class,
       description = "time between SIGTERM and SIGKILL when a term ends (default: TTL/5, at most 2 s, at most what fits);"
           + " must fit in the time a healthy leader always has left, even one that lost a renewal")
   Duration grace;
@@ -89,42 +105,65 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
   boolean rejoin;
 
+  @Option(names = "--require-tree-kill",
+      description = "refuse to run (exit 126, before campaigning) where the child's whole process tree cannot be"
+          + " made to die with leasehold (no PID namespace: no unshare, or namespaces refused); default: run, say so"
+          + " in one line, and kill only the child's own process if leasehold is SIGKILLed")
+  boolean requireTreeKill;
+
   @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command and its arguments, after --")
   List<String> command;
 
   @Override
   public Integer call() throws Exception {
     store.validate();
-    ElectorConfig config = config();
+    if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw usage("--ttl must be >= 1 second, but was " + ttlText());
+    }
+    Map<String, String> neutral = new LinkedHashMap<>();
+    neutral.put("leasehold.key", key);
+    neutral.put("leasehold.ttl", Durations.seconds(ttl));
+    if (id != null) {
+      neutral.put("leasehold.candidate-id", id);
+    }
+    // Built, not started: it holds no thread and no connection until Supervisor starts it.
+    LeaderElector elector = store.elector(neutral);
+    ElectorConfig config = elector.config();
     boolean etcd = store.isEtcd();
     Duration g = grace != null ? grace : defaultGrace(config, etcd);
     checkGrace(config, etcd, g);
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-      throw usage("--timeout must be > 0 seconds, but was " + Seconds.human(timeout));
+      throw usage("--timeout must be > 0 seconds, but was " + Durations.seconds(timeout));
     }
-    Child.Tools tools = Child.Tools.find();
-    if (tools == null) {
+    Guard.Choice choice = Guard.choose();
+    if (choice == null) {
       throw usage("run needs util-linux's setsid and setpriv on PATH (Debian package util-linux), but they are missing");
     }
+    Guard guard = choice.guard();
+    if (guard == null) {
+      log.error("cannot start a child on this machine, refusing to run: {}", choice.refused());
+      return Leasehold.NOT_STARTED;
+    }
+    if (!guard.treeKill()) {
+      if (requireTreeKill) {
+        log.error("--require-tree-kill: no PID namespace for the child ({}), so its processes could outlive a SIGKILLed"
+            + " leasehold: refusing to run", choice.refused());
+        return Leasehold.NOT_STARTED;
+      }
+      log.warn("no PID namespace for the child ({}): if leasehold is SIGKILLed, only the child's own process is"
+          + " killed, not the processes it started (--require-tree-kill refuses instead)", choice.refused());
+    }
     Supervisor.Settings settings =
-        new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, tools, store.backend(),
+        new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
             store.isEtcd() ? String.join(",", store.trimmed()) : null);
-    return new Supervisor(store.elector(config), settings).run();
+    return new Supervisor(elector, settings).run();
   }
 
-  private ElectorConfig config() {
-    if (ttlSeconds < 1) {
-      throw usage("--ttl must be >= 1 second, but was " + ttlSeconds);
-    }
-    try {
-      ElectorConfig.Builder b = ElectorConfig.builder().electionKey(key).leaseTtl(Duration.ofSeconds(ttlSeconds));
-      if (id != null) {
-        b.candidateId(id);
-      }
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      throw usage(StoreOptions.OptionNames.translate(e.getMessage()));
-    }
+  /** ttlText is --ttl as given (its default when not). */
+  private String ttlText() {
+    OptionSpec o = spec.findOption("--ttl");
+    List<String> given = o.originalStringValues();
+    return given.isEmpty() ? o.defaultValue() : given.get(given.size() - 1);
   }
 
   /** defaultGrace is TTL/5, at most 2 s, and never more than {@link #maxGrace} allows. */
@@ -152,9 +191,7 @@ final class RunCommand implements Callable<Integer> {
 
   /** renewInterval is how often the backend's MASTER renews at this TTL. */
   static Duration renewInterval(ElectorConfig c, boolean etcd) {
-    return etcd
-        ? Duration.ofNanos(ProtocolConfig.from(c).masterRenewIntervalNanos(c.leaseTtl().toSeconds()))
-        : c.leaseTtl().dividedBy(6);
+    return etcd ? EtcdLeaderElector.renewInterval(c) : JdbcLeaderElector.renewInterval(c);
   }
 
   /** maxGrace is the largest --grace that {@link #healthyFloor} leaves after the kill reserve. */
@@ -163,24 +200,24 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private String bound(ElectorConfig c, boolean etcd) {
-    return "with --ttl " + ttlSeconds + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
-        + Seconds.human(c.safetyMargin()) + " - renewal interval " + Seconds.human(renewInterval(c, etcd))
-        + " - RPC timeout " + Seconds.human(c.rpcTimeout()) + " (a renewal late by a timed-out call) - retry backoff "
-        + Seconds.human(c.retryBackoffInitial()) + " - kill reserve " + Seconds.human(KILL_RESERVE)
+    return "with --ttl " + ttlText() + ": TTL x " + (1 - c.maxDriftRate()) + " - safety margin "
+        + Durations.seconds(c.safetyMargin()) + " - renewal interval " + Durations.seconds(renewInterval(c, etcd))
+        + " - RPC timeout " + Durations.seconds(c.rpcTimeout()) + " (a renewal late by a timed-out call) - retry backoff "
+        + Durations.seconds(c.retryBackoffInitial()) + " - kill reserve " + Durations.seconds(KILL_RESERVE)
         + "; a healthy leader never has less left, so its child is never stopped needlessly";
   }
 
   private void checkGrace(ElectorConfig c, boolean etcd, Duration g) {
     Duration max = maxGrace(c, etcd);
     if (max.compareTo(Duration.ofMillis(50)) < 0) {
-      throw usage("--ttl must leave room for --grace, but " + ttlSeconds + " leaves " + Seconds.human(max)
+      throw usage("--ttl must leave room for --grace, but " + ttlText() + " leaves " + Durations.seconds(max)
           + " (" + bound(c, etcd) + "); use --ttl 2 or more");
     }
     if (g.isNegative() || g.isZero()) {
-      throw usage("--grace must be > 0 seconds, but was " + Seconds.human(g));
+      throw usage("--grace must be > 0 seconds, but was " + Durations.seconds(g));
     }
     if (g.compareTo(max) > 0) {
-      throw usage("--grace must be <= " + Seconds.human(max) + " (" + bound(c, etcd) + "), but was " + Seconds.human(g)
+      throw usage("--grace must be <= " + Durations.seconds(max) + " (" + bound(c, etcd) + "), but was " + Durations.seconds(g)
           + "; lower --grace or raise --ttl");
     }
   }

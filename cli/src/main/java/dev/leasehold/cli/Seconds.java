@@ -1,32 +1,30 @@
 package dev.leasehold.cli;
 
-import java.math.BigDecimal;
+import dev.leasehold.Durations;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * Seconds converts an option value in seconds, decimals allowed ("5", "0.5"), to a Duration
- * with millisecond precision, and prints durations back the same way.
+ * Seconds converts a duration option with core's one reader ({@link Durations#parse}): a bare
+ * number is seconds, decimals allowed ("5", "0.5"), and "5s", "500ms" or "PT5S" mean what they
+ * say; to the millisecond. {@link Durations#seconds} prints durations back in seconds.
  *
  * <p>Stateless and thread-safe.
  */
 final class Seconds implements ITypeConverter<Duration> {
   @Override
   public Duration convert(String value) {
+    Duration d;
     try {
-      BigDecimal s = new BigDecimal(value.trim());
-      if (s.scale() > 3) {
-        throw new TypeConversionException("'" + value + "' has more than millisecond precision");
-      }
-      return Duration.ofMillis(s.movePointRight(3).longValueExact());
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new TypeConversionException("'" + value + "' is not a number of seconds such as 5 or 0.5");
+      d = Durations.parse("", value);
+    } catch (IllegalArgumentException e) {
+      throw new TypeConversionException(
+          "'" + value + "' is not a number of seconds or a duration such as 5, 0.5, 5s or 500ms");
     }
-  }
-
-  /** human prints a duration in seconds with up to three decimals: "2.417s", "0.2s", "5s". */
-  static String human(Duration d) {
-    return BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString() + "s";
+    if (d.toNanos() % 1_000_000 != 0) {
+      throw new TypeConversionException("'" + value + "' has more than millisecond precision");
+    }
+    return d;
   }
 }

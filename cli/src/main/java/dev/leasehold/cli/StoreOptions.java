@@ -1,15 +1,15 @@
 package dev.leasehold.cli;
 
-import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
-import dev.leasehold.etcd.EtcdLeaderElector;
-import dev.leasehold.jdbc.JdbcLeaderElector;
+import dev.leasehold.select.Backends;
+import dev.leasehold.select.PropertyException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,6 +30,24 @@ final class StoreOptions {
   static final String ETCD_PASSWORD_ENV = "LEASEHOLD_ETCD_PASSWORD";
   /** JDBC_PASSWORD_ENV holds the database password when {@code --jdbc-password-file} is not given. */
   static final String JDBC_PASSWORD_ENV = "LEASEHOLD_JDBC_PASSWORD";
+
+  /** OPTIONS names each property these options (and the commands' own) set, for core's refusals. */
+  static final Map<String, String> OPTIONS = Map.ofEntries(
+      Map.entry("leasehold.key", "--key"),
+      Map.entry("leasehold.candidate-id", "--id"),
+      Map.entry("leasehold.ttl", "--ttl"),
+      Map.entry("leasehold.etcd.endpoints", "--endpoints"),
+      Map.entry("leasehold.etcd.tls.ca", "--cacert"),
+      Map.entry("leasehold.etcd.tls.client-certificate", "--cert"),
+      Map.entry("leasehold.etcd.tls.client-key", "--key-file"),
+      Map.entry("leasehold.etcd.user", "--user"),
+      Map.entry("leasehold.etcd.password", "--password-file"),
+      Map.entry("leasehold.jdbc.url", "--jdbc-url"),
+      Map.entry("leasehold.jdbc.user", "--jdbc-user"),
+      Map.entry("leasehold.jdbc.password", "--jdbc-password-file"),
+      Map.entry("leasehold.jdbc.table", "--jdbc-table"),
+      Map.entry("leasehold.jdbc.create-table", "--create-table"),
+      Map.entry("leasehold.jdbc.allow-relaxed-durability", "--jdbc-allow-relaxed-durability"));
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
@@ -151,30 +169,47 @@ final class StoreOptions {
   }
 
   /**
-   * elector builds the elector for the chosen backend with the neutral settings of
-   * {@code config}; a setting the backend refuses is reported as a usage error that names the
-   * option.
+   * elector builds the elector for the chosen backend with core's {@code Backends.fromProperties},
+   * from these options and {@code neutral}'s {@code leasehold.*} properties (the key, the id,
+   * the TTL), one vocabulary with the library's and Spring's; a setting core refuses is
+   * reported as a usage error that names the option.
    */
-  LeaderElector elector(ElectorConfig config) {
-    try {
-      if (isEtcd()) {
-        EtcdLeaderElector.Builder b = EtcdLeaderElector.builder().config(config).endpoints(trimmed());
-        if (cacert != null) {
-          b.tls(cacert);
-        }
-        if (cert != null) {
-          b.tlsClientCertificate(cert, keyFile);
-        }
-        if (user != null) {
-          b.credentials(user, etcdPassword());
-        }
-        return b.build();
+  LeaderElector elector(Map<String, String> neutral) {
+    Map<String, String> p = new LinkedHashMap<>(neutral);
+    if (isEtcd()) {
+      p.put("leasehold.backends", "etcd");
+      p.put("leasehold.etcd.endpoints", String.join(",", trimmed()));
+      put(p, "leasehold.etcd.tls.ca", cacert);
+      put(p, "leasehold.etcd.tls.client-certificate", cert);
+      put(p, "leasehold.etcd.tls.client-key", keyFile);
+      if (user != null) {
+        p.put("leasehold.etcd.user", user);
+        p.put("leasehold.etcd.password", new String(etcdPassword()));
       }
-      String pw = jdbcUser == null ? null : new String(jdbcPassword());
-      return JdbcLeaderElector.builder().config(config).jdbcUrl(jdbcUrl, jdbcUser, pw)
-          .table(jdbcTable).createTable(createTable).allowRelaxedDurability(allowRelaxedDurability).build();
+    } else {
+      p.put("leasehold.backends", "jdbc");
+      p.put("leasehold.jdbc.url", jdbcUrl);
+      if (jdbcUser != null) {
+        p.put("leasehold.jdbc.user", jdbcUser);
+        p.put("leasehold.jdbc.password", new String(jdbcPassword()));
+      }
+      p.put("leasehold.jdbc.table", jdbcTable);
+      p.put("leasehold.jdbc.create-table", Boolean.toString(createTable));
+      p.put("leasehold.jdbc.allow-relaxed-durability", Boolean.toString(allowRelaxedDurability));
+    }
+    try {
+      return Backends.fromProperties(p).build();
+    } catch (PropertyException e) {
+      String option = OPTIONS.get(e.property());
+      throw usage(option == null ? e.getMessage() : option + e.problem());
     } catch (IllegalArgumentException e) {
-      throw usage(OptionNames.translate(e.getMessage()));
+      throw usage(e.getMessage());
+    }
+  }
+
+  private static void put(Map<String, String> p, String property, Path file) {
+    if (file != null) {
+      p.put(property, file.toString());
     }
   }
 
@@ -223,37 +258,5 @@ final class StoreOptions {
 
   private ParameterException usage(String message) {
     return new ParameterException(spec.commandLine(), message);
-  }
-
-  /** OptionNames translates the builders' field names in a message into this command's options. */
-  static final class OptionNames {
-    private static final String[][] FIELDS = {
-        {"tlsClientCertificate certificateChain", "--cert"},
-        {"tlsClientCertificate privateKey", "--key-file"},
-        {"tls caCertificate", "--cacert"},
-        {"credentials user", "--user"},
-        {"credentials password", "--password-file"},
-        {"electionKey", "--key"},
-        {"candidateId", "--id"},
-        {"leaseTtl", "--ttl"},
-        {"jdbcUrl", "--jdbc-url"},
-        {"table", "--jdbc-table"},
-        {"endpoints", "--endpoints"},
-    };
-
-    private OptionNames() {}
-
-    /** translate replaces the leading field name of a builder's message by the option's name. */
-    static String translate(String message) {
-      if (message == null) {
-        return "invalid option";
-      }
-      for (String[] f : FIELDS) {
-        if (message.startsWith(f[0])) {
-          return f[1] + message.substring(f[0].length());
-        }
-      }
-      return message;
-    }
   }
 }

@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
 final class WatchCommand extends ReadCommand {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
 
-  @Option(names = "--interval", paramLabel = "SECONDS", converter = Seconds.class, defaultValue = "1",
+  @Option(names = "--interval", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "1",
       description = "poll interval besides the etcd watch (default: ${DEFAULT-VALUE} s)")
   Duration interval;
 

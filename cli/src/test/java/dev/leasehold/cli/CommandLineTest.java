@@ -117,8 +117,26 @@ class CommandLineTest {
   @Test
   void secondsTakeDecimalsAndRefuseSubMillisecondPrecision() {
     assertEquals(Duration.ofMillis(1500), new Seconds().convert("1.5"));
-    assertEquals("0.2s", Seconds.human(Duration.ofMillis(200)));
+    assertEquals("0.2s", dev.leasehold.Durations.seconds(Duration.ofMillis(200)));
     assertThrows(CommandLine.TypeConversionException.class, () -> new Seconds().convert("0.0001"));
+  }
+
+  @Test
+  void durationOptionsTakeUnitsAndBareSecondsAlike() {
+    assertEquals(Duration.ofMillis(500), new Seconds().convert("500ms"));
+    assertEquals(Duration.ofSeconds(2), new Seconds().convert("2s"));
+    assertEquals(Duration.ofSeconds(2), new Seconds().convert("PT2S"));
+    assertUsage("--grace must be <= 0.646s (with --ttl 2s: TTL x 0.99", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--ttl", "2s", "--grace", "1000ms", "--", "true");
+  }
+
+  @Test
+  void coresRefusalsNameTheOption() {
+    assertUsage("--ttl must be a whole number of seconds (etcd grants seconds), but was 2.5s", "run", "--endpoints",
+        "http://127.0.0.1:1", "--key", "k", "--ttl", "2.5", "--", "true");
+    assertUsage("--key must not be empty, but was \" \"", "run", "--endpoints", "http://127.0.0.1:1", "--key", " ",
+        "--", "true");
+    assertUsage("--endpoints[0] must be a URL like", "status", "--endpoints", "127.0.0.1:2379", "--key", "k");
   }
 
   @Test

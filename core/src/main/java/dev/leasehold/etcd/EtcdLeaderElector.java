@@ -34,56 +34,63 @@ public final class EtcdLeaderElector {
   }
 
   /**
+   * of creates an elector that has not started from the neutral settings and how to reach etcd;
+   * it makes no connection and starts no thread until {@link LeaderElector#start()}. Every
+   * elector made from one {@code settings} with endpoints makes its own client.
+   *
+   * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
+   *     least 1 s (etcd grants seconds), or an argument is null
+   */
+  public static LeaderElector of(ElectorConfig config, EtcdSettings settings) {
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings);
+  }
+
+  /**
+   * renewInterval is how long after its last confirmed renewal's send time an etcd MASTER with
+   * this config renews (PROTOCOL.md §4.4): as late as leaves 2 s of its deadline window for
+   * riding out an etcd leader election, between TTL/6 and TTL/2 (of the requested TTL; etcd may
+   * grant a longer one).
+   */
+  public static Duration renewInterval(ElectorConfig config) {
+    return Duration.ofNanos(
+        ProtocolConfig.from(config).masterRenewIntervalNanos(config.leaseTtl().toSeconds()));
+  }
+
+  private static LeaderElector create(ElectorConfig validated, EtcdSettings settings) {
+    Client given = settings.givenClient();
+    EtcdClientFactory factory = settings.factory(validated.rpcTimeout());
+    Supplier<Client> clients = given == null ? factory : () -> given;
+    // Made once everything is validated: a scheduler starts threads.
+    Scheduler threads = new ThreadScheduler();
+    EtcdStore store =
+        new EtcdStore(
+            clients, given == null, validated.electionKey(), validated.candidateId(),
+            new EtcdReasons(validated.electionKey(), factory),
+            new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()),
+            Builder.hedgeAfter(validated.rpcTimeout()));
+    ElectionMachine machine = new ElectionMachine(ProtocolConfig.from(validated), new SplittableRandom());
+    String name = validated.candidateId() + "@" + validated.electionKey();
+    return new ElectorRuntime(validated, machine, store, threads, name);
+  }
+
+  /**
    * Builder configures an etcd {@link LeaderElector}: the backend-neutral settings (inherited
    * from {@link ElectorConfig.Settings}, or all at once with {@code config(ElectorConfig)})
-   * plus etcd's own. {@link #build()} validates everything and names the field and the value
-   * of the first problem.
+   * plus etcd's own ({@link EtcdSettings}). {@link #build()} validates everything and names the
+   * field and the value of the first problem.
    *
    * <p>Not thread-safe.
    */
   public static final class Builder extends EtcdClientSettings<Builder> {
-    private Supplier<Scheduler> scheduler = ThreadScheduler::new;
-    private Long randomSeed;
-
     private Builder() {}
-
-    /** scheduler replaces the threads and clock the elector runs on; for tests. */
-    Builder scheduler(Supplier<Scheduler> scheduler) {
-      this.scheduler = scheduler;
-      return this;
-    }
-
-    /** randomSeed fixes the retry jitter; for tests. */
-    Builder randomSeed(long seed) {
-      this.randomSeed = seed;
-      return this;
-    }
 
     /**
      * build validates the settings, reads the TLS files, and creates an elector that has not
-     * started; it makes no connection and starts no thread until {@link LeaderElector#start()}.
+     * started, as {@link EtcdLeaderElector#of} does with the two values.
      */
     public LeaderElector build() {
-      ElectorConfig validated =
-          buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
-      check();
-      Client given = givenClient();
-      EtcdClientFactory factory = given == null ? factory(validated.rpcTimeout()) : null;
-      Supplier<Client> clients = given == null ? factory : () -> given;
-      // Made once everything is validated: a scheduler starts threads.
-      Scheduler threads = scheduler.get();
-      EtcdStore store =
-          new EtcdStore(
-              clients, given == null, validated.electionKey(), validated.candidateId(),
-              new EtcdReasons(validated.electionKey(), factory),
-              new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()),
-              hedgeAfter(validated.rpcTimeout()));
-      ElectionMachine machine =
-          new ElectionMachine(
-              ProtocolConfig.from(validated),
-              randomSeed != null ? new SplittableRandom(randomSeed) : new SplittableRandom());
-      String name = validated.candidateId() + "@" + validated.electionKey();
-      return new ElectorRuntime(validated, machine, store, threads, name);
+      ElectorConfig validated = etcdConfig();
+      return create(validated, settings());
     }
 
     /**

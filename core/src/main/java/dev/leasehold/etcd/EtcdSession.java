@@ -15,7 +15,6 @@ import dev.leasehold.runtime.ThreadScheduler;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -94,8 +93,7 @@ public final class EtcdSession implements AutoCloseable {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private volatile Thread shutdownHook;
 
-  private EtcdSession(
-      ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons, Long seed) {
+  private EtcdSession(ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons) {
     this.template = template;
     this.protocol = ProtocolConfig.from(template);
     this.client = client;
@@ -105,7 +103,7 @@ public final class EtcdSession implements AutoCloseable {
     this.leaseThreads = new ThreadScheduler();
     this.leaseLoop = new SharedThreads(leaseThreads, threads);
     this.value = ByteSequence.from(template.candidateId(), StandardCharsets.UTF_8);
-    this.random = seed != null ? new SplittableRandom(seed) : new SplittableRandom();
+    this.random = new SplittableRandom();
     EtcdStore leaseCalls =
         new EtcdStore(() -> client, false, template.electionKey(), template.candidateId(), reasons,
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
@@ -119,6 +117,39 @@ public final class EtcdSession implements AutoCloseable {
   /** builder starts configuring a session. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * of makes a session, and its client unless {@code settings} give one, from the settings every
+   * election of it shares ({@code config.electionKey()} is the prefix) and how to reach etcd;
+   * nothing runs until {@link #start()}.
+   *
+   * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
+   *     least 1 s (etcd grants seconds), or an argument is null
+   */
+  public static EtcdSession of(ElectorConfig config, EtcdSettings settings) {
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings);
+  }
+
+  private static EtcdSession create(ElectorConfig validated, EtcdSettings settings) {
+    Client given = settings.givenClient();
+    if (given != null) {
+      return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null));
+    }
+    EtcdClientFactory factory = settings.factory(validated.rpcTimeout());
+    // A fixed pool, so that thousands of calls in flight (every election's first campaign)
+    // do not grow jetcd's default cached pool by a thread each.
+    ExecutorService pool = Executors.newFixedThreadPool(CLIENT_THREADS, r -> {
+      Thread t = new Thread(r, "leasehold-etcd-" + THREADS.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      return new EtcdSession(validated, factory.get(pool), pool, new EtcdReasons(validated.electionKey(), factory));
+    } catch (RuntimeException e) {
+      pool.shutdownNow();
+      throw e;
+    }
   }
 
   /** prefix is the key prefix every election of this session lives under. */
@@ -249,13 +280,12 @@ public final class EtcdSession implements AutoCloseable {
 
   /**
    * Builder configures a session: the elector settings every election of it shares ({@code
-   * electionKey} is the prefix, see {@link #prefix(String)}), and how to reach etcd.
+   * electionKey} is the prefix, see {@link #prefix(String)}), and how to reach etcd ({@link
+   * EtcdSettings}).
    *
    * <p>Not thread-safe.
    */
   public static final class Builder extends EtcdClientSettings<Builder> {
-    private Long randomSeed;
-
     private Builder() {}
 
     /** prefix sets the key prefix of the session's elections (required; end it with "/"). */
@@ -263,41 +293,16 @@ public final class EtcdSession implements AutoCloseable {
       return electionKey(prefix);
     }
 
-    /** randomSeed fixes the retry jitter; for tests. */
-    Builder randomSeed(long seed) {
-      this.randomSeed = seed;
-      return this;
-    }
-
     /**
      * build validates the settings and makes the session (and its client, unless one was
-     * given); nothing runs until {@link EtcdSession#start()}.
+     * given), as {@link EtcdSession#of} does with the two values; nothing runs until {@link
+     * EtcdSession#start()}.
      *
      * @throws IllegalArgumentException naming the field and value of a bad setting
      */
     public EtcdSession build() {
-      ElectorConfig validated =
-          buildConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), "etcd grants seconds");
-      check();
-      Client given = givenClient();
-      if (given != null) {
-        return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null), randomSeed);
-      }
-      EtcdClientFactory factory = factory(validated.rpcTimeout());
-      // A fixed pool, so that thousands of calls in flight (every election's first campaign)
-      // do not grow jetcd's default cached pool by a thread each.
-      ExecutorService pool = Executors.newFixedThreadPool(CLIENT_THREADS, r -> {
-        Thread t = new Thread(r, "leasehold-etcd-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
-      try {
-        return new EtcdSession(validated, factory.get(pool), pool, new EtcdReasons(validated.electionKey(), factory),
-            randomSeed);
-      } catch (RuntimeException e) {
-        pool.shutdownNow();
-        throw e;
-      }
+      ElectorConfig validated = etcdConfig();
+      return create(validated, settings());
     }
   }
 }

@@ -3,12 +3,9 @@ package dev.leasehold.jdbc;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.runtime.ElectorRuntime;
-import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.function.Supplier;
-import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -52,148 +49,138 @@ public final class JdbcLeaderElector {
   }
 
   /**
+   * of creates an elector that has not started from the neutral settings and how to reach the
+   * database; it makes no connection and starts no thread until {@link LeaderElector#start()}.
+   *
+   * @throws IllegalArgumentException naming the field and the value when the config does not
+   *     suit a lease row (see {@link Builder}), or an argument is null
+   */
+  public static LeaderElector of(ElectorConfig config, JdbcSettings settings) {
+    if (config == null) {
+      throw new IllegalArgumentException("config must be set, but was null");
+    }
+    ElectorConfig validated = checked(new Builder().config(config).sqlConfig());
+    if (settings == null) {
+      throw new IllegalArgumentException("settings must be set, but was null");
+    }
+    return create(validated, settings);
+  }
+
+  /** renewInterval is how long after its last committed renewal's send time a MASTER renews: TTL/6. */
+  public static Duration renewInterval(ElectorConfig config) {
+    return Duration.ofNanos(SqlConfig.from(config, LeaseTable.DEFAULT_NAME).renewIntervalNanos());
+  }
+
+  /** checked applies the lease row's own rules to a config the neutral rules (and the TTL's) passed. */
+  private static ElectorConfig checked(ElectorConfig c) {
+    if (!ELECTION_NAME.matcher(c.electionKey()).matches()) {
+      throw new IllegalArgumentException("electionKey must match " + ELECTION_NAME.pattern()
+          + " (it is the lease row's name), but was \"" + c.electionKey() + "\"");
+    }
+    if (c.candidateId().codePointCount(0, c.candidateId().length()) > 255) {
+      throw new IllegalArgumentException("candidateId must be at most 255 characters (the row's candidate"
+          + " column), but was " + c.candidateId().length() + " long");
+    }
+    Duration waitTimeout = c.leaseTtl().multipliedBy(2);
+    if (c.pollInterval().compareTo(waitTimeout) >= 0) {
+      throw new IllegalArgumentException("pollInterval must be < 2 × leaseTtl (" + waitTimeout.toMillis()
+          + "ms, the term session's wait_timeout), but was " + c.pollInterval().toMillis() + "ms");
+    }
+    return c;
+  }
+
+  private static LeaderElector create(ElectorConfig c, JdbcSettings settings) {
+    SqlConfig sql = SqlConfig.from(c, settings.table().configured());
+    TermSession.Settings session =
+        new TermSession.Settings(
+            settings.table(),
+            c.electionKey(),
+            c.candidateId(),
+            sql.ttlMicros(),
+            (int) Math.min(Integer.MAX_VALUE, ceilSeconds(c.leaseTtl().multipliedBy(2))),
+            (int) Math.max(1, ceilSeconds(c.rpcTimeout())),
+            settings.options());
+    String name = c.candidateId() + "@" + c.electionKey();
+    SqlLeaseStore store = new SqlLeaseStore(settings.source(), session, c.rpcTimeout().toNanos(), name);
+    SqlMachine machine = new SqlMachine(sql, new SecureRandom());
+    return new ElectorRuntime(c, machine, store, new ThreadScheduler(), name);
+  }
+
+  private static long ceilSeconds(Duration d) {
+    return (d.toNanos() + 999_999_999L) / 1_000_000_000L;
+  }
+
+  /**
    * Builder configures a MariaDB/MySQL {@link LeaderElector}: the backend-neutral settings
    * (inherited from {@link ElectorConfig.Settings}; the election key is the row's name, the
    * lease TTL a whole number of milliseconds, at least 500 ms, and {@code pollInterval} under
    * 2 × TTL, so the default 1 s needs a TTL over 500 ms; {@code standbyLease} does not apply)
-   * plus where the term session comes from, the table and the opt-ins. {@link #build()}
-   * validates everything and names the field and the value of the first problem.
+   * plus where the term session comes from, the table and the opt-ins ({@link JdbcSettings}).
+   * {@link #build()} validates everything and names the field and the value of the first
+   * problem.
    *
    * <p>Not thread-safe.
    */
   public static final class Builder extends ElectorConfig.Settings<Builder> {
-    private String jdbcUrl;
-    private String user;
-    private String password;
-    private DataSource dataSource;
-    private String table = LeaseTable.DEFAULT_NAME;
-    private boolean createTable;
-    private boolean allowRelaxedDurability;
-    private Supplier<Scheduler> scheduler = ThreadScheduler::new;
-    private RandomGenerator random;
+    private final JdbcSettings.Builder jdbc = JdbcSettings.builder();
 
     private Builder() {}
 
-    /**
-     * jdbcUrl opens the term session with {@code DriverManager} (with connect and socket
-     * timeouts and automatic reconnection off), for example
-     * {@code jdbc:mariadb://db:3306/app}; the URL may carry the driver's options (TLS). The
-     * preferred way: a pool's connections never serve the term session.
-     */
+    /** jdbcUrl opens the term session with {@code DriverManager}: {@link JdbcSettings.Builder#jdbcUrl}. */
     public Builder jdbcUrl(String url, String user, String password) {
-      this.jdbcUrl = url;
-      this.user = user;
-      this.password = password;
+      jdbc.jdbcUrl(url, user, password);
       return this;
     }
 
-    /**
-     * dataSource opens the term session with {@code dataSource.getConnection()}; it must open a
-     * new server session each time (the driver's own DataSource, such as
-     * {@code org.mariadb.jdbc.MariaDbDataSource}), never hand out pooled ones: a pool is
-     * detected at the first session (it gives the same server session back after close) and
-     * refused with STORE_UNAVAILABLE. Use it when the driver needs configuring beyond a URL.
-     */
+    /** dataSource opens the term session from a non-pooling DataSource: {@link JdbcSettings.Builder#dataSource}. */
     public Builder dataSource(DataSource dataSource) {
-      this.dataSource = dataSource;
+      jdbc.dataSource(dataSource);
       return this;
     }
 
-    /**
-     * table sets the lease table, {@code name} or {@code schema.name}; default
-     * {@code leasehold_lease} in the connection's database. Many elections share one table.
-     */
+    /** table sets the lease table: {@link JdbcSettings.Builder#table}. */
     public Builder table(String table) {
-      this.table = table;
+      jdbc.table(table);
       return this;
     }
 
-    /**
-     * createTable lets the elector create a missing table with PROTOCOL.md's DDL (needs the
-     * CREATE privilege); default false: a missing table is reported, with the DDL to run, as
-     * STORE_UNAVAILABLE.
-     */
+    /** createTable lets the elector create a missing table: {@link JdbcSettings.Builder#createTable}. */
     public Builder createTable(boolean createTable) {
-      this.createTable = createTable;
+      jdbc.createTable(createTable);
       return this;
     }
 
     /**
-     * allowRelaxedDurability accepts a server with {@code innodb_flush_log_at_trx_commit <> 1},
-     * whose crash may lose the last commits (a repeated epoch, a row living shorter than its
-     * MASTER's deadline); default false: such a server is refused.
+     * allowRelaxedDurability accepts a server whose crash may lose the last commits: {@link
+     * JdbcSettings.Builder#allowRelaxedDurability}.
      */
     public Builder allowRelaxedDurability(boolean allow) {
-      this.allowRelaxedDurability = allow;
-      return this;
-    }
-
-    /** scheduler replaces the threads and clock the elector runs on; for tests. */
-    Builder scheduler(Supplier<Scheduler> scheduler) {
-      this.scheduler = scheduler;
-      return this;
-    }
-
-    /** random replaces the SecureRandom that draws holder tokens and jitter; for tests. */
-    Builder random(RandomGenerator random) {
-      this.random = random;
+      jdbc.allowRelaxedDurability(allow);
       return this;
     }
 
     /**
-     * build validates the settings and creates an elector that has not started; it makes no
-     * connection and starts no thread until {@link LeaderElector#start()}.
+     * settings validates how to reach the database, as set so far, into its value; the builder
+     * stays usable, and later changes to it do not reach the value.
+     *
+     * @throws IllegalArgumentException naming the field and its value
+     */
+    public JdbcSettings settings() {
+      return jdbc.build();
+    }
+
+    /**
+     * build validates the settings and creates an elector that has not started, as {@link
+     * JdbcLeaderElector#of} does with the two values; it makes no connection and starts no
+     * thread until {@link LeaderElector#start()}.
      */
     public LeaderElector build() {
-      ElectorConfig c = buildConfig(MIN_TTL, Duration.ofMillis(1), null);
-      if (!ELECTION_NAME.matcher(c.electionKey()).matches()) {
-        throw new IllegalArgumentException("electionKey must match " + ELECTION_NAME.pattern()
-            + " (it is the lease row's name), but was \"" + c.electionKey() + "\"");
-      }
-      if (c.candidateId().codePointCount(0, c.candidateId().length()) > 255) {
-        throw new IllegalArgumentException("candidateId must be at most 255 characters (the row's candidate"
-            + " column), but was " + c.candidateId().length() + " long");
-      }
-      Duration waitTimeout = c.leaseTtl().multipliedBy(2);
-      if (c.pollInterval().compareTo(waitTimeout) >= 0) {
-        throw new IllegalArgumentException("pollInterval must be < 2 × leaseTtl (" + waitTimeout.toMillis()
-            + "ms, the term session's wait_timeout), but was " + c.pollInterval().toMillis() + "ms");
-      }
-      SessionSource source = source();
-      LeaseTable leaseTable = LeaseTable.of(table);
-      SqlConfig sql = SqlConfig.from(c, leaseTable.configured());
-      TermSession.Settings settings =
-          new TermSession.Settings(
-              leaseTable,
-              c.electionKey(),
-              c.candidateId(),
-              sql.ttlMicros(),
-              (int) Math.min(Integer.MAX_VALUE, ceilSeconds(waitTimeout)),
-              (int) Math.max(1, ceilSeconds(c.rpcTimeout())),
-              new ServerCheck.Options(createTable, allowRelaxedDurability));
-      String name = c.candidateId() + "@" + c.electionKey();
-      SqlLeaseStore store = new SqlLeaseStore(source, settings, c.rpcTimeout().toNanos(), name);
-      SqlMachine machine = new SqlMachine(sql, random != null ? random : new SecureRandom());
-      return new ElectorRuntime(c, machine, store, scheduler.get(), name);
+      ElectorConfig c = checked(sqlConfig());
+      return create(c, settings());
     }
 
-    private SessionSource source() {
-      if (jdbcUrl != null && dataSource != null) {
-        throw new IllegalArgumentException(
-            "dataSource must not be set together with jdbcUrl, but both were (jdbcUrl " + jdbcUrl + ")");
-      }
-      if (dataSource != null) {
-        return SessionSource.fromDataSource(dataSource);
-      }
-      if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:")) {
-        throw new IllegalArgumentException("jdbcUrl must be a JDBC URL such as jdbc:mariadb://host:3306/db"
-            + " (or set dataSource), but was " + (jdbcUrl == null ? "null" : "\"" + jdbcUrl + "\""));
-      }
-      return SessionSource.fromUrl(jdbcUrl, user, password);
-    }
-
-    private static long ceilSeconds(Duration d) {
-      return (d.toNanos() + 999_999_999L) / 1_000_000_000L;
+    private ElectorConfig sqlConfig() {
+      return buildConfig(MIN_TTL, Duration.ofMillis(1), null);
     }
   }
 }

@@ -5,11 +5,9 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.protocol.ElectionMachine;
 import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
-import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
 import java.time.Duration;
 import java.util.SplittableRandom;
-import java.util.function.Supplier;
 
 /**
  * LocalLeaderElector builds {@link LeaderElector}s that run the Leasehold protocol against a
@@ -37,6 +35,21 @@ public final class LocalLeaderElector {
   }
 
   /**
+   * of creates an elector that has not started, on {@code store} with the neutral settings; the
+   * store is its only setting of its own.
+   *
+   * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
+   *     least 1 s (the local store grants seconds, as etcd does), or the store is missing or
+   *     closed
+   */
+  public static LeaderElector of(ElectorConfig config, LocalStore store) {
+    if (config == null) {
+      throw new IllegalArgumentException("config must be set, but was null");
+    }
+    return new Builder().config(config).store(store).build();
+  }
+
+  /**
    * Builder configures a {@link LocalLeaderElector}: the store, plus the backend-neutral
    * settings (inherited from {@link ElectorConfig.Settings}, or all at once with
    * {@code config(ElectorConfig)}). The local store grants the TTL asked for, down to 1 s.
@@ -47,26 +60,12 @@ public final class LocalLeaderElector {
    */
   public static final class Builder extends ElectorConfig.Settings<Builder> {
     private LocalStore store;
-    private Supplier<Scheduler> scheduler = ThreadScheduler::new;
-    private Long randomSeed;
 
     private Builder() {}
 
     /** store sets the store to elect on (required); electors elect among those sharing it. */
     public Builder store(LocalStore store) {
       this.store = store;
-      return this;
-    }
-
-    /** scheduler replaces the threads and clock the elector runs on; for tests. */
-    Builder scheduler(Supplier<Scheduler> scheduler) {
-      this.scheduler = scheduler;
-      return this;
-    }
-
-    /** randomSeed fixes the retry jitter; for tests. */
-    Builder randomSeed(long seed) {
-      this.randomSeed = seed;
       return this;
     }
 
@@ -83,12 +82,9 @@ public final class LocalLeaderElector {
         throw new IllegalArgumentException("store must be open, but was closed");
       }
       LocalPort port = new LocalPort(store, validated.electionKey(), validated.candidateId());
-      ElectionMachine machine =
-          new ElectionMachine(
-              ProtocolConfig.from(validated),
-              randomSeed != null ? new SplittableRandom(randomSeed) : new SplittableRandom());
+      ElectionMachine machine = new ElectionMachine(ProtocolConfig.from(validated), new SplittableRandom());
       String name = validated.candidateId() + "@" + validated.electionKey();
-      return new ElectorRuntime(validated, machine, port, scheduler.get(), name);
+      return new ElectorRuntime(validated, machine, port, new ThreadScheduler(), name);
     }
   }
 }

@@ -1,11 +1,12 @@
 package dev.leasehold.select;
 
-import java.math.BigDecimal;
+import dev.leasehold.Durations;
+import dev.leasehold.etcd.EtcdSettings;
+import dev.leasehold.jdbc.JdbcSettings;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -13,57 +14,75 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Consumer;
 
 /**
- * BackendProperties reads {@code leasehold.*} properties (or their {@code LEASEHOLD_*}
- * environment names) into a {@link Backends.Builder}; every error names the property (or
- * variable) and its value, never a password's.
+ * BackendProperties is the one vocabulary of {@code leasehold.*} properties (or their {@code
+ * LEASEHOLD_*} environment names): it reads them into a {@link Backends.Builder}, and names the
+ * property, as the caller spelt it, in every error, with its value, never a password's.
  *
- * <p>Stateless and thread-safe.
+ * <p>Immutable and thread-safe once made; made by {@link #apply}.
  */
 final class BackendProperties {
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+  /**
+   * Property is one name and the builder fields its errors start with ("tls caCertificate must
+   * be ..."; the longest that fits wins), first the one the property sets.
+   */
+  private record Property(String name, List<String> fields) {}
 
-  /** The builder field each property sets, for naming the property in the builder's errors. */
-  private static final Map<String, String> FIELDS = new LinkedHashMap<>();
+  private static final List<Property> PROPERTIES = List.of(
+      property("leasehold.backends", "backends"),
+      property("leasehold.fallback", "fallback"),
+      property("leasehold.fallback.after", "fallbackAfter"),
+      property("leasehold.fallback.return-after", "returnAfter"),
+      property("leasehold.key", "electionKey"),
+      property("leasehold.candidate-id", "candidateId"),
+      property("leasehold.ttl", "leaseTtl"),
+      property("leasehold.safety-margin", "safetyMargin"),
+      property("leasehold.max-drift-rate", "maxDriftRate"),
+      property("leasehold.poll-interval", "pollInterval"),
+      property("leasehold.rpc-timeout", "rpcTimeout"),
+      property("leasehold.retry-backoff.initial", "retryBackoffInitial"),
+      property("leasehold.retry-backoff.max", "retryBackoffMax"),
+      property("leasehold.resign-holdoff", "resignHoldoff"),
+      property("leasehold.standby-lease", "standbyLease"),
+      property("leasehold.close-on-shutdown", "closeOnShutdown"),
+      property("leasehold.etcd.endpoints", "endpoints"),
+      // etcd's credential errors name "credentials ..." as one, whichever half is wrong.
+      property("leasehold.etcd.user", "credentials user", "credentials"),
+      property("leasehold.etcd.password", "credentials password", "credentials"),
+      property("leasehold.etcd.tls.ca", "tls caCertificate", "tls"),
+      property("leasehold.etcd.tls.jvm-default-trust", "tlsJvmDefaultTrust", "tls"),
+      property("leasehold.etcd.tls.client-certificate", "tlsClientCertificate certificateChain",
+          "tlsClientCertificate"),
+      property("leasehold.etcd.tls.client-key", "tlsClientCertificate privateKey"),
+      property("leasehold.etcd.tls.authority", "tlsAuthority"),
+      property("leasehold.jdbc.url", "jdbcUrl"),
+      property("leasehold.jdbc.user", "jdbc user"),
+      property("leasehold.jdbc.password", "jdbc password"),
+      property("leasehold.jdbc.table", "table"),
+      property("leasehold.jdbc.create-table", "createTable"),
+      property("leasehold.jdbc.allow-relaxed-durability", "allowRelaxedDurability"));
 
-  static {
-    FIELDS.put("leasehold.backends", "backends");
-    FIELDS.put("leasehold.fallback", "fallback");
-    FIELDS.put("leasehold.fallback.after", "fallbackAfter");
-    FIELDS.put("leasehold.fallback.return-after", "returnAfter");
-    FIELDS.put("leasehold.key", "electionKey");
-    FIELDS.put("leasehold.candidate-id", "candidateId");
-    FIELDS.put("leasehold.ttl", "leaseTtl");
-    FIELDS.put("leasehold.safety-margin", "safetyMargin");
-    FIELDS.put("leasehold.max-drift-rate", "maxDriftRate");
-    FIELDS.put("leasehold.poll-interval", "pollInterval");
-    FIELDS.put("leasehold.rpc-timeout", "rpcTimeout");
-    FIELDS.put("leasehold.retry-backoff.initial", "retryBackoffInitial");
-    FIELDS.put("leasehold.retry-backoff.max", "retryBackoffMax");
-    FIELDS.put("leasehold.resign-holdoff", "resignHoldoff");
-    FIELDS.put("leasehold.standby-lease", "standbyLease");
-    FIELDS.put("leasehold.close-on-shutdown", "closeOnShutdown");
-    FIELDS.put("leasehold.etcd.endpoints", "endpoints");
-    FIELDS.put("leasehold.etcd.user", "credentials user");
-    FIELDS.put("leasehold.etcd.password", "credentials password");
-    FIELDS.put("leasehold.etcd.tls.ca", "tls");
-    FIELDS.put("leasehold.etcd.tls.authority", "tlsAuthority");
-    FIELDS.put("leasehold.jdbc.url", "jdbcUrl");
-    FIELDS.put("leasehold.jdbc.user", "jdbc user");
-    FIELDS.put("leasehold.jdbc.password", "jdbc password");
-    FIELDS.put("leasehold.jdbc.table", "table");
-    FIELDS.put("leasehold.jdbc.create-table", "createTable");
-    FIELDS.put("leasehold.jdbc.allow-relaxed-durability", "allowRelaxedDurability");
+  /** Given is a property as the caller gave it: its name as spelt, and its value as errors show it. */
+  private record Given(String spelt, String shown) {}
+
+  // Property -> how it was given, for the properties this builder came from.
+  private final Map<String, Given> given;
+  private final boolean environment;
+
+  private BackendProperties(Map<String, Given> given, boolean environment) {
+    this.given = given;
+    this.environment = environment;
   }
 
-  private BackendProperties() {}
+  private static Property property(String name, String... fields) {
+    return new Property(name, List.of(fields));
+  }
 
   /** names lists every property name, in the README's order. */
   static List<String> names() {
-    return List.copyOf(FIELDS.keySet());
+    return PROPERTIES.stream().map(Property::name).toList();
   }
 
   /** envName is a property's environment variable: LEASEHOLD_FALLBACK_RETURN_AFTER. */
@@ -71,15 +90,20 @@ final class BackendProperties {
     return property.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
   }
 
-  /** apply sets {@code b} from the {@code leasehold.*} entries (or LEASEHOLD_* ones) of {@code in}. */
-  static void apply(Backends.Builder b, Map<String, String> in, boolean environment) {
+  /**
+   * apply sets {@code b} from the {@code leasehold.*} entries (or LEASEHOLD_* ones) of {@code in},
+   * and returns what names them in {@code b}'s errors.
+   *
+   * @throws PropertyException naming the property and the value of the first unreadable one
+   */
+  static BackendProperties apply(Backends.Builder b, Map<String, String> in, boolean environment) {
     Map<String, String> byEnv = new LinkedHashMap<>();
-    for (String p : FIELDS.keySet()) {
+    for (String p : names()) {
       byEnv.put(envName(p), p);
     }
     // Sorted, so the first error does not depend on the map's order.
-    Map<String, String> props = new TreeMap<>();
-    Map<String, String> shown = new LinkedHashMap<>();
+    Map<String, String> values = new TreeMap<>();
+    Map<String, Given> given = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : new TreeMap<>(in).entrySet()) {
       String key = e.getKey();
       String property;
@@ -95,59 +119,78 @@ final class BackendProperties {
         if (!key.startsWith("leasehold.")) {
           continue;
         }
-        property = FIELDS.containsKey(key) ? key : null;
+        property = byEnv.containsValue(key) ? key : null;
       }
       if (property == null) {
-        throw new IllegalArgumentException(key + " is not a Leasehold property (known: "
-            + String.join(", ", names()) + "), but was set to \"" + e.getValue() + "\"");
+        String problem = " is not a Leasehold property (known: " + String.join(", ", names())
+            + "), but was set to \"" + e.getValue() + "\"";
+        throw new PropertyException(key, problem, key + problem, null);
       }
-      props.put(property, e.getValue());
-      shown.put(property, key);
+      values.put(property, e.getValue());
+      String shown = property.endsWith(".password") ? "(hidden)" : "\"" + e.getValue() + "\"";
+      given.put(property, new Given(key, shown));
     }
-    Setter set = new Setter(b, props, shown);
-    set.all();
+    BackendProperties read = new BackendProperties(given, environment);
+    read.new Setter(b, values).all();
+    return read;
   }
 
-  /** named prefixes a builder error with the property and value its field came from. */
-  static IllegalArgumentException named(IllegalArgumentException e, Map<String, String> origins) {
+  /**
+   * named turns a builder's error that starts with a field into a {@link PropertyException}
+   * naming its property: with the property as given and its value in front when it was given
+   * ({@code leasehold.ttl="200ms": leaseTtl must be >= 1s, but was 200ms}), else the property's
+   * name in the field's place ({@code leasehold.key must be a non-blank string, but was null});
+   * an error that names no property's field is returned as it is.
+   */
+  IllegalArgumentException named(IllegalArgumentException e) {
+    if (e instanceof PropertyException) {
+      return e;
+    }
     String m = String.valueOf(e.getMessage());
-    String best = null;
-    for (String field : origins.keySet()) {
-      boolean names = m.startsWith(field + " ") || m.startsWith(field + "[");
-      if (names && (best == null || field.length() > best.length())) {
-        best = field;
+    Property best = null;
+    String bestField = null;
+    boolean bestGiven = false;
+    for (Property p : PROPERTIES) {
+      boolean isGiven = given.containsKey(p.name());
+      for (String f : p.fields()) {
+        boolean fits = m.startsWith(f) && (m.length() == f.length() || " [".indexOf(m.charAt(f.length())) >= 0);
+        boolean better = best == null || isGiven && !bestGiven
+            || isGiven == bestGiven && f.length() > bestField.length();
+        if (fits && better) {
+          best = p;
+          bestField = f;
+          bestGiven = isGiven;
+        }
       }
     }
     if (best == null) {
       return e;
     }
-    return new IllegalArgumentException(origins.get(best) + ": " + m, e);
+    String problem = m.substring(bestField.length());
+    Given g = given.get(best.name());
+    String message = g != null ? g.spelt() + "=" + g.shown() + ": " + m : spelt(best.name()) + problem;
+    return new PropertyException(best.name(), problem, message, e);
   }
 
-  /** human prints a duration as the errors do: 200ms, 5s, 1.5s. */
-  static String human(Duration d) {
-    if (d == null) {
-      return "null";
+  private String spelt(String property) {
+    Given g = given.get(property);
+    return g != null ? g.spelt() : environment ? envName(property) : property;
+  }
+
+  /** Setter applies one map of properties, each already known. */
+  private final class Setter {
+    private final Backends.Builder b;
+    private final Map<String, String> p;
+
+    Setter(Backends.Builder b, Map<String, String> p) {
+      this.b = b;
+      this.p = p;
     }
-    long ms = d.toMillis();
-    return ms < 1000 ? ms + "ms" : BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
-  }
 
-  /** Setter applies one map of properties; {@code shown} gives each its name as the user spelt it. */
-  private record Setter(Backends.Builder b, Map<String, String> p, Map<String, String> shown) {
     void all() {
-      for (String property : p.keySet()) {
-        String value = p.get(property);
-        boolean secret = property.endsWith(".password");
-        if (value == null || value.isBlank()) {
-          throw new IllegalArgumentException(shown.get(property) + " must not be empty, but was \""
-              + (value == null ? "" : value) + "\"");
-        }
-        String field = FIELDS.get(property);
-        String origin = shown.get(property) + "=" + (secret ? "(hidden)" : "\"" + value + "\"");
-        b.origins.put(field, origin);
-        if (field.startsWith("credentials ")) {
-          b.origins.putIfAbsent("credentials", origin); // etcd's errors name "credentials ..." as one
+      for (Map.Entry<String, String> e : p.entrySet()) {
+        if (e.getValue() == null || e.getValue().isBlank()) {
+          throw refused(e.getKey(), " must not be empty, but was \"" + (e.getValue() == null ? "" : e.getValue()) + "\"");
         }
       }
       text("leasehold.backends", v -> b.backends(backends(v)));
@@ -179,7 +222,7 @@ final class BackendProperties {
       if (p.keySet().stream().noneMatch(k -> k.startsWith("leasehold.etcd."))) {
         return;
       }
-      var etcd = b.etcdSettings();
+      EtcdSettings.Builder etcd = EtcdSettings.builder();
       text("leasehold.etcd.endpoints", v -> etcd.endpoints(
           Arrays.stream(v.split(",", -1)).map(String::strip).toList()));
       if (p.containsKey("leasehold.etcd.user") || p.containsKey("leasehold.etcd.password")) {
@@ -187,74 +230,76 @@ final class BackendProperties {
         etcd.credentials(p.get("leasehold.etcd.user"), password == null ? null : password.toCharArray());
       }
       text("leasehold.etcd.tls.ca", v -> etcd.tls(Path.of(v)));
+      flag("leasehold.etcd.tls.jvm-default-trust", jvm -> {
+        if (jvm && p.containsKey("leasehold.etcd.tls.ca")) {
+          throw refused("leasehold.etcd.tls.jvm-default-trust", " must be false when "
+              + spelt("leasehold.etcd.tls.ca") + " is set (trust one or the other), but was true");
+        }
+        if (jvm) {
+          etcd.tlsJvmDefaultTrust();
+        }
+      });
+      String cert = p.get("leasehold.etcd.tls.client-certificate");
+      String key = p.get("leasehold.etcd.tls.client-key");
+      if (cert != null || key != null) {
+        etcd.tlsClientCertificate(cert == null ? null : Path.of(cert.strip()), key == null ? null : Path.of(key.strip()));
+      }
       text("leasehold.etcd.tls.authority", etcd::tlsAuthority);
+      b.etcdFrom(etcd::build);
     }
 
     private void jdbc() {
       if (p.keySet().stream().noneMatch(k -> k.startsWith("leasehold.jdbc."))) {
         return;
       }
-      var jdbc = b.jdbcSettings();
+      JdbcSettings.Builder jdbc = JdbcSettings.builder();
       String url = p.get("leasehold.jdbc.url");
       if (url != null) {
         try {
           DriverManager.getDriver(url);
         } catch (SQLException e) {
-          throw new IllegalArgumentException(shown.get("leasehold.jdbc.url") + " must be a URL a JDBC driver"
-              + " on the class path accepts (add MariaDB Connector/J or MySQL Connector/J), but was \""
-              + url + "\" (" + e.getMessage() + ")");
+          throw refused("leasehold.jdbc.url", " must be a URL a JDBC driver on the class path accepts (add"
+              + " MariaDB Connector/J or MySQL Connector/J), but was \"" + url + "\" (" + e.getMessage() + ")");
         }
       }
       jdbc.jdbcUrl(url, p.get("leasehold.jdbc.user"), p.get("leasehold.jdbc.password"));
       text("leasehold.jdbc.table", jdbc::table);
       flag("leasehold.jdbc.create-table", jdbc::createTable);
       flag("leasehold.jdbc.allow-relaxed-durability", jdbc::allowRelaxedDurability);
+      b.jdbcFrom(jdbc::build);
     }
 
-    private void text(String property, java.util.function.Consumer<String> to) {
+    private void text(String property, Consumer<String> to) {
       String v = p.get(property);
       if (v != null) {
         to.accept(v.strip());
       }
     }
 
-    private void duration(String property, java.util.function.Consumer<Duration> to) {
+    private void duration(String property, Consumer<Duration> to) {
       if (p.containsKey(property)) {
         to.accept(toDuration(property));
       }
     }
 
-    private void flag(String property, java.util.function.Consumer<Boolean> to) {
+    private void flag(String property, Consumer<Boolean> to) {
       String v = p.get(property);
       if (v == null) {
         return;
       }
       String s = v.strip().toLowerCase(Locale.ROOT);
       if (!s.equals("true") && !s.equals("false")) {
-        throw new IllegalArgumentException(
-            shown.get(property) + " must be true or false, but was \"" + v + "\"");
+        throw refused(property, " must be true or false, but was \"" + v + "\"");
       }
       to.accept(Boolean.parseBoolean(s));
     }
 
     private Duration toDuration(String property) {
-      String v = p.get(property).strip();
-      Matcher m = DURATION.matcher(v);
+      String name = spelt(property);
       try {
-        if (m.matches()) {
-          BigDecimal n = new BigDecimal(m.group(1));
-          BigDecimal unitNanos = switch (m.group(2)) {
-            case "ms" -> BigDecimal.valueOf(1_000_000L);
-            case "s" -> BigDecimal.valueOf(1_000_000_000L);
-            case "m" -> BigDecimal.valueOf(60_000_000_000L);
-            default -> BigDecimal.valueOf(3_600_000_000_000L);
-          };
-          return Duration.ofNanos(n.multiply(unitNanos).longValueExact());
-        }
-        return Duration.parse(v);
-      } catch (DateTimeParseException | ArithmeticException e) {
-        throw new IllegalArgumentException(shown.get(property)
-            + " must be a duration such as 5s, 500ms, 1.5s, 2m or PT5S, but was \"" + p.get(property) + "\"");
+        return Durations.parse(name, p.get(property));
+      } catch (IllegalArgumentException e) {
+        throw refused(property, e.getMessage().substring(name.length()));
       }
     }
 
@@ -262,8 +307,7 @@ final class BackendProperties {
       try {
         return Double.parseDouble(v);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            shown.get(property) + " must be a number such as 0.01, but was \"" + v + "\"");
+        throw refused(property, " must be a number such as 0.01, but was \"" + v + "\"");
       }
     }
 
@@ -273,9 +317,8 @@ final class BackendProperties {
         try {
           out.add(Backend.parse(one));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(shown.get("leasehold.backends")
-              + " must be a comma-separated list of etcd, jdbc, local, but was \"" + v + "\" (\""
-              + one.strip() + "\" is none of them)");
+          throw refused("leasehold.backends", " must be a comma-separated list of etcd, jdbc, local, but was \""
+              + v + "\" (\"" + one.strip() + "\" is none of them)");
         }
       }
       return out;
@@ -285,9 +328,13 @@ final class BackendProperties {
       try {
         return FallbackPolicy.parse(v);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(shown.get("leasehold.fallback")
-            + " must be one of fail-closed, fall-back, fall-back-and-return, but was \"" + v + "\"");
+        throw refused("leasehold.fallback",
+            " must be one of fail-closed, fall-back, fall-back-and-return, but was \"" + v + "\"");
       }
+    }
+
+    private PropertyException refused(String property, String problem) {
+      return new PropertyException(property, problem, spelt(property) + problem, null);
     }
   }
 }

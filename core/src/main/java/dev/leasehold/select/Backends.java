@@ -1,9 +1,12 @@
 package dev.leasehold.select;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.etcd.EtcdSettings;
 import dev.leasehold.jdbc.JdbcLeaderElector;
+import dev.leasehold.jdbc.JdbcSettings;
 import dev.leasehold.local.LocalLeaderElector;
 import dev.leasehold.local.LocalStore;
 import dev.leasehold.runtime.BackendTier;
@@ -13,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,11 +62,12 @@ public final class Backends {
    * unknown {@code leasehold.*} key is an error. Code may add to the builder before {@code
    * build()} (a {@code LocalStore}, a {@code DataSource}).
    *
-   * @throws IllegalArgumentException naming the property and the value of the first problem
+   * @throws PropertyException naming the property and the value of the first problem; so does
+   *     the builder's {@code build()}
    */
   public static Builder fromProperties(Map<String, String> properties) {
     Builder b = new Builder();
-    BackendProperties.apply(b, properties, false);
+    b.properties = BackendProperties.apply(b, properties, false);
     return b;
   }
 
@@ -76,12 +79,21 @@ public final class Backends {
    * {@code LEASEHOLD_FENCING_TOKEN} and others), so a misspelt name is not caught here as it is by
    * {@link #fromProperties}.
    *
-   * @throws IllegalArgumentException naming the variable and the value of the first problem
+   * @throws PropertyException naming the variable and the value of the first problem; so does
+   *     the builder's {@code build()}
    */
   public static Builder fromEnvironment(Map<String, String> environment) {
     Builder b = new Builder();
-    BackendProperties.apply(b, environment, true);
+    b.properties = BackendProperties.apply(b, environment, true);
     return b;
+  }
+
+  /**
+   * propertyNames lists every {@code leasehold.*} property {@link #fromProperties} reads, in the
+   * order of README.md's table.
+   */
+  public static List<String> propertyNames() {
+    return BackendProperties.names();
   }
 
   /** fromEnvironment reads this process's environment ({@link System#getenv()}). */
@@ -112,14 +124,14 @@ public final class Backends {
    */
   public static final class Builder extends ElectorConfig.Settings<Builder> {
     private List<Backend> backends;
-    private EtcdLeaderElector.Builder etcd;
-    private JdbcLeaderElector.Builder jdbc;
+    private Given<EtcdSettings> etcd;
+    private Given<JdbcSettings> jdbc;
     private LocalStore local;
     private FallbackPolicy policy = FallbackPolicy.FAIL_CLOSED;
     private Duration fallbackAfter = Duration.ofSeconds(30);
     private Duration returnAfter = Duration.ofSeconds(10);
-    // field name -> "property=\"value\"", so errors from properties name the property.
-    final Map<String, String> origins = new HashMap<>();
+    // The properties this builder came from, which name its errors; null when made in code.
+    private BackendProperties properties;
 
     private Builder() {}
 
@@ -136,22 +148,60 @@ public final class Backends {
     }
 
     /**
-     * etcd gives the etcd backend's own settings (endpoints or client, TLS, credentials); its
-     * neutral settings are replaced by this builder's. The builder is kept and built again each
-     * time etcd becomes the active backend: do not change it after {@link #build()}.
+     * etcd gives the etcd backend's own settings (endpoints or client, TLS, credentials); every
+     * etcd elector built from this builder is made from them with this builder's neutral
+     * settings.
+     */
+    public Builder etcd(EtcdSettings etcd) {
+      this.etcd = etcd == null ? null : new Given<>(etcd, null);
+      return this;
+    }
+
+    /**
+     * etcd takes the etcd backend's own settings from an etcd builder, as they are at this call
+     * ({@link EtcdLeaderElector.Builder#settings()}): later changes to that builder do not reach
+     * this one, and its neutral settings are not used (this builder's are). A problem in them is
+     * reported by {@link #build()}, in its turn.
      */
     public Builder etcd(EtcdLeaderElector.Builder etcd) {
-      this.etcd = etcd;
+      if (etcd == null) {
+        this.etcd = null;
+      } else {
+        etcdFrom(etcd::settings);
+      }
       return this;
     }
 
     /**
      * jdbc gives the MariaDB/MySQL backend's own settings (jdbcUrl or dataSource, table,
-     * opt-ins), kept like {@link #etcd}'s; the election key must then suit a lease row's name.
+     * opt-ins), used like {@link #etcd(EtcdSettings)}'s; the election key must then suit a lease
+     * row's name.
+     */
+    public Builder jdbc(JdbcSettings jdbc) {
+      this.jdbc = jdbc == null ? null : new Given<>(jdbc, null);
+      return this;
+    }
+
+    /**
+     * jdbc takes the MariaDB/MySQL backend's own settings from a JDBC builder, as they are at this
+     * call, like {@link #etcd(EtcdLeaderElector.Builder)}.
      */
     public Builder jdbc(JdbcLeaderElector.Builder jdbc) {
-      this.jdbc = jdbc;
+      if (jdbc == null) {
+        this.jdbc = null;
+      } else {
+        jdbcFrom(jdbc::settings);
+      }
       return this;
+    }
+
+    // The settings properties make, or an etcd or JDBC builder's, with what they refused.
+    void etcdFrom(Supplier<EtcdSettings> settings) {
+      this.etcd = Given.of(settings);
+    }
+
+    void jdbcFrom(Supplier<JdbcSettings> settings) {
+      this.jdbc = Given.of(settings);
     }
 
     /** local sets the local backend's store; default {@link Backends#sharedLocalStore()}. */
@@ -196,7 +246,7 @@ public final class Backends {
       try {
         return buildChecked();
       } catch (IllegalArgumentException e) {
-        throw BackendProperties.named(e, origins);
+        throw properties == null ? e : properties.named(e);
       }
     }
 
@@ -205,13 +255,13 @@ public final class Backends {
       List<Backend> order = checkedOrder();
       if (fallbackAfter == null || fallbackAfter.compareTo(neutral.leaseTtl()) < 0) {
         throw new IllegalArgumentException("fallbackAfter must be >= leaseTtl ("
-            + BackendProperties.human(neutral.leaseTtl())
+            + Durations.human(neutral.leaseTtl())
             + ": a shorter outage is one a leader rides out), but was "
-            + BackendProperties.human(fallbackAfter));
+            + Durations.human(fallbackAfter));
       }
       if (returnAfter == null || returnAfter.isNegative()) {
         throw new IllegalArgumentException(
-            "returnAfter must be >= 0, but was " + BackendProperties.human(returnAfter));
+            "returnAfter must be >= 0, but was " + Durations.human(returnAfter));
       }
       // The composite registers the shutdown hook; its inner electors must not race it.
       ElectorConfig inner = ElectorConfig.builder().config(neutral).closeOnShutdown(false).build();
@@ -281,42 +331,44 @@ public final class Backends {
 
     private Supplier<LeaderElector> factory(Backend b, ElectorConfig c) {
       return switch (b) {
-        // One builder serves every build of every elector built from this one, on their loops:
-        // setting the config and building must not interleave.
-        case ETCD -> () -> {
-          synchronized (etcd) {
-            return etcd.config(c).build();
-          }
-        };
-        case JDBC -> () -> {
-          synchronized (jdbc) {
-            return jdbc.config(c).build();
-          }
-        };
+        case ETCD -> {
+          EtcdSettings settings = etcd.get();
+          yield () -> EtcdLeaderElector.of(c, settings);
+        }
+        case JDBC -> {
+          JdbcSettings settings = jdbc.get();
+          yield () -> JdbcLeaderElector.of(c, settings);
+        }
         case LOCAL -> {
           LocalStore store = local != null ? local : sharedLocalStore();
-          yield () -> LocalLeaderElector.builder().store(store).config(c).build();
+          yield () -> LocalLeaderElector.of(c, store);
         }
       };
     }
 
-    // The setters properties use for what backends' builders hold.
-    EtcdLeaderElector.Builder etcdSettings() {
-      if (etcd == null) {
-        etcd = EtcdLeaderElector.builder();
-      }
-      return etcd;
-    }
-
-    JdbcLeaderElector.Builder jdbcSettings() {
-      if (jdbc == null) {
-        jdbc = JdbcLeaderElector.builder();
-      }
-      return jdbc;
-    }
-
     private static String names(List<Backend> bs) {
       return bs.stream().map(b -> b == null ? "null" : b.propertyName()).toList().toString();
+    }
+  }
+
+  /**
+   * Given is a backend's settings as handed to a builder: the value, or why it could not be
+   * made, which {@code build()} reports after the checks that come before it. Immutable.
+   */
+  private record Given<T>(T value, IllegalArgumentException refused) {
+    static <T> Given<T> of(Supplier<T> make) {
+      try {
+        return new Given<>(make.get(), null);
+      } catch (IllegalArgumentException e) {
+        return new Given<>(null, e);
+      }
+    }
+
+    T get() {
+      if (refused != null) {
+        throw refused;
+      }
+      return value;
     }
   }
 }

@@ -122,6 +122,20 @@ class LeaseholdPropertiesTest {
   }
 
   @Test
+  void theEtcdTlsChoicesAreCoresPropertiesAndTrustingTwoWaysIsRefused() {
+    runner
+        .withPropertyValues("leasehold.key=/jobs", "leasehold.etcd.endpoints=https://127.0.0.1:1",
+            "leasehold.etcd.tls.ca=ca.pem", "leasehold.etcd.tls.jvm-default-trust=true")
+        .run(context -> assertRefused(context.getStartupFailure(), "leasehold.etcd.tls.jvm-default-trust",
+            "leasehold.etcd.tls.jvm-default-trust must be false when leasehold.etcd.tls.ca is set (trust one or the"
+                + " other), but was true"));
+    runner
+        .withPropertyValues("leasehold.key=/jobs", "leasehold.etcd.endpoints=https://127.0.0.1:1",
+            "leasehold.etcd.tls.jvm-default-trust=true")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LeaderElector.class));
+  }
+
+  @Test
   void disabledMeansNoElector() {
     runner
         .withPropertyValues("leasehold.enabled=false")

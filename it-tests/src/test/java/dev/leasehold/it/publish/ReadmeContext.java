@@ -1,15 +1,17 @@
 package dev.leasehold.it.publish;
 
+import dev.leasehold.LeaderElector;
 import dev.leasehold.Leadership;
 import io.etcd.jetcd.ByteSequence;
 import java.sql.Connection;
 import javax.sql.DataSource;
 
 /**
- * ReadmeContext holds the stand-ins for the application's own objects that README.md's Java
- * snippets use without defining (the user's scheduler, logger, job, pool and secret). Every snippet
- * compiles as the body of a method of a subclass; nothing else is in scope but the imports
- * {@link ReadmeSnippetsTest} lists. Not thread-safe; never instantiated.
+ * ReadmeContext holds the stand-ins for the application's own objects that the Java snippets of
+ * README.md and docs/ use without defining (the user's elector, scheduler, logger, job, pool and
+ * secret). Every snippet that is not a whole source file compiles as the body of a method, or the
+ * members, of a subclass; nothing else is in scope but the imports {@link ReadmeSnippetsTest}
+ * lists. Not thread-safe; never instantiated.
  */
 public abstract class ReadmeContext {
   /** YourScheduler stands in for the application's leader-only loop. */
@@ -22,6 +24,7 @@ public abstract class ReadmeContext {
   /** Stand-in for a job. */
   protected interface Job {}
 
+  protected LeaderElector elector;
   protected YourScheduler scheduler;
   protected org.slf4j.Logger log;
   protected Job job;
