@@ -309,16 +309,21 @@ public final class ElectorRuntime implements LeaderElector {
 
   private void refreshSnapshot() {
     ElectorState role = machine.role();
-    if (term != null
-        && (role != ElectorState.MASTER || machine.fencingToken() != term.fencingToken())) {
+    LeaderInfo leader = machine.leader();
+    // While MASTER the leader is this instance with its term's token (Machine#leader).
+    if (term != null && (role != ElectorState.MASTER || !termOf(leader, term))) {
       term.end();
     }
     if (role == ElectorState.MASTER && term != null && !term.ended()) {
       term.extend(machine.deadline());
     }
     TermHandle current = role == ElectorState.MASTER && term != null && !term.ended() ? term : null;
-    snapshot = new Snapshot(role, machine.leader(), current);
-    tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), scheduler.nanoTime());
+    snapshot = new Snapshot(role, leader, current);
+    tracker.afterStep(role, leader, machine.renewalSentAt(), scheduler.nanoTime());
+  }
+
+  private static boolean termOf(LeaderInfo leader, TermHandle term) {
+    return leader != null && leader.fencingToken() == term.fencingToken();
   }
 
   private void execute(Command c) {
@@ -347,12 +352,9 @@ public final class ElectorRuntime implements LeaderElector {
           new TermHandle(
               config.electionKey(),
               config.candidateId(),
-              machine.fencingToken(),
-              machine.leaseId(),
+              p.term(),
               now,
               scheduler::nanoTime,
-              machine.deadline(),
-              machine.termDetail(),
               store.guarantee(),
               this::resignTerm);
       refreshSnapshot();
