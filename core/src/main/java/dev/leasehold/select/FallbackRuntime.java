@@ -1,4 +1,4 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorHealth;
@@ -11,9 +11,8 @@ import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.Renewal;
 import dev.leasehold.Subscription;
-import dev.leasehold.select.Backend;
-import dev.leasehold.select.FallbackElector;
-import dev.leasehold.select.FallbackPolicy;
+import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.RenewalListeners;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -45,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * event-loop thread (the scheduler's) owns all state; inner electors deliver their events onto
  * it; listeners run on the dispatcher (or their executor), never on the loop or under a lock.
  */
-public final class FallbackRuntime implements FallbackElector {
+final class FallbackRuntime implements FallbackElector {
   private static final Logger log = LoggerFactory.getLogger(FallbackRuntime.class);
   private static final long CLOSED_EVENT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -75,7 +74,7 @@ public final class FallbackRuntime implements FallbackElector {
   private final Reach reach;
 
   /** FallbackRuntime wires the tiers; nothing is built or started until {@link #start()}. */
-  public FallbackRuntime(
+  FallbackRuntime(
       ElectorConfig config,
       List<BackendTier> tiers,
       FallbackPolicy policy,
