@@ -89,8 +89,8 @@ public final class ElectorRuntime implements LeaderElector {
     this.releases = new Releases(config, store, scheduler, name);
     this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), lifecycle::isClosing);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
-    this.tracker = new HealthTracker(store.backend(), scheduler::nanoTime, renewals);
-    this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
+    this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
+    this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
     long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);
@@ -156,8 +156,11 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void resign() {
-    if (HandoverTrace.ON) {
-      HandoverTrace.mark(HandoverTrace.Hop.RESIGN_CALLED);
+    FlightEvents.Resign event = new FlightEvents.Resign();
+    if (event.shouldCommit()) {
+      event.elector = name;
+      event.nanoTime = System.nanoTime();
+      event.commit();
     }
     submit(new Input.Resign());
   }
@@ -240,9 +243,20 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
-    if (HandoverTrace.ON) {
-      HandoverTrace.onLoop(input);
+    FlightEvents.LoopStep event = new FlightEvents.LoopStep();
+    if (event.isEnabled()) {
+      event.nanoTime = System.nanoTime();
+      event.begin();
     }
+    step(input);
+    if (event.shouldCommit()) {
+      event.elector = name;
+      event.input = input.getClass().getSimpleName();
+      event.commit();
+    }
+  }
+
+  private void step(Input input) {
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
     }
@@ -334,9 +348,7 @@ public final class ElectorRuntime implements LeaderElector {
         log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
       }
     }
-    if (HandoverTrace.ON && p.cause() == Cause.ELECTED) {
-      HandoverTrace.mark(HandoverTrace.Hop.ELECTED_PUBLISHED);
-    }
+    recordPublished(event);
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {
       watchdog.watch(term);
@@ -345,6 +357,20 @@ public final class ElectorRuntime implements LeaderElector {
     // After the hand-off to the listeners: the line is written on the loop, and a new leader's
     // callback need not wait for it.
     failures.logEvent(event);
+  }
+
+  private void recordPublished(LeadershipEvent e) {
+    FlightEvents.LeadershipChange change = new FlightEvents.LeadershipChange();
+    if (change.shouldCommit()) {
+      change.elector = name;
+      change.from = e.from().name();
+      change.to = e.to().name();
+      change.cause = e.cause().name();
+      change.leader = e.leader().map(LeaderInfo::candidateId).orElse(null);
+      change.token = e.leadership().map(Leadership::fencingToken).orElse(0L);
+      change.nanoTime = System.nanoTime();
+      change.commit();
+    }
   }
 
   private LeadershipEvent snapshotEvent() {

@@ -135,8 +135,10 @@ public final class ListenerBus {
             queue.clear();
             return;
           }
-          if (HandoverTrace.ON && e.cause() == LeadershipEvent.Cause.ELECTED) {
-            HandoverTrace.mark(HandoverTrace.Hop.ELECTED_LISTENER);
+          FlightEvents.ListenerCall call = new FlightEvents.ListenerCall();
+          if (call.isEnabled()) {
+            call.nanoTime = System.nanoTime();
+            call.begin();
           }
           try {
             listener.onLeadershipChanged(e);
@@ -145,6 +147,12 @@ public final class ListenerBus {
             log.error("leadership listener {} threw on {}", listener, e, failure);
             if (failure instanceof VirtualMachineError vmError) {
               throw vmError;
+            }
+          } finally {
+            if (call.shouldCommit()) {
+              call.listener = listener.getClass().getName();
+              call.cause = e.cause().name();
+              call.commit();
             }
           }
         }
