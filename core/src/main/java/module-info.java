@@ -16,6 +16,8 @@ module dev.leasehold.core {
   requires io.grpc;
   requires io.netty.handler;
   requires org.slf4j;
+  // The Flight Recorder events (runtime.FlightEvents): off unless the JVM records them.
+  requires jdk.jfr;
   requires transitive java.sql;
   // Optional: only dev.leasehold.micrometer uses it; micrometer-core 1.17.2 has no module-info,
   // but its manifest names the automatic module micrometer.core. Transitive, because the

@@ -1,6 +1,5 @@
 package dev.leasehold.bench;
 
-import dev.leasehold.runtime.HandoverTrace;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -11,53 +10,34 @@ import java.util.StringJoiner;
 
 /**
  * ColdStartHops records, in a JVM that runs many electors with {@code -Dleasehold.trace=true},
- * every handover-trace mark from the first {@code start()} until it is stopped, and sums them up
- * per hop: how many electors passed it and when the first, the median and the last did, in ms
- * since the first {@code start()}. The trace's ring holds 4,096 marks, so a thread drains it
- * every 10 ms. The marks are not told apart by elector: the summary shows when each round of
- * the cold start (reads, grants, campaigns) went through etcd, not one elector's path.
+ * every hop core's Flight Recorder events mark (see {@link HopTrace}) from the first {@code
+ * start()} until it is stopped, and sums them up per hop: how many electors passed it and when
+ * the first, the median and the last did, in ms since the first {@code start()}. The hops are not
+ * told apart by elector: the summary shows when each round of the cold start (reads, grants,
+ * campaigns) went through etcd, not one elector's path.
  *
- * <p>Thread-safe: the drain thread and the caller meet only in the synchronized list.
+ * <p>Not thread-safe: made and stopped by one thread.
  */
 final class ColdStartHops {
   private final long t0;
-  private final List<HandoverTrace.Entry> marks = Collections.synchronizedList(new ArrayList<>());
-  private final Thread drainer;
 
-  /** ColdStartHops starts draining the trace; {@code t0} is the first start()'s System.nanoTime(). */
+  /** ColdStartHops starts recording; {@code t0} is the first start()'s System.nanoTime(). */
   ColdStartHops(long t0) {
     this.t0 = t0;
-    HandoverTrace.drain();
-    this.drainer = new Thread(() -> {
-      while (!Thread.currentThread().isInterrupted()) {
-        marks.addAll(HandoverTrace.drain());
-        try {
-          Thread.sleep(10);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "cold-start-hops");
-    drainer.setDaemon(true);
-    drainer.start();
+    HopTrace.drain();
   }
 
   /**
    * stop ends the recording and returns one {@code HOP:n:first:p50:max} item per hop passed,
    * space-separated, times in ms since t0 (the form {@link #parse} reads).
    */
-  String stop() throws InterruptedException {
-    drainer.interrupt();
-    drainer.join();
-    marks.addAll(HandoverTrace.drain());
-    Map<HandoverTrace.Hop, List<Long>> byHop = new EnumMap<>(HandoverTrace.Hop.class);
-    synchronized (marks) {
-      for (HandoverTrace.Entry m : marks) {
-        // The trace counts a mark before writing it, so a drain can meet a slot not yet written
-        // (time 0, or an older lap's mark): anything before t0 is such a slot.
-        if (m.nanoTime() - t0 >= 0) {
-          byHop.computeIfAbsent(m.hop(), h -> new ArrayList<>()).add(m.nanoTime() - t0);
-        }
+  String stop() {
+    List<HopTrace.Entry> marks = HopTrace.drain();
+    Map<HopTrace.Hop, List<Long>> byHop = new EnumMap<>(HopTrace.Hop.class);
+    for (HopTrace.Entry m : marks) {
+      // A hop recorded before t0 belongs to the warm-up, not to the cold start.
+      if (m.nanoTime() - t0 >= 0) {
+        byHop.computeIfAbsent(m.hop(), h -> new ArrayList<>()).add(m.nanoTime() - t0);
       }
     }
     StringJoiner out = new StringJoiner(" ");

@@ -1,6 +1,6 @@
 package dev.leasehold.bench;
 
-import dev.leasehold.runtime.HandoverTrace.Hop;
+import dev.leasehold.bench.HopTrace.Hop;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * HandoverHops turns the handover trace of one trial (the marks the resigner's and the
- * successor's JVMs recorded, see {@code HandoverTrace}) into times from t0, and renders the
+ * successor's JVMs recorded, see {@code HopTrace}) into times from t0, and renders the
  * per-hop table of the report, next to the bare path's hops ({@link Floor}).
  *
  * <p>Not thread-safe: the bench fills it from its scenario thread.

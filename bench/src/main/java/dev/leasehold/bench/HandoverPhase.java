@@ -109,7 +109,7 @@ final class HandoverPhase extends BenchPhase {
         if (e.isEmpty() || e.get().is("TRACE_END")) {
           break;
         }
-        l.add(new HandoverHops.Mark(dev.leasehold.runtime.HandoverTrace.Hop.valueOf(e.get().detail()),
+        l.add(new HandoverHops.Mark(HopTrace.Hop.valueOf(e.get().detail()),
             e.get().nanos()));
         i = e.get().seq();
       }

@@ -75,8 +75,8 @@ final class ReportLatency extends MarkdownReport {
       return;
     }
     h2("Graceful handover, hop by hop");
-    p("The same handovers, traced (`-Dleasehold.trace=true` in the candidate JVMs; `HandoverTrace` marks "
-        + "System.nanoTime() at each hop, on the thread that passes it). Times are from t0 (the resign "
+    p("The same handovers, traced (`-Dleasehold.trace=true` in the candidate JVMs records core's Flight Recorder "
+        + "events, which carry System.nanoTime() at each hop, taken on the thread that passes it). Times are from t0 (the resign "
         + "line, as above); the resigner's hops come from its JVM, the rest from the successor's. "
         + "A hop's step is its time minus that of the previous hop seen in the same trial. "
         + "`*_ON_LOOP`: the elector's event loop took the input the store thread handed it. "

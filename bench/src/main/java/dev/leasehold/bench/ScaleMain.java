@@ -6,7 +6,6 @@ import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdCallPolicy;
 import dev.leasehold.bench.contender.SharedClient;
 import dev.leasehold.etcd.EtcdLeaderElector;
-import dev.leasehold.runtime.HandoverTrace;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -92,7 +91,7 @@ public final class ScaleMain {
       result(out, "client_connect_ms", ms(SharedClient.connect(client, key)));
     }
     long t0 = System.nanoTime();
-    ColdStartHops hops = HandoverTrace.ON ? new ColdStartHops(t0) : null;
+    ColdStartHops hops = HopTrace.ON ? new ColdStartHops(t0) : null;
     for (LeaderElector e : electors) {
       e.start();
     }

@@ -53,6 +53,9 @@ class BenchSmokeIT {
     assertRow(md, "scale", "\\| shared client \\| 10 \\| " + NUMBER);
     assertRow(md, "machine", "\\| etcd \\| 3\\.");
     assertFalse(md.contains("phase aborted"), "a phase aborted:\n" + md);
+    // The traced handovers' hops, from core's Flight Recorder events in the candidate JVMs.
+    assertRow(md, "traced handovers", "\\| RESIGN_CALLED \\| [1-9]");
+    assertRow(md, "traced handovers", "\\| ELECTED_PUBLISHED \\| [1-9]");
     for (String png : List.of("smoke-handover-cdf.png", "smoke-crash-failover-cdf.png", "smoke-stale-window-cdf.png")) {
       assertTrue(Files.size(out.resolve(png)) > 1000, png + " is missing or empty");
       assertTrue(md.contains("](" + png + ")"), "report does not show " + png);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.bench.contender.Kind;
-import dev.leasehold.runtime.HandoverTrace.Hop;
+import dev.leasehold.bench.HopTrace.Hop;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

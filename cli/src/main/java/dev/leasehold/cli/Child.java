@@ -1,79 +1,58 @@
 package dev.leasehold.cli;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.IntConsumer;
 
 /**
- * Child is the supervised command of one term, started in a process group of its own and
- * bound to this JVM's life.
+ * Child is the supervised command of one term, started under a {@link Guard} in a process group
+ * of its own and bound to this JVM's life.
  *
- * <p>How it is bound: the command runs as {@code setsid setpriv --pdeathsig KILL -- sh -c GUARD
- * leasehold-guard PID CMD ARGS...}; each of the three execs the next in the same process, so
- * the child's pid is the one this JVM spawned. {@code setsid} makes it the leader of a new
- * session and process group (pgid = pid), which {@link #signal} addresses as a whole.
- * {@code setpriv} sets the parent-death signal (PR_SET_PDEATHSIG), which survives exec: when
- * this JVM dies, SIGKILLed or not, the kernel kills the child. Linux sends it when the
- * <em>thread</em> that spawned the child exits, so the child is spawned from a thread of its
- * own that lives exactly as long as the child (it waits for it). The guard closes the race
- * between spawn and prctl: it execs the command only if its parent is still this JVM.
+ * <p>The process this JVM spawns carries the parent-death signal (see {@link Guard}). Linux
+ * sends it when the <em>thread</em> that spawned the process exits, so the process is spawned
+ * from a thread of its own that lives exactly as long as it (it waits for it).
  *
- * <p>Not covered: grandchildren get no parent-death signal (leasehold kills the group when a
- * term ends, but not when it is SIGKILLed itself), nor does a command that leaves the group
- * (setsid, daemons), and exec of a set-user-ID or file-capability program clears it.
+ * <p>The group {@link #signal} addresses is the command's: under tree kill, the one the PID
+ * namespace's init leads (the spawned process is unshare, outside it); otherwise the spawned
+ * process's own, since it is the command.
  *
  * <p>Thread-safe: signals may be sent from any thread; the exit is reported once, on the
  * spawning thread.
  */
 final class Child {
-  // $1 is leasehold's pid; the command follows. PPID is read by the shell at its start, after
-  // setpriv's prctl: a parent that died before it shows as another pid (init or a subreaper).
-  private static final String GUARD =
-      "if [ \"$PPID\" != \"$1\" ]; then echo 'leasehold: parent gone before the child started' >&2;"
-          + " exit 125; fi; shift; exec \"$@\"";
-  private static final String KILL = resolve("kill");
+  private static final String KILL = Guard.resolve("kill");
+  private static final long GROUP_WAIT_NANOS = 2_000_000_000L;
+  private static final long TREE_WAIT_NANOS = 5_000_000_000L;
 
   private final Process process;
-  private final long pid;
-  private final long startedNanos;
+  private final boolean treeKill;
+  // The group's id: the spawned process's pid until awaitGroup finds the command's group.
+  private volatile long group;
 
-  private Child(Process process, long startedNanos) {
+  private Child(Process process, boolean treeKill) {
     this.process = process;
-    this.pid = process.pid();
-    this.startedNanos = startedNanos;
-  }
-
-  /** Tools are the util-linux programs the child is started through, found on PATH. */
-  record Tools(String setsid, String setpriv) {
-    /** find locates setsid and setpriv, or returns null naming what is missing. */
-    static Tools find() {
-      String setsid = resolve("setsid");
-      String setpriv = resolve("setpriv");
-      return setsid == null || setpriv == null ? null : new Tools(setsid, setpriv);
-    }
+    this.treeKill = treeKill;
+    this.group = process.pid();
   }
 
   /**
-   * start spawns {@code command} from a new thread that then waits for it and hands its exit
-   * code to {@code onExit}; it returns once the child runs in its own process group.
+   * start spawns {@code command} under {@code guard} from a new thread that then waits for it
+   * and hands its exit code to {@code onExit}; it returns once the command's process group
+   * exists, so that {@link #signal} reaches it.
    *
    * @throws IOException if the process cannot be started
    */
-  static Child start(Tools tools, List<String> command, Map<String, String> env, IntConsumer onExit)
+  static Child start(Guard guard, List<String> command, Map<String, String> env, IntConsumer onExit)
       throws IOException, InterruptedException {
-    List<String> argv = new ArrayList<>(List.of(
-        tools.setsid(), tools.setpriv(), "--pdeathsig", "KILL", "--",
-        "/bin/sh", "-c", GUARD, "leasehold-guard", Long.toString(ProcessHandle.current().pid())));
-    argv.addAll(command);
-    ProcessBuilder pb = new ProcessBuilder(argv).inheritIO();
+    ProcessBuilder pb = new ProcessBuilder(guard.argv(command)).inheritIO();
     pb.environment().putAll(env);
     StoreOptions.scrub(pb.environment());
     CompletableFuture<Child> started = new CompletableFuture<>();
@@ -85,14 +64,14 @@ final class Child {
         started.completeExceptionally(e);
         return;
       }
-      started.complete(new Child(p, System.nanoTime()));
-      // This thread must outlive the child: its exit would fire the child's pdeathsig.
+      started.complete(new Child(p, guard.treeKill()));
+      // This thread must outlive the process: its exit would fire the parent-death signal.
       while (true) {
         try {
           onExit.accept(p.waitFor());
           return;
         } catch (InterruptedException e) {
-          // Never leave before the child does.
+          // Never leave before the process does.
         }
       }
     }, "leasehold-child");
@@ -100,67 +79,62 @@ final class Child {
     spawner.start();
     try {
       Child child = started.get();
-      child.awaitOwnGroup();
+      child.awaitGroup();
       return child;
     } catch (ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
     }
   }
 
-  /**
-   * warmUp spawns {@code setpriv --version} once, so that the first term does not pay for
-   * loading the JVM's process machinery (hundreds of milliseconds on a cold, loaded JVM).
-   */
-  static void warmUp(Tools tools) {
-    try {
-      new ProcessBuilder(tools.setpriv(), "--version")
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .redirectError(ProcessBuilder.Redirect.DISCARD)
-          .start()
-          .waitFor();
-    } catch (IOException e) {
-      // The real start reports it.
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** pid is the child's process id, which is also its process group id. */
+  /** pid is the id of the command's process group (and of its leader). */
   long pid() {
-    return pid;
+    return group;
   }
 
-  /** startedNanos is when the spawn returned, on {@link System#nanoTime()}. */
-  long startedNanos() {
-    return startedNanos;
-  }
-
-  /** isAlive tells whether the child process (the group's leader) still runs. */
-  boolean isAlive() {
-    return process.isAlive();
-  }
-
-  /** signal sends {@code signal} (TERM, INT, HUP, KILL...) to the child's whole process group. */
+  /** signal sends {@code signal} (TERM, INT, HUP, KILL...) to the command's process group. */
   void signal(String signal) {
     if ("KILL".equals(signal)) {
-      // No fork needed for the leader itself: the JVM sends SIGKILL at once.
+      // First the spawned process (no fork needed: the JVM sends SIGKILL at once). Under tree
+      // kill that is unshare, whose death takes the namespace with it; its exit then reads as
+      // SIGKILL (137), where an init killed first would make it exit 1 (it cannot re-raise a
+      // SIGKILL).
       process.destroyForcibly();
     }
     killGroup(signal);
   }
 
-  /** killLeftovers SIGKILLs what is left of the group once its leader exited (grandchildren). */
-  void killLeftovers() {
-    killGroup("KILL");
+  /**
+   * killLeftovers makes sure nothing of the command's tree is left once the spawned process
+   * exited. Under tree kill the kernel kills the namespace when its init dies, and unshare exits
+   * after it, unless unshare itself was killed: then this waits for the init (bounded). Otherwise
+   * it SIGKILLs what is left of the process group (children that stayed in it).
+   *
+   * @return false if the tree may not be gone yet (tree kill: the init still there after 5 s)
+   */
+  boolean killLeftovers() throws InterruptedException {
+    if (!treeKill) {
+      killGroup("KILL");
+      return true;
+    }
+    long leader = pid();
+    long end = System.nanoTime() + TREE_WAIT_NANOS;
+    while (running(leader)) {
+      if (System.nanoTime() > end) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+    return true;
   }
 
   private void killGroup(String signal) {
+    long pgid = pid();
     if (KILL == null) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       return;
     }
     try {
-      new ProcessBuilder(KILL, "-s", signal, "--", "-" + pid)
+      new ProcessBuilder(KILL, "-s", signal, "--", "-" + pgid)
           .redirectOutput(ProcessBuilder.Redirect.DISCARD)
           .redirectError(ProcessBuilder.Redirect.DISCARD)
           .start()
@@ -172,36 +146,54 @@ final class Child {
     }
   }
 
-  // setsid runs right after the exec; until then a group signal would miss the child.
-  private void awaitOwnGroup() throws InterruptedException {
-    Path stat = Path.of("/proc", Long.toString(pid), "stat");
-    long end = System.nanoTime() + 2_000_000_000L;
+  // setsid runs right after an exec (tree kill: in the process unshare forks); until then a
+  // group signal would miss the command.
+  private void awaitGroup() throws InterruptedException {
+    if (!Files.isDirectory(Path.of("/proc/self"))) {
+      return; // No /proc: nothing to wait on; the exit is reported anyway.
+    }
+    long end = System.nanoTime() + GROUP_WAIT_NANOS;
     while (process.isAlive() && System.nanoTime() < end) {
-      try {
-        String s = Files.readString(stat, StandardCharsets.US_ASCII);
-        String[] fields = s.substring(s.lastIndexOf(')') + 2).split(" ");
-        if (Long.parseLong(fields[2]) == pid) {
+      for (long pid : treeKill ? children() : List.of(process.pid())) {
+        OptionalLong pgid = processGroup(pid);
+        if (pgid.isPresent() && pgid.getAsLong() == pid) {
+          group = pid;
           return;
         }
-      } catch (IOException | RuntimeException e) {
-        return; // Gone already, or no /proc: the exit is reported anyway.
       }
       Thread.sleep(1);
     }
   }
 
-  private static String resolve(String program) {
-    String path = System.getenv("PATH");
-    List<String> dirs = new ArrayList<>(List.of((path == null ? "" : path).split(File.pathSeparator)));
-    dirs.addAll(List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin"));
-    for (String dir : dirs) {
-      if (!dir.isEmpty()) {
-        Path candidate = Path.of(dir, program);
-        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-          return candidate.toString();
-        }
-      }
+  // unshare's children: its one thread's list, which is much cheaper than a scan of all /proc.
+  private List<Long> children() {
+    String pid = Long.toString(process.pid());
+    try {
+      String list = Files.readString(Path.of("/proc", pid, "task", pid, "children"), StandardCharsets.US_ASCII).strip();
+      return list.isEmpty() ? List.of() : Arrays.stream(list.split(" ")).map(Long::valueOf).toList();
+    } catch (IOException | RuntimeException e) {
+      return process.children().map(ProcessHandle::pid).toList(); // A kernel without CONFIG_PROC_CHILDREN.
     }
-    return null;
+  }
+
+  private static OptionalLong processGroup(long pid) {
+    try {
+      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+      String[] fields = s.substring(s.lastIndexOf(')') + 2).split(" ");
+      return OptionalLong.of(Long.parseLong(fields[2]));
+    } catch (IOException | RuntimeException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  // Present in /proc and not a zombie: a dead init's namespace is empty.
+  private static boolean running(long pid) {
+    try {
+      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+      char state = s.charAt(s.lastIndexOf(')') + 2);
+      return state != 'Z' && state != 'X';
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
         "123:the store (etcd, database) could not be reached",
         "124:run: leadership not acquired within --timeout",
         "125:run: leadership lost; the child was stopped",
-        "126:run: the child could not be started",
+        "126:run: the child could not be started (also: --require-tree-kill where no PID namespace can be made)",
         "N:run: the child's own exit code (128+S when it died of signal S)"})
 public final class Leasehold {
   /** USAGE is the exit code of bad arguments, with a message that names the option. */
@@ -35,6 +35,11 @@ public final class Leasehold {
   static final int NOT_ACQUIRED = 124;
   /** LOST is the exit code when the term ended under a running child, which was stopped. */
   static final int LOST = 125;
+  /**
+   * NOT_STARTED is the exit code when {@code run} cannot start its child: the start failed, or
+   * {@code --require-tree-kill} was given where the child's tree cannot be bound to leasehold.
+   */
+  static final int NOT_STARTED = 126;
   /** INTERNAL is the exit code of an unexpected failure inside leasehold itself. */
   static final int INTERNAL = 1;
 

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,11 +46,15 @@ import picocli.CommandLine.Spec;
         "SIGTERM, SIGINT and SIGHUP are forwarded to the child's process group; with no child",
         "running, leasehold releases what it holds and exits with 128 + the signal's number.",
         "",
-        "The child never outlives leasehold: it runs as `setsid setpriv --pdeathsig KILL -- CMD`",
-        "(util-linux), in its own session and process group, with the parent-death signal set,",
-        "spawned from a thread that lives as long as the child (Linux sends the signal when the",
-        "spawning thread exits). If leasehold is SIGKILLed, the kernel SIGKILLs the child at once.",
-        "Not covered: the child's own children, and set-user-ID programs (exec clears the signal).",
+        "The child's whole process tree dies with leasehold, even if leasehold is SIGKILLed: the child",
+        "runs in a PID namespace of its own (util-linux `unshare --pid --fork --kill-child`, inside a",
+        "user namespace that maps only your uid when you are not root) whose init dies with leasehold,",
+        "and the kernel kills every process of a namespace whose init dies, including those that left",
+        "the child's process group (setsid, daemons). Inside it, pids are the namespace's ($$ is 2):",
+        "pid files the child writes and pids it signals are its own tree's, not the host's.",
+        "Where no PID namespace can be made, leasehold says so in one line at start, and only the",
+        "child's own process dies with it (parent-death signal), not the processes it started;",
+        "--require-tree-kill then refuses to run (exit 126).",
         ""},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -57,12 +63,15 @@ import picocli.CommandLine.Spec;
         "123:not leader within --timeout, and the store was unreachable then",
         "124:not leader within --timeout",
         "125:leadership lost while the child ran; the child was stopped",
-        "126:the child could not be started",
+        "126:the child could not be started (or, with --require-tree-kill, could not be started in a PID namespace"
+            + " here: refused before campaigning)",
         "128+S:signal S arrived while no child ran"},
     footerHeading = "%nExample:%n",
     footer = {"  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --key /jobs/cron \\",
         "      --ttl 5 --timeout 30 -- /usr/local/bin/dispatch --token-from-env"})
 final class RunCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger("leasehold");
+
   /** KILL_RESERVE is how long before the local deadline SIGKILL goes out at the latest. */
   static final Duration KILL_RESERVE = Duration.ofMillis(200);
 
@@ -96,6 +105,12 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
   boolean rejoin;
 
+  @Option(names = "--require-tree-kill",
+      description = "refuse to run (exit 126, before campaigning) where the child's whole process tree cannot be"
+          + " made to die with leasehold (no PID namespace: no unshare, or namespaces refused); default: run, say so"
+          + " in one line, and kill only the child's own process if leasehold is SIGKILLed")
+  boolean requireTreeKill;
+
   @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command and its arguments, after --")
   List<String> command;
 
@@ -120,12 +135,26 @@ final class RunCommand implements Callable<Integer> {
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
       throw usage("--timeout must be > 0 seconds, but was " + Durations.seconds(timeout));
     }
-    Child.Tools tools = Child.Tools.find();
-    if (tools == null) {
+    Guard.Choice choice = Guard.choose();
+    if (choice == null) {
       throw usage("run needs util-linux's setsid and setpriv on PATH (Debian package util-linux), but they are missing");
     }
+    Guard guard = choice.guard();
+    if (guard == null) {
+      log.error("cannot start a child on this machine, refusing to run: {}", choice.refused());
+      return Leasehold.NOT_STARTED;
+    }
+    if (!guard.treeKill()) {
+      if (requireTreeKill) {
+        log.error("--require-tree-kill: no PID namespace for the child ({}), so its processes could outlive a SIGKILLed"
+            + " leasehold: refusing to run", choice.refused());
+        return Leasehold.NOT_STARTED;
+      }
+      log.warn("no PID namespace for the child ({}): if leasehold is SIGKILLed, only the child's own process is"
+          + " killed, not the processes it started (--require-tree-kill refuses instead)", choice.refused());
+    }
     Supervisor.Settings settings =
-        new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, tools, store.backend(),
+        new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
             store.isEtcd() ? String.join(",", store.trimmed()) : null);
     return new Supervisor(elector, settings).run();
   }

@@ -29,7 +29,7 @@ final class Supervisor {
 
   /** Settings are run's validated options. Immutable. */
   record Settings(List<String> command, Duration grace, Duration killReserve, Duration timeout,
-      boolean rejoin, Child.Tools tools, String backend, String endpoints) {}
+      boolean rejoin, Guard guard, String backend, String endpoints) {}
 
   private sealed interface Event permits Elected, Lost, Exited, Signalled {}
 
@@ -67,7 +67,6 @@ final class Supervisor {
     SignalRelay.install((name, number) -> events.add(new Signalled(name, number)));
     try {
       elector.start();
-      Child.warmUp(settings.tools());
       while (true) {
         Leadership term = awaitTerm();
         if (term == null) {
@@ -125,11 +124,11 @@ final class Supervisor {
   private TermEnd supervise(Leadership term) throws InterruptedException {
     Child child;
     try {
-      child = Child.start(settings.tools(), settings.command(), environment(term),
+      child = Child.start(settings.guard(), settings.command(), environment(term),
           code -> events.add(new Exited(code)));
     } catch (IOException e) {
       log.error("cannot start {}: {}", settings.command().get(0), e.getMessage());
-      return new TermEnd(false, 126);
+      return new TermEnd(false, Leasehold.NOT_STARTED);
     }
     log.info("leader with fencing token {}; child {} started: {}", term.fencingToken(), child.pid(),
         String.join(" ", settings.command()));
@@ -166,8 +165,11 @@ final class Supervisor {
       long wait = !stopping ? left - grace - reserve : killed ? 50 * MS : killAt - now;
       Event e = events.poll(Math.max(MS / 2, wait), TimeUnit.NANOSECONDS);
       if (e instanceof Exited x) {
+        if (!child.killLeftovers()) {
+          log.warn("child {} exited, but its PID namespace's init is still there: processes of its tree may outlive"
+              + " the term", child.pid());
+        }
         long gone = System.nanoTime();
-        child.killLeftovers();
         if (!stopping) {
           log.info("child {} exited with {}: the term ends", child.pid(), x.code());
           return new TermEnd(false, x.code());

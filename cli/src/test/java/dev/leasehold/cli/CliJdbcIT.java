@@ -30,8 +30,7 @@ import org.slf4j.LoggerFactory;
 @ExtendWith(MariaDbExtension.class)
 class CliJdbcIT {
   private static final Logger log = LoggerFactory.getLogger(CliJdbcIT.class);
-  private static final String SLEEPER =
-      "env > DIR/ID.env; echo $$ > DIR/ID.tmp && mv DIR/ID.tmp DIR/ID.pid; exec sleep 1000";
+  private static final String SLEEPER = CliRunIT.SLEEPER;
 
   @Test
   void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {

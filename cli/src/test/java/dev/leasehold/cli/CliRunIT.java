@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -25,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code leasehold run} against a real etcd member, through bin/leasehold and the shaded jar:
  * one child at a time, the child dies with a SIGKILLed leasehold, a frozen etcd stops the
- * child before the local deadline (also one that ignores SIGTERM), and a child's exit hands
- * over at once. Times are logged as "measured: ...".
+ * child and its whole tree before the local deadline (also one that ignores SIGTERM), and a
+ * child's exit hands over at once. Times are logged as "measured: ...".
  */
 class CliRunIT {
   private static final Logger log = LoggerFactory.getLogger(CliRunIT.class);
@@ -40,14 +41,29 @@ class CliRunIT {
 
   @RegisterExtension static final EtcdClusterExtension ETCD = EtcdClusterExtension.members(1);
 
+  // Whether this machine gives the child a PID namespace (Guard): then nothing of its tree outlives a term.
+  private static final boolean TREE_KILL = treeKill();
+
   private Path dir;
   private String key;
+  private final String marker = Long.toString(100_000_000L + new java.util.Random().nextInt(900_000_000));
   private final List<LeaseholdProcess> started = new java.util.ArrayList<>();
 
   @AfterEach
   void cleanUp() {
     started.forEach(LeaseholdProcess::close);
     ETCD.cluster().restoreAll();
+    LeaseholdProcess.killAll(marker);
+  }
+
+  private static boolean treeKill() {
+    try {
+      Guard.Choice c = Guard.choose();
+      return c != null && c.guard() != null && c.guard().treeKill();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   private void setUp(TestInfo info) {
@@ -66,8 +82,10 @@ class CliRunIT {
     return p;
   }
 
-  // The child writes its pid (atomically) and environment, then becomes `sleep`.
-  private static final String SLEEPER = "env > DIR/ID.env; echo $$ > DIR/ID.tmp && mv DIR/ID.tmp DIR/ID.pid; exec sleep 1000";
+  // The child writes its pid (atomically) and environment, then becomes `sleep`. Its pid as the
+  // host sees it: in the child's PID namespace $$ is the namespace's; /proc is the host's.
+  static final String SLEEPER = "env > DIR/ID.env; read -r pid _ < /proc/self/stat;"
+      + " echo $pid > DIR/ID.tmp && mv DIR/ID.tmp DIR/ID.pid; exec sleep 1000";
 
   private Optional<Long> childOf(String id) {
     return LeaseholdProcess.pidIn(dir.resolve(id + ".pid")).filter(LeaseholdProcess::running);
@@ -109,20 +127,27 @@ class CliRunIT {
     assertTrue(other.isAlive());
   }
 
-  @Test
-  void aFrozenEtcdStopsTheChildBeforeTheLocalDeadline(TestInfo info) throws Exception {
-    setUp(info);
-    frozenStoreStopsChild(run("a", TTL, SLEEPER), "SIGTERM");
+  // The child leaves a tree of marked sleeps (LeaseholdProcess.tree) and becomes one of them.
+  private String treeSleeper() {
+    return SLEEPER.replace("exec sleep 1000", LeaseholdProcess.tree(marker));
   }
 
   @Test
-  void aChildThatIgnoresSigtermIsKilledBeforeTheLocalDeadline(TestInfo info) throws Exception {
+  void aFrozenEtcdStopsTheChildAndItsTreeBeforeTheLocalDeadline(TestInfo info) throws Exception {
     setUp(info);
-    frozenStoreStopsChild(run("a", TTL, "trap '' TERM; " + SLEEPER), "SIGKILL");
+    frozenStoreStopsChild(run("a", TTL, treeSleeper()), "SIGTERM");
+  }
+
+  @Test
+  void aChildThatIgnoresSigtermIsKilledWithItsTreeBeforeTheLocalDeadline(TestInfo info) throws Exception {
+    setUp(info);
+    // The trap's SIG_IGN is inherited: every process of the tree ignores SIGTERM.
+    frozenStoreStopsChild(run("a", TTL, "trap '' TERM; " + treeSleeper()), "SIGKILL");
   }
 
   private void frozenStoreStopsChild(LeaseholdProcess a, String how) throws Exception {
-    await().atMost(START).until(() -> childOf("a").isPresent());
+    await().atMost(START).until(() -> childOf("a").isPresent()
+        && LeaseholdProcess.sleepers(marker).size() == LeaseholdProcess.TREE_SLEEPERS);
     long child = childOf("a").orElseThrow();
     EtcdMember member = ETCD.cluster().member(0);
     long frozen = System.nanoTime();
@@ -137,6 +162,12 @@ class CliRunIT {
         how, String.format("%.1f", goneMs), m.group(1), m.group(2), m.group(4), m.group(5));
     assertEquals(how, m.group(2), a.log());
     assertEquals("before", m.group(5), a.log());
+    if (TREE_KILL) {
+      // Also the setsid escapee and the orphan, which no group signal reaches: gone before the log line.
+      Map<Long, List<String>> left = new java.util.HashMap<>(LeaseholdProcess.withMarker(marker));
+      left.remove(a.pid()); // leasehold itself, whose arguments are the child's command
+      assertEquals(Map.of(), left, "left of the child's tree; " + a.log());
+    }
     member.resume();
     assertEquals(Leasehold.LOST, a.exitCode(Duration.ofSeconds(15)), a.log());
   }
@@ -146,7 +177,8 @@ class CliRunIT {
     setUp(info);
     int ttl = 5;
     // exits 7 on SIGTERM and leaves a grandchild (`sleep`) behind, which leasehold must kill.
-    String script = "trap 'exit 7' TERM; sleep 1000 & echo $! > DIR/ID.sleep; " + SLEEPER.replace("exec sleep 1000", "wait");
+    String script = "trap 'exit 7' TERM; sh -c 'read -r pid _ < /proc/self/stat; echo $pid > DIR/ID.sleep;"
+        + " exec sleep 1000' & " + SLEEPER.replace("exec sleep 1000", "wait");
     LeaseholdProcess a = run("a", ttl, script);
     LeaseholdProcess b = run("b", ttl, script);
     await().atMost(START).until(() -> childOf("a").isPresent() || childOf("b").isPresent());
@@ -158,7 +190,8 @@ class CliRunIT {
     await().atMost(Duration.ofSeconds(40)).until(() -> watch.log().contains("leader " + leader.name() + " "));
     // The follower must know the leader, or its first read could come after the handover.
     await().atMost(Duration.ofSeconds(10)).until(() -> other.log().contains("leader is " + leader.name()));
-    long grandchild = LeaseholdProcess.pidIn(dir.resolve(leader.name() + ".sleep")).orElseThrow();
+    long grandchild = await().atMost(Duration.ofSeconds(10))
+        .until(() -> LeaseholdProcess.pidIn(dir.resolve(leader.name() + ".sleep")), Optional::isPresent).orElseThrow();
 
     long sent = System.nanoTime();
     LeaseholdProcess.kill("TERM", childOf(leader.name()).orElseThrow());

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 
 /**
  * LeaseholdProcess is one {@code bin/leasehold} process of a test, its stdout and stderr in a
- * log file, and the /proc helpers the tests use to find out whether a child still runs.
+ * log file, and the /proc helpers the tests use to find out whether a child (or any process of
+ * its tree) still runs.
  *
  * <p>Thread-safe: the process handle is; the log is read from the file on each call.
  */
@@ -37,8 +38,17 @@ final class LeaseholdProcess implements AutoCloseable {
 
   /** start runs the launcher with {@code args} and these extra environment variables. */
   static LeaseholdProcess start(String name, Path dir, Map<String, String> env, String... args) throws IOException {
+    return start(name, dir, env, List.of(), args);
+  }
+
+  /**
+   * start runs the launcher through {@code wrapper} (a command that execs its arguments, such
+   * as {@code setpriv --reuid ...}), with {@code args} and these extra environment variables.
+   */
+  static LeaseholdProcess start(String name, Path dir, Map<String, String> env, List<String> wrapper, String... args)
+      throws IOException {
     String launcher = System.getProperty("leasehold.launcher", "bin/leasehold");
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(wrapper);
     cmd.add(launcher);
     cmd.addAll(List.of(args));
     Path log = dir.resolve(name + ".log");
@@ -95,6 +105,13 @@ final class LeaseholdProcess implements AutoCloseable {
     kill(sig, process.pid());
   }
 
+  /** stdin writes {@code text} to leasehold's standard input and closes it. */
+  void stdin(String text) throws IOException {
+    try (var in = process.getOutputStream()) {
+      in.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
   /** name is the test's name for this process (also its candidate id). */
   String name() {
     return name;
@@ -124,6 +141,59 @@ final class LeaseholdProcess implements AutoCloseable {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  /**
+   * withMarker maps every live process (zombies have no arguments) one of whose arguments
+   * contains {@code marker} to its arguments, from /proc.
+   */
+  static Map<Long, List<String>> withMarker(String marker) {
+    Map<Long, List<String>> found = new java.util.TreeMap<>();
+    try (var entries = Files.list(Path.of("/proc"))) {
+      for (Path p : (Iterable<Path>) entries::iterator) {
+        String name = p.getFileName().toString();
+        if (name.chars().allMatch(Character::isDigit)) {
+          try {
+            String args = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
+            if (args.contains(marker)) {
+              found.put(Long.parseLong(name), List.of(args.split("\0")));
+            }
+          } catch (IOException e) {
+            // Gone while we looked.
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return found;
+  }
+
+  /** sleepers lists the live {@code sleep} processes whose arguments contain {@code marker}. */
+  static List<Long> sleepers(String marker) {
+    return withMarker(marker).entrySet().stream()
+        .filter(e -> e.getValue().get(0).equals("sleep"))
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  /** TREE_SLEEPERS is how many sleeps {@link #tree} starts. */
+  static final int TREE_SLEEPERS = 5;
+
+  /**
+   * tree is a shell script that leaves a tree of {@link #TREE_SLEEPERS} sleeps, each with
+   * {@code marker} in its argument: two grandchildren in its group (one under a nested shell), a
+   * {@code setsid} escapee in a session of its own, one orphaned by a double fork, and the
+   * script's own process, which becomes a sleep.
+   */
+  static String tree(String marker) {
+    return "sleep 1001." + marker + " & setsid sleep 1002." + marker + " & (sleep 1003." + marker + " &);"
+        + " sh -c 'sleep 1004." + marker + " & wait' & exec sleep 1000." + marker;
+  }
+
+  /** killAll SIGKILLs every process {@link #withMarker} finds: the leftovers of a test. */
+  static void killAll(String marker) {
+    withMarker(marker).keySet().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
   }
 
   /** pidIn reads the pid a child wrote to {@code file}, or empty while it is not there. */

@@ -3,7 +3,6 @@ package dev.leasehold.etcd;
 import dev.leasehold.Participant;
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -93,9 +92,6 @@ final class EtcdRecords {
 
   /** campaignResult is the campaign's outcome: won at the transaction's revision, or lost to the holder its Else branch read. */
   static Input campaignResult(long op, TxnResponse r) {
-    if (HandoverTrace.ON) {
-      HandoverTrace.mark(HandoverTrace.Hop.CAS_ACKED);
-    }
     long revision = r.getHeader().getRevision();
     if (r.isSucceeded()) {
       // A put that creates a key creates it at the transaction's revision.

@@ -9,6 +9,7 @@ import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.protocol.SessionElection;
 import dev.leasehold.protocol.SessionLease;
 import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.runtime.Lifecycle;
 import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.SharedThreads;
 import dev.leasehold.runtime.ThreadScheduler;
@@ -18,14 +19,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -88,16 +87,14 @@ public final class EtcdSession implements AutoCloseable {
   private final ByteSequence value;
   private final SplittableRandom random;
   private final Map<String, ElectorRuntime> elections = new ConcurrentHashMap<>();
-  private final AtomicBoolean started = new AtomicBoolean();
-  private final AtomicBoolean closing = new AtomicBoolean();
-  private final CompletableFuture<Void> closed = new CompletableFuture<>();
-  private volatile Thread shutdownHook;
+  private final Lifecycle lifecycle;
 
   private EtcdSession(ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons) {
     this.template = template;
     this.protocol = ProtocolConfig.from(template);
     this.client = client;
     this.clientPool = clientPool;
+    this.lifecycle = new Lifecycle("session on " + template.electionKey(), log);
     this.threads = new ThreadScheduler();
     this.shared = new SharedThreads(threads, threads);
     this.leaseThreads = new ThreadScheduler();
@@ -170,7 +167,7 @@ public final class EtcdSession implements AutoCloseable {
       throw new IllegalArgumentException(
           "name must be a non-blank election name, but was " + (name == null ? "null" : "\"" + name + "\""));
     }
-    if (closing.get()) {
+    if (lifecycle.isClosing()) {
       throw new IllegalStateException("session on " + prefix() + " is closed");
     }
     String key = prefix() + name;
@@ -182,7 +179,7 @@ public final class EtcdSession implements AutoCloseable {
           "name must be unique among this session's open elections, but \"" + name + "\" is taken");
     }
     r.whenClosed().thenRun(() -> elections.remove(key, r));
-    if (closing.get()) {
+    if (lifecycle.isClosing()) {
       r.close();
       throw new IllegalStateException("session on " + prefix() + " is closed");
     }
@@ -191,14 +188,9 @@ public final class EtcdSession implements AutoCloseable {
 
   /** start grants the session's lease and opens its watch; again, or after close, it does nothing. */
   public void start() {
-    if (closing.get() || !started.compareAndSet(false, true)) {
-      return;
+    if (lifecycle.start(template.closeOnShutdown(), this::close)) {
+      lease.start();
     }
-    if (template.closeOnShutdown()) {
-      shutdownHook = new Thread(this::close, "leasehold-shutdown-" + prefix());
-      Runtime.getRuntime().addShutdownHook(shutdownHook);
-    }
-    lease.start();
   }
 
   /**
@@ -231,15 +223,7 @@ public final class EtcdSession implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (closing.compareAndSet(false, true)) {
-      Thread hook = shutdownHook;
-      if (hook != null && Thread.currentThread() != hook) {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // The JVM is exiting and runs this close itself.
-        }
-      }
+    if (lifecycle.beginClose()) {
       long bound = 4 * template.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(2);
       try {
         // The lease's close tells every election Ended(CLOSED) (each stops with one event and
@@ -257,7 +241,7 @@ public final class EtcdSession implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } catch (ExecutionException | TimeoutException e) {
-        log.warn("session on {}: close did not finish in time: {}", prefix(), e.toString());
+        lifecycle.warnLate(e);
       }
       for (ThreadScheduler t : List.of(leaseThreads, threads)) {
         t.shutdown();
@@ -271,10 +255,10 @@ public final class EtcdSession implements AutoCloseable {
         client.close();
         clientPool.shutdown();
       }
-      closed.complete(null);
+      lifecycle.finished();
     }
     if (!threads.onDispatcher()) {
-      closed.join();
+      lifecycle.whenClosed().toCompletableFuture().join();
     }
   }
 

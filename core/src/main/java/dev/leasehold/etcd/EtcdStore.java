@@ -6,7 +6,6 @@ import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.protocol.KeyRecord;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
-import dev.leasehold.runtime.HandoverTrace;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
@@ -100,17 +99,11 @@ final class EtcdStore implements StorePort {
     if (call instanceof EtcdCommand.Poll p) {
       return p.participants() && !queueAccess.refused() ? pollWithQueue(p) : poll(p);
     } else if (call instanceof EtcdCommand.GrantLease g) {
-      if (HandoverTrace.ON) {
-        HandoverTrace.mark(HandoverTrace.Hop.GRANT_SENT);
-      }
       return map(
           client.getLeaseClient().grant(g.ttlSeconds()),
           r -> new EtcdInput.LeaseGranted(g.op(), r.getID(), r.getTTL()),
           e -> new EtcdInput.GrantFailed(g.op(), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.Campaign k) {
-      if (HandoverTrace.ON) {
-        HandoverTrace.mark(HandoverTrace.Hop.CAS_SENT);
-      }
       return map(
           client
               .getKVClient()
@@ -353,9 +346,6 @@ final class EtcdStore implements StorePort {
    * Else Get(K))} (PROTOCOL.md §4.5).
    */
   private CompletionStage<Input> handover(EtcdCommand.Handover h) {
-    if (HandoverTrace.ON) {
-      HandoverTrace.mark(HandoverTrace.Hop.HANDOVER_SENT);
-    }
     Participant s = h.successor();
     ByteSequence successorId = ByteSequence.from(s.candidateId(), StandardCharsets.UTF_8);
     return map(
@@ -373,9 +363,6 @@ final class EtcdStore implements StorePort {
             .Else(Op.get(key, GetOption.DEFAULT))
             .commit(),
         r -> {
-          if (HandoverTrace.ON) {
-            HandoverTrace.mark(HandoverTrace.Hop.HANDOVER_ACKED);
-          }
           long revision = r.getHeader().getRevision();
           if (r.isSucceeded()) {
             // The key's put is the transaction's, so its new mod revision is this revision.

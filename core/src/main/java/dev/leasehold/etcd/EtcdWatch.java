@@ -2,7 +2,7 @@ package dev.leasehold.etcd;
 
 import dev.leasehold.protocol.EtcdInput;
 import dev.leasehold.Participant;
-import dev.leasehold.runtime.HandoverTrace;
+import dev.leasehold.runtime.FlightEvents;
 import dev.leasehold.runtime.Input;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -109,6 +109,18 @@ final class EtcdWatch {
     return ended.compareAndSet(false, true);
   }
 
+  // The arrival of a notification on the store's thread, for a JFR recording.
+  private static void record(String type, KeyValue kv) {
+    FlightEvents.WatchNotification n = new FlightEvents.WatchNotification();
+    if (n.shouldCommit()) {
+      n.key = kv.getKey().toString(StandardCharsets.UTF_8);
+      n.type = type;
+      n.revision = kv.getModRevision();
+      n.nanoTime = System.nanoTime();
+      n.commit();
+    }
+  }
+
   private void onKey(WatchResponse response) {
     if (ended.get()) {
       return;
@@ -117,15 +129,11 @@ final class EtcdWatch {
       KeyValue kv = e.getKeyValue();
       switch (e.getEventType()) {
         case PUT -> {
-          if (HandoverTrace.ON) {
-            HandoverTrace.mark(HandoverTrace.Hop.WATCH_PUT);
-          }
+          record("PUT", kv);
           inbox.accept(new EtcdInput.WatchPut(id, EtcdRecords.record(kv), kv.getModRevision()));
         }
         case DELETE -> {
-          if (HandoverTrace.ON) {
-            HandoverTrace.mark(HandoverTrace.Hop.WATCH_DELETE);
-          }
+          record("DELETE", kv);
           inbox.accept(new EtcdInput.WatchDelete(id, kv.getModRevision()));
         }
         default -> {

@@ -52,10 +52,8 @@ public final class JdbcFencing {
   public static void guard(Connection connection, Leadership leadership) throws SQLException {
     Objects.requireNonNull(connection, "connection");
     Objects.requireNonNull(leadership, "leadership");
-    if (!(Terms.detail(leadership) instanceof SqlTerm term)) {
-      throw new IllegalArgumentException(
-          "leadership must come from a JdbcLeaderElector, but was " + leadership);
-    }
+    SqlTerm term = Terms.detail(leadership, SqlTerm.class).orElseThrow(() -> new IllegalArgumentException(
+        "leadership must come from a JdbcLeaderElector, but was " + leadership));
     if (connection.getAutoCommit()) {
       throw new IllegalArgumentException("connection must be in a transaction (setAutoCommit(false)):"
           + " with autocommit on, InnoDB holds no lock after S7 and the guard would protect nothing");

@@ -40,14 +40,14 @@ final class SqlCandidate extends SqlRole {
 
   /** begin moves a FOLLOWER that may take {@code row} (null: none) to CANDIDATE. */
   void begin(LeaseRow row, long now) {
-    m.moveTo(ElectorState.CANDIDATE, null, null, now);
-    holder = m.fx.token();
+    roles.moveTo(ElectorState.CANDIDATE, null, null, now);
+    holder = fx.token();
     basis = row;
-    epoch = row == null ? m.maxEpoch + 1 : row.epoch() + 1;
+    epoch = row == null ? m.maxEpoch() + 1 : row.epoch() + 1;
     takeSent = false;
     takeOp = 0;
     HolderToken h = holder;
-    lockOp = m.fx.call(op -> new SqlCommand.Lock(op, h));
+    lockOp = fx.call(op -> new SqlCommand.Lock(op, h));
   }
 
   @Override
@@ -68,7 +68,7 @@ final class SqlCandidate extends SqlRole {
         taken(t, now);
       } else {
         // Outcome unknown: the take may have been applied, now or later.
-        m.orphans.add(new Orphans.Orphan(holder, epoch, true, basis));
+        orphans.add(new Orphans.Orphan(holder, epoch, true, basis));
         back(now, true);
       }
     }
@@ -83,7 +83,7 @@ final class SqlCandidate extends SqlRole {
     LeaseRow b = basis;
     takeSentAt = now;
     takeSent = true;
-    takeOp = m.fx.call(op -> new SqlCommand.Take(op, h, e, b));
+    takeOp = fx.call(op -> new SqlCommand.Take(op, h, e, b));
   }
 
   private void taken(SqlInput.Taken t, long now) {
@@ -93,24 +93,24 @@ final class SqlCandidate extends SqlRole {
       return;
     }
     m.noteEpoch(epoch);
-    if (t.session() == lockSession && now - m.config.deadline(takeSentAt) < 0) {
-      m.master.begin(holder, epoch, lockSession, takeSentAt, now);
+    if (t.session() == lockSession && now - config.deadline(takeSentAt) < 0) {
+      m.lead(holder, epoch, lockSession, takeSentAt, now);
       return;
     }
     // Too late (or, defensively, not on the session that holds L(h)): leading now would mean
     // leading past the deadline, or without the wake-up. Give the row back, then the lock.
-    m.orphans.add(new Orphans.Orphan(holder, epoch, false, null));
+    orphans.add(new Orphans.Orphan(holder, epoch, false, null));
     m.release(holder, epoch);
     m.unlock(holder);
     back(now, false);
   }
 
   private void back(long now, boolean afterError) {
-    m.moveTo(ElectorState.FOLLOWER, null, null, now);
+    roles.moveTo(ElectorState.FOLLOWER, null, null, now);
     if (afterError) {
-      m.follower.retry(now);
+      m.retryRead(now);
     } else {
-      m.follower.read();
+      m.read();
     }
   }
 

@@ -16,36 +16,35 @@ import dev.leasehold.runtime.StoreCall;
  * <p>All commands are immutable records, safe to pass between threads.
  */
 sealed interface SqlCommand extends Command {
-  /** Read is S1; answered by {@link SqlInput.RowRead}. */
-  record Read(long op) implements SqlCommand, StoreCall {
+  /**
+   * Statement is every command the store answers: one {@link SqlInput} carrying its {@code op},
+   * {@link SqlInput.Failed} when it failed, timed out or was refused.
+   */
+  sealed interface Statement extends SqlCommand, StoreCall {
+    /** op is the operation id its answer carries. */
+    long op();
+
     @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
+    default Input failed(String reason) {
+      return new SqlInput.Failed(op(), reason);
     }
   }
+
+  /** Read is S1; answered by {@link SqlInput.RowRead}. */
+  record Read(long op) implements Statement {}
 
   /**
    * Lock is S6 {@code GET_LOCK(L(holder), 0)} on a CANDIDATE's fresh token; answered by
    * {@link SqlInput.Locked} (1: acquired; 0: someone holds it; NULL: failed).
    */
-  record Lock(long op, HolderToken holder) implements SqlCommand, StoreCall {
-    @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
-    }
-  }
+  record Lock(long op, HolderToken holder) implements Statement {}
 
   /**
    * Await is S6 {@code GET_LOCK(L(holder), t)}, a FOLLOWER's wake-up wait on the holder's lock
    * for {@code waitNanos} (MySQL: rounded up to whole seconds); answered by
    * {@link SqlInput.Woken}. It is bounded by its wait plus the RPC timeout.
    */
-  record Await(long op, HolderToken holder, long waitNanos) implements SqlCommand, StoreCall {
-    @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
-    }
-
+  record Await(long op, HolderToken holder, long waitNanos) implements Statement {
     @Override
     public long timeoutNanos(long rpcTimeoutNanos) {
       return waitNanos + rpcTimeoutNanos;
@@ -57,12 +56,7 @@ sealed interface SqlCommand extends Command {
    * whatever it returns. With no session open the store answers at once (session 0): the lock
    * died with its session.
    */
-  record Unlock(long op, HolderToken holder) implements SqlCommand, StoreCall {
-    @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
-    }
-  }
+  record Unlock(long op, HolderToken holder) implements Statement {}
 
   /**
    * Take is S2 when {@code basis} is null (insert with {@code epoch}), else S3 with
@@ -70,29 +64,13 @@ sealed interface SqlCommand extends Command {
    * {@code basis.epoch + 1 == epoch}); answered by {@link SqlInput.Taken}, won when one row
    * changed (a duplicate key, error 1062, is a loss).
    */
-  record Take(long op, HolderToken holder, long epoch, LeaseRow basis)
-      implements SqlCommand, StoreCall {
-    @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
-    }
-  }
+  record Take(long op, HolderToken holder, long epoch, LeaseRow basis) implements Statement {}
 
   /** Renew is S4 for {@code (holder, epoch)}; answered by {@link SqlInput.Renewed}. */
-  record Renew(long op, HolderToken holder, long epoch) implements SqlCommand, StoreCall {
-    @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
-    }
-  }
+  record Renew(long op, HolderToken holder, long epoch) implements Statement {}
 
   /** Release is S5 for {@code (holder, epoch)}; answered by {@link SqlInput.Released}. */
-  record Release(long op, HolderToken holder, long epoch) implements SqlCommand, StoreCall {
-    @Override
-    public Input failed(String reason) {
-      return new SqlInput.Failed(op, reason);
-    }
-  }
+  record Release(long op, HolderToken holder, long epoch) implements Statement {}
 
   /**
    * EndWait is sent at close, with no reply of its own: the store ends an {@link Await} in

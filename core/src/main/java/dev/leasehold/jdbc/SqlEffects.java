@@ -22,7 +22,7 @@ final class SqlEffects extends StepEffects<SqlTimer> {
   }
 
   /** call appends the statement {@code make} builds for a fresh op id, awaits its answer and returns the id. */
-  long call(LongFunction<SqlCommand> make) {
+  long call(LongFunction<SqlCommand.Statement> make) {
     long op = id();
     awaited.add(op);
     add(make.apply(op));

@@ -1,8 +1,6 @@
 package dev.leasehold.jdbc;
 
 import dev.leasehold.LeaderInfo;
-import dev.leasehold.LeadershipEvent.Cause;
-import java.util.Objects;
 
 /**
  * SqlFollower handles the FOLLOWER's inputs (PROTOCOL.md, SQL backend, "Roles and
@@ -61,18 +59,18 @@ final class SqlFollower extends SqlRole {
   void read() {
     if (pendingOp == 0) {
       waitingOn = null;
-      pendingOp = m.fx.call(SqlCommand.Read::new);
+      pendingOp = fx.call(SqlCommand.Read::new);
     }
   }
 
   /** readAt re-reads at {@code at} on the local timer. */
   void readAt(long at) {
-    m.fx.setTimer(SqlTimer.POLL, at);
+    fx.setTimer(SqlTimer.POLL, at);
   }
 
   /** retry re-reads after the error backoff. */
   void retry(long now) {
-    readAt(now + m.fx.backoff(Math.max(1, m.failures)));
+    readAt(now + fx.backoff(Math.max(1, reach.failures())));
   }
 
   @Override
@@ -87,7 +85,7 @@ final class SqlFollower extends SqlRole {
       if (w.acquired()) {
         // The holder released its lock or its session ended. The row decides; keep the lock,
         // so that waiting again does not return at once.
-        m.woken = waitingOn;
+        woken.keep(waitingOn);
       }
       waitingOn = null;
       read();
@@ -109,14 +107,11 @@ final class SqlFollower extends SqlRole {
     if (row != null) {
       m.noteEpoch(row.epoch());
     }
-    m.orphans.prune(row);
+    orphans.prune(row);
     observed.see(row, now);
     noteLeader(row, now);
-    if (m.woken != null && (row == null || !row.names(m.woken))) {
-      m.unlock(m.woken);
-      m.woken = null;
-    }
-    if (row != null && m.orphans.contains(row.holder())) {
+    woken.letGoUnlessNamedBy(row);
+    if (row != null && orphans.contains(row.holder())) {
       // An attempt or term of ours whose end the row has not seen: release it, then look again.
       m.release(row.holder(), row.epoch());
       read();
@@ -126,27 +121,27 @@ final class SqlFollower extends SqlRole {
       if (holdingOff && now - holdoffUntil < 0) {
         // The row is free and no lock is there to wait on: look again soon, so the hold-off
         // ends as soon as another holder shows (not a poll interval later), at most at its end.
-        readAt(Math.min(holdoffUntil, now + m.config.waitFloorNanos()));
+        readAt(Math.min(holdoffUntil, now + config.waitFloorNanos()));
         return;
       }
-      m.candidate.begin(row, now);
+      m.take(row, now);
       return;
     }
-    long left = observed.left(m.config.observedWaitNanos(row.ttlMicros()), now);
-    long t = Math.min(m.config.pollIntervalNanos(), Math.max(left, m.config.waitFloorNanos()));
-    if (row.names(m.woken) || !row.holder().wellFormed()) {
+    long left = observed.left(config.observedWaitNanos(row.ttlMicros()), now);
+    long t = Math.min(config.pollIntervalNanos(), Math.max(left, config.waitFloorNanos()));
+    if (woken.isOn(row) || !row.holder().wellFormed()) {
       readAt(now + t);
     } else {
       HolderToken h = row.holder();
       waitingOn = h;
-      pendingOp = m.fx.call(op -> new SqlCommand.Await(op, h, t));
+      pendingOp = fx.call(op -> new SqlCommand.Await(op, h, t));
     }
   }
 
   private boolean mayTake(LeaseRow row, long now) {
     return row == null
         || row.released()
-        || row.expired() && observed.left(m.config.observedWaitNanos(row.ttlMicros()), now) <= 0;
+        || row.expired() && observed.left(config.observedWaitNanos(row.ttlMicros()), now) <= 0;
   }
 
   private void noteLeader(LeaseRow row, long now) {
@@ -156,11 +151,6 @@ final class SqlFollower extends SqlRole {
       // Someone else holds the row: the hold-off after resign() has done its job.
       holdingOff = false;
     }
-    if (!Objects.equals(seen, m.leader)) {
-      m.leader = seen;
-      if (seen != null) {
-        m.tell(Cause.LEADER_CHANGED, seen, now);
-      }
-    }
+    roles.see(seen, now);
   }
 }

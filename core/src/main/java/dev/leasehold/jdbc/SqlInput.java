@@ -15,6 +15,11 @@ sealed interface SqlInput extends Input {
   /** op is the operation id of the command this answers. */
   long op();
 
+  /** session is the session the statement ran on; 0 when none (a failure, or an unlock without one). */
+  default long session() {
+    return 0;
+  }
+
   /** RowRead is S1's row, or null when there is none. */
   record RowRead(long op, long session, LeaseRow row) implements SqlInput {}
 

@@ -3,6 +3,7 @@ package dev.leasehold.jdbc;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.runtime.Term;
 
 /**
  * SqlMaster handles the MASTER's inputs, and the naming of its loss. It holds {@code L(h)} on
@@ -67,24 +68,21 @@ final class SqlMaster extends SqlRole {
     holder = h;
     token = epoch;
     this.session = session;
-    deadline = m.config.deadline(sentAt);
+    deadline = config.deadline(sentAt);
     confirmedSentAt = sentAt;
     renewOp = 0;
-    m.leader = new LeaderInfo(m.config.candidateId(), token, h.leaseId());
-    m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
-    m.fx.setTimer(SqlTimer.DEADLINE, deadline);
-    m.fx.setTimer(SqlTimer.RENEW, sentAt + m.config.renewIntervalNanos());
-    if (m.woken != null) {
-      // A wake-up lock on the old holder: let it go, so the next waiting follower wakes and
-      // reads who leads now.
-      m.unlock(m.woken);
-      m.woken = null;
-    }
+    roles.elect(new Term(token, h.leaseId(), deadline, new SqlTerm(config.table(), config.name(), h, token)),
+        new LeaderInfo(config.candidateId(), token, h.leaseId()), now);
+    fx.setTimer(SqlTimer.DEADLINE, deadline);
+    fx.setTimer(SqlTimer.RENEW, sentAt + config.renewIntervalNanos());
+    // A wake-up lock on the old holder: let it go, so the next waiting follower wakes and reads
+    // who leads now.
+    woken.letGo();
   }
 
   @Override
   void on(SqlInput in, long now) {
-    if (m.naming) {
+    if (roles.owesLoss()) {
       if (in.op() == namingOp) {
         named(in, now);
       }
@@ -93,12 +91,12 @@ final class SqlMaster extends SqlRole {
     if (in.op() == renewOp && in instanceof SqlInput.Renewed r) {
       renewOp = 0;
       if (r.changed()) {
-        deadline = Math.max(deadline, m.config.deadline(renewSentAt));
+        deadline = Math.max(deadline, config.deadline(renewSentAt));
         confirmedSentAt = renewSentAt;
-        m.fx.setTimer(SqlTimer.DEADLINE, deadline);
-        m.fx.setTimer(SqlTimer.RENEW, renewSentAt + m.config.renewIntervalNanos());
+        fx.setTimer(SqlTimer.DEADLINE, deadline);
+        fx.setTimer(SqlTimer.RENEW, renewSentAt + config.renewIntervalNanos());
       } else {
-        beginNaming(now);
+        beginNaming();
       }
     }
   }
@@ -109,22 +107,22 @@ final class SqlMaster extends SqlRole {
       renewSentAt = now;
       HolderToken h = holder;
       long e = token;
-      renewOp = m.fx.call(op -> new SqlCommand.Renew(op, h, e));
+      renewOp = fx.call(op -> new SqlCommand.Renew(op, h, e));
     } else if (kind == SqlTimer.DEADLINE) {
       if (now - deadline >= 0) {
         stepDown(Cause.LEASE_EXPIRED_LOCALLY, now);
       } else {
-        m.fx.setTimer(SqlTimer.DEADLINE, deadline);
+        fx.setTimer(SqlTimer.DEADLINE, deadline);
       }
     }
   }
 
   @Override
   void resign(Cause cause, long now) {
-    if (m.naming) {
+    if (roles.owesLoss()) {
       return;
     }
-    m.follower.holdOff(now + m.config.resignHoldoffNanos());
+    m.holdOff(now + config.resignHoldoffNanos());
     stepDown(cause, now);
   }
 
@@ -141,30 +139,27 @@ final class SqlMaster extends SqlRole {
 
   private void stepDown(Cause cause, long now) {
     renewOp = 0;
-    m.leader = null;
-    m.lose(cause, null, now);
+    roles.moveTo(ElectorState.FOLLOWER, cause, null, now);
     // The row first, then the lock: a follower the lock wakes finds the row released.
-    m.orphans.add(new Orphans.Orphan(holder, token, false, null));
+    orphans.add(new Orphans.Orphan(holder, token, false, null));
     m.release(holder, token);
     m.unlock(holder);
-    m.follower.read();
+    m.read();
   }
 
-  private void beginNaming(long now) {
-    m.naming = true;
-    m.leader = null;
-    m.moveTo(ElectorState.FOLLOWER, null, null, now);
+  private void beginNaming() {
+    roles.stepDownUntold();
     // The row is not ours: no S5. The lock goes now, so a waiting follower reads the row.
     m.unlock(holder);
-    namingOp = m.fx.call(SqlCommand.Read::new);
+    namingOp = fx.call(SqlCommand.Read::new);
   }
 
   private void named(SqlInput in, long now) {
     namingOp = 0;
-    m.naming = false;
     if (!(in instanceof SqlInput.RowRead r)) {
-      m.lose(Cause.STORE_UNAVAILABLE, null, now);
-      m.follower.retry(now);
+      // The loss owed since beginNaming; it also reports the outage.
+      roles.moveTo(ElectorState.FOLLOWER, Cause.STORE_UNAVAILABLE, null, now);
+      m.retryRead(now);
       return;
     }
     LeaseRow row = r.row();
@@ -176,13 +171,12 @@ final class SqlMaster extends SqlRole {
       // Someone edited our row (its epoch): no one else can hold our token, so it is ours to
       // release, which the follower does for an orphan.
       cause = row.epoch() == token ? Cause.KEY_DELETED : Cause.KEY_TAKEN;
-      m.orphans.add(new Orphans.Orphan(holder, row.epoch(), false, null));
+      orphans.add(new Orphans.Orphan(holder, row.epoch(), false, null));
     } else {
       cause = Cause.KEY_TAKEN;
       successor = SqlMachine.info(row);
     }
-    m.leader = successor;
-    m.lose(cause, successor, now);
-    m.follower.rowRead(row, now);
+    roles.moveTo(ElectorState.FOLLOWER, cause, successor, now);
+    m.followRow(row, now);
   }
 }

@@ -1,8 +1,11 @@
 package dev.leasehold.jdbc;
 
+import dev.leasehold.runtime.Term;
+
 /**
  * SqlTerm is what a SQL term's {@code Leadership} keeps for {@link JdbcFencing#guard}: the
- * row (table and name) and the holder token and epoch that S7 must find in it.
+ * row (table and name) and the holder token and epoch that S7 must find in it. {@link SqlMaster}
+ * hands it over once, in the term's {@link Term}.
  *
  * <p>Immutable and thread-safe.
  *
@@ -11,4 +14,4 @@ package dev.leasehold.jdbc;
  * @param holder the term's holder token
  * @param epoch the term's fencing token
  */
-record SqlTerm(String table, String name, HolderToken holder, long epoch) {}
+record SqlTerm(String table, String name, HolderToken holder, long epoch) implements Term.Detail {}

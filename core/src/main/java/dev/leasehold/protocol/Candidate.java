@@ -23,17 +23,17 @@ final class Candidate extends Role {
 
   /** begin moves a FOLLOWER that found the key absent to CANDIDATE and starts the campaign. */
   void begin(long now) {
-    m.moveTo(ElectorState.CANDIDATE, null, null, now);
-    if (m.lease.isHeld()) {
+    roles.moveTo(ElectorState.CANDIDATE, null, null, now);
+    if (lease.isHeld()) {
       // A standby lease with at least a renewal interval left goes straight to the CAS.
-      if (m.lease.hasRenewalLeft(now)) {
+      if (lease.hasRenewalLeft(now)) {
         campaign();
         return;
       }
       m.abandonLease();
     }
     // A standby grant already on its way is adopted: the campaign starts when it arrives.
-    m.lease.grantForCampaign(now);
+    lease.grantForCampaign(now);
   }
 
   /**
@@ -41,112 +41,96 @@ final class Candidate extends Role {
    * key's mod revision as token (PROTOCOL.md §4.5); the caller checked the lease's deadline.
    */
   void adopt(long token, long now) {
-    m.moveTo(ElectorState.CANDIDATE, null, null, now);
-    m.master.begin(token, now);
+    roles.moveTo(ElectorState.CANDIDATE, null, null, now);
+    m.lead(token, now);
   }
 
   private void campaign() {
-    campaignOp = m.fx.id();
-    m.fx.add(new EtcdCommand.Campaign(campaignOp, m.lease.id()));
+    campaignOp = fx.id();
+    fx.add(new EtcdCommand.Campaign(campaignOp, lease.id()));
   }
 
   @Override
   void on(Input in, long now) {
     if (in instanceof EtcdInput.LeaseGranted g) {
-      if (!m.lease.awaitsGrant(g.op(), true)) {
-        m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+      if (!lease.awaitsGrant(g.op(), true)) {
+        fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
         return;
       }
-      m.lease.hold(g, now);
+      lease.hold(g, now);
       campaign();
     } else if (in instanceof EtcdInput.GrantFailed f) {
-      if (m.lease.awaitsGrant(f.op(), true)) {
-        m.lease.campaignGrantFailed();
-        m.failed(now);
-        m.moveTo(ElectorState.FOLLOWER, null, null, now);
-        m.follower.pollAt(now + m.fx.backoff(m.failures));
+      if (lease.awaitsGrant(f.op(), true)) {
+        lease.campaignGrantFailed();
+        roles.failed(now);
+        roles.moveTo(ElectorState.FOLLOWER, null, null, now);
+        m.retryRead(now);
       }
     } else if (in instanceof EtcdInput.CampaignWon w) {
       if (w.op() == campaignOp) {
         campaignOp = 0;
-        m.progressed(now);
+        roles.progressed(now);
         won(w.createRevision(), now);
       }
     } else if (in instanceof EtcdInput.CampaignLost l) {
       if (l.op() == campaignOp) {
         campaignOp = 0;
-        m.progressed(now);
+        roles.progressed(now);
         lost(l, now);
       }
     } else if (in instanceof EtcdInput.CampaignFailed f) {
       if (f.op() == campaignOp) {
         campaignOp = 0;
-        m.failed(now);
+        roles.failed(now);
         // The transaction may have been applied; revoking the lease removes the key with it, so
         // no key is left bound to a lease nobody renews.
         m.abandonLease();
-        m.moveTo(ElectorState.FOLLOWER, null, null, now);
-        m.follower.pollAt(now + m.fx.backoff(m.failures));
+        roles.moveTo(ElectorState.FOLLOWER, null, null, now);
+        m.retryRead(now);
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.watch.from(p.watchId())) {
-        m.noteRevision(p.revision());
+      if (watch.from(p.watchId())) {
+        key.noteRevision(p.revision());
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
-      if (m.watch.from(d.watchId())) {
-        m.noteRevision(d.revision());
+      if (watch.from(d.watchId())) {
+        key.noteRevision(d.revision());
       }
     } else {
-      m.lease.on(in, now, this);
-    }
-  }
-
-  @Override
-  void onTimer(TimerKind kind, long now) {
-    switch (kind) {
-      case RENEW -> m.lease.renew(now);
-      case DEADLINE -> m.lease.onDeadline(now, this);
-      case REWATCH -> m.watch.ensure();
-      case POLL, PROBE, CAMPAIGN -> {}
+      lease.on(in, now, this);
     }
   }
 
   // A key the campaign created has its mod revision at its create revision: that is the token.
   private void won(long token, long now) {
-    if (!m.lease.isHeld() || now >= m.lease.deadline()) {
+    if (!lease.isHeld() || now >= lease.deadline()) {
       // Too slow to be useful (or the lease is gone): holding the key now would mean leading
       // past the deadline. Revoking removes the key.
-      if (m.lease.isHeld()) {
+      if (lease.isHeld()) {
         m.abandonLease();
       } else {
-        m.lease.forget();
+        lease.forget();
       }
-      m.moveTo(ElectorState.FOLLOWER, null, null, now);
-      m.follower.poll();
+      roles.moveTo(ElectorState.FOLLOWER, null, null, now);
+      m.readKey();
       return;
     }
-    m.master.begin(token, now);
+    m.lead(token, now);
   }
 
   private void lost(EtcdInput.CampaignLost l, long now) {
     KeyRecord holder = l.holder();
-    if (holder != null && m.lease.isHeld() && holder.leaseId() == m.lease.id()) {
+    if (holder != null && lease.isHeld() && holder.leaseId() == lease.id()) {
       // The key is bound to our own lease: an earlier attempt of this very transaction was
       // applied (a retried request). It is ours, created at that revision.
       won(holder.token(), now);
       return;
     }
-    m.moveTo(ElectorState.FOLLOWER, null, null, now);
-    if (!m.config.standbyLease() || now >= m.lease.deadline()) {
+    roles.moveTo(ElectorState.FOLLOWER, null, null, now);
+    if (!config.standbyLease() || now >= lease.deadline()) {
       m.abandonLease();
     }
-    m.follower.observe(holder, l.revision(), now);
-    m.follower.seat.maybeEnlist();
-    if (m.keyAbsent) {
-      m.follower.poll();
-    } else {
-      m.follower.pollLater(now);
-    }
+    m.followHolder(holder, l.revision(), now);
   }
 
   // ---- the lease the campaign rides on ----
@@ -154,7 +138,7 @@ final class Candidate extends Role {
   @Override
   public void gone(long now) {
     // The CAS in flight can no longer make us MASTER; its result finds no deadline left.
-    m.lease.distrust();
+    lease.distrust();
   }
 
   @Override

@@ -1,11 +1,9 @@
 package dev.leasehold.protocol;
 
-import dev.leasehold.Participant;
 import dev.leasehold.LeaderInfo;
-import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
-import java.util.Objects;
 
 /**
  * Follower handles the FOLLOWER's inputs: it reads the key linearizably (at start, every poll
@@ -27,7 +25,7 @@ final class Follower extends Role {
 
   private long holdoffUntil = Long.MIN_VALUE;
   // This candidate's place in the queue.
-  final Seat seat;
+  private final Seat seat;
   // The count of the candidates ahead, in flight since the key was seen absent at rankFrom.
   private long rankOp;
   private long rankFrom;
@@ -36,7 +34,7 @@ final class Follower extends Role {
 
   Follower(ElectionMachine m) {
     super(m);
-    this.seat = new Seat(m);
+    this.seat = new Seat(m, this);
   }
 
   @Override
@@ -53,26 +51,26 @@ final class Follower extends Role {
         return;
       }
       pollOp = 0;
-      m.failed(now);
-      pollAt(now + m.fx.backoff(m.failures));
+      roles.failed(now);
+      retry(now);
     } else if (in instanceof EtcdInput.LeaseGranted g) {
-      if (m.lease.awaitsGrant(g.op(), false) && !m.lease.isHeld()) {
-        m.lease.hold(g, now);
+      if (lease.awaitsGrant(g.op(), false) && !lease.isHeld()) {
+        lease.hold(g, now);
         seat.maybeEnlist();
       } else {
-        m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+        fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       }
     } else if (in instanceof EtcdInput.GrantFailed f) {
-      if (m.lease.awaitsGrant(f.op(), false)) {
-        m.failed(now);
-        m.lease.standbyGrantFailed(now + m.fx.backoff(m.failures));
+      if (lease.awaitsGrant(f.op(), false)) {
+        roles.failed(now);
+        lease.standbyGrantFailed(now + fx.backoff(reach.failures()));
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.watch.from(p.watchId()) && !observe(p.key(), p.revision(), now)) {
+      if (watch.from(p.watchId()) && !observe(p.key(), p.revision(), now)) {
         maybeAcquireStandby(now);
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
-      if (m.watch.from(d.watchId())) {
+      if (watch.from(d.watchId())) {
         deleted(d.revision(), now);
       }
     } else if (in instanceof EtcdInput.HandedOver || in instanceof EtcdInput.HandoverRefused
@@ -90,11 +88,11 @@ final class Follower extends Role {
         // Not knowing its place, it waits as a candidate far down the queue would: a count
         // that fails under load must not turn the queue into a herd.
         rankOp = 0;
-        m.failed(now);
+        roles.failed(now);
         staggered(FAILED_RANK, now);
       }
     } else {
-      m.lease.on(in, now, this);
+      lease.on(in, now, this);
     }
   }
 
@@ -103,21 +101,26 @@ final class Follower extends Role {
     seat.handOver(token, next);
   }
 
+  /** enlistAnswered takes the reply to a participant key's put, in any role. */
+  void enlistAnswered(Input in) {
+    seat.answered(in);
+  }
+
   @Override
   void onTimer(TimerKind kind, long now) {
     switch (kind) {
       case POLL -> {
-        if (m.phase == ElectionMachine.Phase.NONE) {
+        if (!m.probing()) {
           poll();
         }
       }
-      case RENEW -> m.lease.renew(now);
-      case DEADLINE -> m.lease.onDeadline(now, this);
+      case RENEW -> lease.renew(now);
+      case DEADLINE -> lease.onDeadline(now, this);
       // The watch may have missed changes, and its start revision may have been compacted:
       // re-read first, and the read re-opens the watch.
       case REWATCH -> poll();
       case CAMPAIGN -> {
-        if (m.phase == ElectionMachine.Phase.NONE && m.keyAbsent && now >= holdoffUntil) {
+        if (!m.probing() && key.absent() && now >= holdoffUntil) {
           // A linearizable read first: the campaign of those ahead may have taken the key while
           // its watch event is still on the way, and a read costs etcd no raft proposal, where a
           // campaign that loses still does.
@@ -133,15 +136,16 @@ final class Follower extends Role {
   /** poll reads the key, unless a read is already in flight. */
   void poll() {
     if (pollOp == 0) {
-      pollOp = m.fx.id();
-      m.fx.add(new EtcdCommand.Poll(pollOp));
+      pollOp = fx.id();
+      fx.add(new EtcdCommand.Poll(pollOp));
     }
   }
 
   /**
    * forgetPoll drops the read, the count and the handover in flight, whose replies are then
-   * ignored (see moveTo): a handover's answer that finds this instance campaigning, leading or
-   * adopting on that lease again must not release it (the TLA+ model's finding 8).
+   * ignored (see ElectionMachine's hook for a role left): a handover's answer that finds this
+   * instance campaigning, leading or adopting on that lease again must not release it (the TLA+
+   * model's finding 8).
    */
   void forgetPoll() {
     pollOp = 0;
@@ -156,21 +160,40 @@ final class Follower extends Role {
    * (PROTOCOL.md §4.4), and a follower costs etcd one keep-alive and one read per renewal.
    */
   void pollLater(long now) {
-    if (m.config.standbyLease() && m.lease.isHeld() && m.phase == ElectionMachine.Phase.NONE) {
-      m.fx.cancelTimer(TimerKind.POLL);
+    if (config.standbyLease() && lease.isHeld() && !m.probing()) {
+      fx.cancelTimer(TimerKind.POLL);
       return;
     }
-    pollAt(now + m.config.pollIntervalNanos());
+    pollAt(now + config.pollIntervalNanos());
   }
 
   /** pollAt arms the next read. */
   void pollAt(long at) {
-    m.fx.setTimer(TimerKind.POLL, at);
+    fx.setTimer(TimerKind.POLL, at);
+  }
+
+  /** retry arms the next read after the backoff of the failures since the last progress. */
+  void retry(long now) {
+    pollAt(now + fx.backoff(reach.failures()));
   }
 
   /** holdOff keeps this instance out of the election until {@code until}, or until another leader is seen. */
   void holdOff(long until) {
     holdoffUntil = until;
+  }
+
+  /**
+   * followHolder follows the holder a lost campaign's Else branch showed (null: the key was
+   * gone by then), rejoins the queue, and reads the key again: at once if it was gone.
+   */
+  void followHolder(KeyRecord holder, long revision, long now) {
+    observe(holder, revision, now);
+    seat.maybeEnlist();
+    if (key.absent()) {
+      poll();
+    } else {
+      pollLater(now);
+    }
   }
 
   private void polled(EtcdInput.PollResult r, long now) {
@@ -180,17 +203,17 @@ final class Follower extends Role {
     pollOp = 0;
     if (r.key() != null) {
       // The key is held: a follower needs nothing more. Absent, it still needs its campaign.
-      m.progressed(now);
+      roles.progressed(now);
     }
     if (observe(r.key(), r.revision(), now)) {
       return;
     }
-    m.watch.ensure();
-    if (m.phase == ElectionMachine.Phase.NONE) {
-      if (m.keyAbsent && turn) {
+    watch.ensure();
+    if (!m.probing()) {
+      if (key.absent() && turn) {
         turn = false;
-        m.candidate.begin(now);
-      } else if (m.keyAbsent) {
+        m.campaign(now);
+      } else if (key.absent()) {
         campaignOrWait(now);
       } else {
         pollLater(now);
@@ -200,10 +223,10 @@ final class Follower extends Role {
   }
 
   private void deleted(long revision, long now) {
-    boolean fresh = revision >= m.knownRevision;
+    boolean fresh = !key.isBefore(revision);
     observe(null, revision, now);
-    if (fresh && m.phase == ElectionMachine.Phase.NONE && m.keyAbsent) {
-      m.fx.cancelTimer(TimerKind.POLL);
+    if (fresh && !m.probing() && key.absent()) {
+      fx.cancelTimer(TimerKind.POLL);
       // Campaign on the watch at once rather than after a read still in flight: whatever that
       // read shows, the CAS settles it (it loses if K is taken again). Its reply is dropped (a
       // reply to a forgotten op is ignored), so it cannot start a second campaign.
@@ -220,33 +243,23 @@ final class Follower extends Role {
    *
    * @return whether it adopted the key (the role is then MASTER)
    */
-  boolean observe(KeyRecord key, long revision, long now) {
-    if (revision < m.knownRevision) {
+  boolean observe(KeyRecord k, long revision, long now) {
+    if (!key.saw(k, revision)) {
       return false;
     }
-    m.knownRevision = revision;
-    m.keyAbsent = key == null;
-    if (key != null) {
+    if (k != null) {
       turn = false;
-      seat.sawHolder(key.leaseId());
+      seat.sawHolder(k.leaseId());
     }
-    boolean mine = key != null && m.lease.isHeld() && key.leaseId() == m.lease.id();
-    if (mine && key.token() > m.givenUpToken && m.phase == ElectionMachine.Phase.NONE
-        && adopt(key, now)) {
+    if (key.handedTo(k, lease.id()) && !m.probing() && adopt(k, now)) {
       return true;
     }
-    LeaderInfo seen =
-        key == null || mine || key.leaseId() == m.abandonedLeaseId ? null : ElectionMachine.info(key);
+    LeaderInfo seen = key.holder(k, lease.id());
     if (seen != null) {
       // Someone else took over: the hold-off after resign() has done its job.
       holdoffUntil = Long.MIN_VALUE;
     }
-    if (!Objects.equals(seen, m.leader)) {
-      m.leader = seen;
-      if (seen != null) {
-        m.tell(Cause.LEADER_CHANGED, seen, now);
-      }
-    }
+    roles.see(seen, now);
     return false;
   }
 
@@ -256,12 +269,12 @@ final class Follower extends Role {
    * confirming read, which shows the key, adopts it (its deadline passing releases the lease,
    * and the key with it).
    */
-  private boolean adopt(KeyRecord key, long now) {
-    if (m.lease.hasRenewalLeft(now)) {
-      m.candidate.adopt(key.token(), now);
+  private boolean adopt(KeyRecord k, long now) {
+    if (lease.hasRenewalLeft(now)) {
+      m.adopt(k.token(), now);
       return true;
     }
-    m.lease.renew(now);
+    lease.renew(now);
     return false;
   }
 
@@ -270,14 +283,14 @@ final class Follower extends Role {
    * that taking over costs one transaction instead of a grant and a transaction.
    */
   private void maybeAcquireStandby(long now) {
-    if (!m.config.standbyLease() || m.phase != ElectionMachine.Phase.NONE || m.keyAbsent
-        || !m.lease.mayGrantStandby(now)
+    if (!config.standbyLease() || m.probing() || key.absent()
+        || !lease.mayGrantStandby(now)
         // After resign(), a grant of ours would compete with the successor's transaction for
         // the same raft round trips; wait until the successor is seen (that ends the hold-off).
         || now < holdoffUntil) {
       return;
     }
-    m.lease.grantStandby(now);
+    lease.grantStandby(now);
   }
 
   /**
@@ -291,8 +304,8 @@ final class Follower extends Role {
       pollAt(holdoffUntil);
       return;
     }
-    if (!m.config.standbyLease()) {
-      m.candidate.begin(now);
+    if (!config.standbyLease()) {
+      m.campaign(now);
       return;
     }
     // The last standby renewal's read counted those ahead, so a thousand followers do not
@@ -302,9 +315,9 @@ final class Follower extends Role {
       rankFrom = now;
       staggered(ahead, now);
     } else if (rankOp == 0) {
-      rankOp = m.fx.id();
+      rankOp = fx.id();
       rankFrom = now;
-      m.fx.add(new EtcdCommand.Rank(rankOp, seat.lease()));
+      fx.add(new EtcdCommand.Rank(rankOp, seat.lease()));
     }
   }
 
@@ -319,39 +332,39 @@ final class Follower extends Role {
   }
 
   private void staggered(long ahead, long now) {
-    if (m.phase != ElectionMachine.Phase.NONE || !m.keyAbsent || now < holdoffUntil) {
+    if (m.probing() || !key.absent() || now < holdoffUntil) {
       return;
     }
     if (ahead == 0) {
-      m.candidate.begin(now);
+      m.campaign(now);
       return;
     }
-    long stagger = Math.max(m.config.backoffInitialNanos(), 1_000_000L);
+    long stagger = Math.max(config.backoffInitialNanos(), 1_000_000L);
     // Counted from when the key was seen absent, so a slow count does not let those behind
     // overtake the head; bounded, so a long queue of hung candidates cannot stall for long.
-    m.fx.setTimer(TimerKind.CAMPAIGN, rankFrom + Math.min(ahead, MAX_RANK) * stagger);
+    fx.setTimer(TimerKind.CAMPAIGN, rankFrom + Math.min(ahead, MAX_RANK) * stagger);
   }
 
   // ---- the standby lease ----
 
   @Override
   public void gone(long now) {
-    m.lease.forget();
-    pollAt(now + m.config.pollIntervalNanos());
+    lease.forget();
+    pollAt(now + config.pollIntervalNanos());
   }
 
   @Override
-  public void renewed(KeyRecord key, long revision, long now) {
-    if (m.phase == ElectionMachine.Phase.NONE) {
+  public void renewed(KeyRecord k, long revision, long now) {
+    if (!m.probing()) {
       // A standby renewal's read is as good as a poll.
-      if (key != null) {
-        m.progressed(now);
+      if (k != null) {
+        roles.progressed(now);
       }
-      if (observe(key, revision, now)) {
+      if (observe(k, revision, now)) {
         return;
       }
       seat.maybeEnlist();
-      if (m.keyAbsent && pollOp == 0) {
+      if (key.absent() && pollOp == 0) {
         campaignOrWait(now);
       }
     }
@@ -359,11 +372,11 @@ final class Follower extends Role {
 
   @Override
   public void expired(long now) {
-    if (m.lease.isHeld()) {
+    if (lease.isHeld()) {
       // A standby lease we can no longer vouch for: let it go, take a fresh one later, and
       // poll again meanwhile.
       m.abandonLease();
-      pollAt(now + m.config.pollIntervalNanos());
+      pollAt(now + config.pollIntervalNanos());
     }
   }
 }

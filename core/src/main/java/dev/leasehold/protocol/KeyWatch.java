@@ -1,6 +1,7 @@
 package dev.leasehold.protocol;
 
 import dev.leasehold.ElectorState;
+import dev.leasehold.runtime.Roles;
 
 /**
  * KeyWatch is the elector's one open watch: which watch it is, whether it covers the queue,
@@ -12,21 +13,27 @@ import dev.leasehold.ElectorState;
  * <p>Not thread-safe: owned by one {@link ElectionMachine}.
  */
 final class KeyWatch {
-  private final ElectionMachine m;
+  private final Effects fx;
+  private final KeyView key;
+  private final Roles roles;
+  private final boolean standbyLease;
   private long id;
   private boolean hasQueue;
   private long failures;
 
-  KeyWatch(ElectionMachine m) {
-    this.m = m;
+  KeyWatch(ProtocolConfig config, Effects fx, KeyView key, Roles roles) {
+    this.fx = fx;
+    this.key = key;
+    this.roles = roles;
+    this.standbyLease = config.standbyLease();
   }
 
   /** ensure opens the watch from the revision after the latest one known, if none is open. */
   void ensure() {
-    if (id == 0 && m.knownRevision > 0) {
-      id = m.fx.id();
+    if (id == 0 && key.knownRevision() > 0) {
+      id = fx.id();
       hasQueue = wantsQueue();
-      m.fx.add(new EtcdCommand.Watch(id, m.knownRevision + 1, hasQueue));
+      fx.add(new EtcdCommand.Watch(id, key.knownRevision() + 1, hasQueue));
     }
   }
 
@@ -55,18 +62,18 @@ final class KeyWatch {
     }
     id = 0;
     failures++;
-    m.fx.setTimer(TimerKind.REWATCH, now + m.fx.backoff(failures));
+    fx.setTimer(TimerKind.REWATCH, now + fx.backoff(failures));
   }
 
   /** cancel closes the open watch, if any. */
   void cancel() {
     if (id != 0) {
-      m.fx.add(new EtcdCommand.CancelWatch(id));
+      fx.add(new EtcdCommand.CancelWatch(id));
       id = 0;
     }
   }
 
   private boolean wantsQueue() {
-    return m.role() == ElectorState.MASTER && m.config.standbyLease();
+    return roles.role() == ElectorState.MASTER && standbyLease;
   }
 }

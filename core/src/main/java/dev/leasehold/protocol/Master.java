@@ -1,11 +1,12 @@
 package dev.leasehold.protocol;
 
-import dev.leasehold.Participant;
-import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
+import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Term;
 
 /**
  * Master handles the MASTER's inputs. Its lease renews (as late as leaves 2 s of its window) and earns the deadline
@@ -22,17 +23,14 @@ import dev.leasehold.runtime.Input;
  * <p>Not thread-safe: owned by one {@link ElectionMachine}.
  */
 final class Master extends Role {
+  private final Queue queue;
   private long token;
   // The read of the queue at the term's start.
   private long queueOp;
 
   Master(ElectionMachine m) {
     super(m);
-  }
-
-  /** token is the fencing token of the current or last term: its key's mod revision at the term's start. */
-  long token() {
-    return token;
+    this.queue = m.queue;
   }
 
   /**
@@ -40,35 +38,35 @@ final class Master extends Role {
    * campaign, or handed to it) MASTER.
    */
   void begin(long token, long now) {
-    m.noteRevision(token);
+    key.noteRevision(token);
     this.token = token;
-    m.leader = new LeaderInfo(m.config.candidateId(), token, m.lease.id());
-    m.moveTo(ElectorState.MASTER, Cause.ELECTED, m.leader, now);
-    m.lease.lead(now);
+    roles.elect(new Term(token, lease.id(), lease.deadline()),
+        new LeaderInfo(config.candidateId(), token, lease.id()), now);
+    lease.lead(now);
     // The MASTER keeps the queue's view, to pick its successor: a read now, then its watch.
-    m.watch.rewatch();
-    if (m.config.standbyLease()) {
-      queueOp = m.fx.id();
-      m.fx.add(new EtcdCommand.Poll(queueOp, true));
+    watch.rewatch();
+    if (config.standbyLease()) {
+      queueOp = fx.id();
+      fx.add(new EtcdCommand.Poll(queueOp, true));
     }
   }
 
   @Override
   void on(Input in, long now) {
     if (in instanceof Input.Resign r) {
-      m.follower.holdOff(now + m.config.resignHoldoffNanos());
-      Participant next = m.config.standbyLease() ? m.queue.successor(m.lease.id()) : null;
+      m.holdOff(now + config.resignHoldoffNanos());
+      Participant next = config.standbyLease() ? queue.successor(lease.id()) : null;
       if (next == null) {
         lose(r.cause(), null, now);
       } else {
         handOver(r.cause(), next, now);
       }
     } else if (in instanceof EtcdInput.LeaseGranted g) {
-      m.fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+      fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
     } else if (in instanceof EtcdInput.PollResult r) {
       if (r.op() == queueOp && r.participants() != null) {
         queueOp = 0;
-        m.queue.reset(r.participants(), r.revision());
+        queue.reset(r.participants(), r.revision());
       }
     } else if (in instanceof EtcdInput.PollFailed f) {
       if (f.op() == queueOp) {
@@ -76,37 +74,27 @@ final class Master extends Role {
         queueOp = 0;
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
-      if (m.watch.from(p.watchId())) {
-        m.noteRevision(p.revision());
+      if (watch.from(p.watchId())) {
+        key.noteRevision(p.revision());
         // Our own put (at the token's revision) and anything older say nothing new.
         if (p.revision() > token && !ours(p.key())) {
           lose(Cause.KEY_TAKEN, ElectionMachine.info(p.key()), now);
         }
       }
     } else if (in instanceof EtcdInput.WatchDelete d) {
-      if (m.watch.from(d.watchId())) {
-        m.noteRevision(d.revision());
+      if (watch.from(d.watchId())) {
+        key.noteRevision(d.revision());
         if (d.revision() > token) {
-          m.probing.begin(now);
+          m.probe(now);
         }
       }
     } else {
-      m.lease.on(in, now, this);
+      lease.on(in, now, this);
     }
   }
 
-  @Override
-  void onTimer(TimerKind kind, long now) {
-    switch (kind) {
-      case RENEW -> m.lease.renew(now);
-      case DEADLINE -> m.lease.onDeadline(now, this);
-      case REWATCH -> m.watch.ensure();
-      case POLL, PROBE, CAMPAIGN -> {}
-    }
-  }
-
-  private boolean ours(KeyRecord key) {
-    return key.leaseId() == m.lease.id() && key.token() == token;
+  private boolean ours(KeyRecord k) {
+    return k.leaseId() == lease.id() && k.token() == token;
   }
 
   /**
@@ -116,13 +104,11 @@ final class Master extends Role {
    * event and its log line, which do not hold the successor back.
    */
   private void handOver(Cause cause, Participant next, long now) {
-    m.givenUpToken = token;
-    m.follower.handOver(token, next);
-    m.leader = null;
-    m.keyAbsent = false;
-    m.moveTo(ElectorState.FOLLOWER, cause, null, now);
-    m.lease.follow(now);
-    m.follower.pollLater(now);
+    m.handOver(token, next);
+    key.termEnded(token);
+    roles.moveTo(ElectorState.FOLLOWER, cause, null, now);
+    lease.follow(now);
+    m.readKeyLater(now);
   }
 
   /**
@@ -130,44 +116,42 @@ final class Master extends Role {
    * listeners are told {@code cause}, and the follower reads the key again.
    */
   private void lose(Cause cause, LeaderInfo newLeader, long now) {
-    m.givenUpToken = token;
-    m.lease.stopRenewing();
-    m.abandonedLeaseId = m.lease.id();
+    lease.stopRenewing();
+    key.termEnded(token);
+    key.abandoned(lease.id());
     if (cause == Cause.LEASE_REVOKED) {
-      m.lease.forget();
+      lease.forget();
     } else {
-      m.lease.release();
+      lease.release();
     }
-    m.leader = newLeader;
-    m.keyAbsent = false;
-    m.moveTo(ElectorState.FOLLOWER, cause, newLeader, now);
-    m.follower.poll();
+    roles.moveTo(ElectorState.FOLLOWER, cause, newLeader, now);
+    m.readKey();
   }
 
   // ---- the term's lease ----
 
   @Override
-  public boolean keyRead(KeyRecord key, long revision, long now) {
+  public boolean keyRead(KeyRecord k, long revision, long now) {
     // A read served before our key was created (a standby renewal's read still in flight when
     // the CAS won) says nothing about that key; it still confirms the renewal.
     if (revision < token) {
       return true;
     }
-    m.noteRevision(revision);
-    if (key == null) {
-      m.probing.begin(now);
+    key.noteRevision(revision);
+    if (k == null) {
+      m.probe(now);
       return false;
     }
-    if (!ours(key)) {
-      lose(Cause.KEY_TAKEN, ElectionMachine.info(key), now);
+    if (!ours(k)) {
+      lose(Cause.KEY_TAKEN, ElectionMachine.info(k), now);
       return false;
     }
     return true;
   }
 
   @Override
-  public void renewed(KeyRecord key, long revision, long now) {
-    m.progressed(now);
+  public void renewed(KeyRecord k, long revision, long now) {
+    roles.progressed(now);
   }
 
   @Override

@@ -12,33 +12,33 @@ import dev.leasehold.runtime.Input;
  * for its lease's time-to-live, bounded by the probe timeout, only to name the cause:
  * LEASE_REVOKED if etcd says the lease is gone, KEY_DELETED otherwise (then the lease is
  * revoked). Until then the listeners are told nothing: they still see a MASTER, and no event
- * from FOLLOWER may come before the loss. Every other input is the follower's, which neither
- * campaigns nor takes a standby lease meanwhile.
+ * from FOLLOWER may come before the loss (the choke point owes them the loss). Every other
+ * input is the follower's, which neither campaigns nor takes a standby lease meanwhile.
  *
  * <p>Not thread-safe: owned by one {@link ElectionMachine}.
  */
 final class Probing extends Role {
+  private final Follower follower;
   private long probeOp;
   private long leaseId;
   private long ttlSeconds;
 
-  Probing(ElectionMachine m) {
+  Probing(ElectionMachine m, Follower follower) {
     super(m);
+    this.follower = follower;
   }
 
   /** begin steps the MASTER down and sends the probe; the loss is published when it ends. */
   void begin(long now) {
-    m.phase = ElectionMachine.Phase.PROBING;
-    m.moveTo(ElectorState.FOLLOWER, null, null, now);
-    leaseId = m.lease.id();
-    ttlSeconds = m.lease.ttlSeconds();
-    m.abandonedLeaseId = leaseId;
-    m.lease.forget();
-    m.leader = null;
-    m.keyAbsent = true;
-    probeOp = m.fx.id();
-    m.fx.add(new EtcdCommand.ProbeLease(probeOp, leaseId));
-    m.fx.setTimer(TimerKind.PROBE, now + m.config.probeTimeoutNanos());
+    roles.stepDownUntold();
+    leaseId = lease.id();
+    ttlSeconds = lease.ttlSeconds();
+    key.abandoned(leaseId);
+    lease.forget();
+    key.deleted();
+    probeOp = fx.id();
+    fx.add(new EtcdCommand.ProbeLease(probeOp, leaseId));
+    fx.setTimer(TimerKind.PROBE, now + config.probeTimeoutNanos());
   }
 
   @Override
@@ -48,7 +48,7 @@ final class Probing extends Role {
         finish(p.known() && !p.alive() ? Cause.LEASE_REVOKED : Cause.KEY_DELETED, now);
       }
     } else {
-      m.follower.on(in, now);
+      follower.on(in, now);
     }
   }
 
@@ -57,26 +57,26 @@ final class Probing extends Role {
     if (kind == TimerKind.PROBE) {
       finish(Cause.KEY_DELETED, now);
     } else {
-      m.follower.onTimer(kind, now);
+      follower.onTimer(kind, now);
     }
   }
 
   private void finish(Cause cause, long now) {
     probeOp = 0;
-    m.phase = ElectionMachine.Phase.NONE;
-    m.fx.cancelTimer(TimerKind.PROBE);
+    fx.cancelTimer(TimerKind.PROBE);
     if (cause != Cause.LEASE_REVOKED) {
-      m.fx.add(new Command.Release(leaseId, ttlSeconds));
+      fx.add(new Command.Release(leaseId, ttlSeconds));
     }
     leaseId = 0;
-    m.moveTo(ElectorState.FOLLOWER, cause, m.leader, now);
-    m.follower.poll();
+    // The loss owed since begin: from MASTER, with the leader seen meanwhile.
+    roles.moveTo(ElectorState.FOLLOWER, cause, key.leader(), now);
+    m.readKey();
   }
 
   /** releaseOnClose revokes a probed lease whose cause is still unknown. */
   void releaseOnClose() {
     if (leaseId != 0) {
-      m.fx.add(new Command.Release(leaseId, ttlSeconds));
+      fx.add(new Command.Release(leaseId, ttlSeconds));
       leaseId = 0;
     }
   }

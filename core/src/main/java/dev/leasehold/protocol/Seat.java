@@ -3,6 +3,7 @@ package dev.leasehold.protocol;
 import dev.leasehold.ElectorState;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Roles;
 
 /**
  * Seat is this candidate's place in the election's queue (PROTOCOL.md §4.5): the participant
@@ -14,6 +15,12 @@ import dev.leasehold.runtime.Input;
  */
 final class Seat {
   private final ElectionMachine m;
+  private final Follower follower;
+  private final Effects fx;
+  private final Lease lease;
+  private final KeyView key;
+  private final Roles roles;
+  private final boolean standbyLease;
   // The lease whose participant key was put (or is being put), and that put.
   private long enlistedLease;
   private long enlistOp;
@@ -26,8 +33,14 @@ final class Seat {
   private long handoverOp;
   private long handoverLease;
 
-  Seat(ElectionMachine m) {
+  Seat(ElectionMachine m, Follower follower) {
     this.m = m;
+    this.follower = follower;
+    this.fx = m.fx;
+    this.lease = m.lease;
+    this.key = m.key;
+    this.roles = m.roles;
+    this.standbyLease = m.config.standbyLease();
   }
 
   /**
@@ -35,14 +48,14 @@ final class Seat {
    * standby lease, not PROBING. The key lives as long as the lease.
    */
   void maybeEnlist() {
-    if (!m.config.standbyLease() || !m.lease.isHeld() || m.role() != ElectorState.FOLLOWER
-        || m.phase != ElectionMachine.Phase.NONE || enlistedLease == m.lease.id() || enlistOp != 0) {
+    if (!standbyLease || !lease.isHeld() || roles.role() != ElectorState.FOLLOWER
+        || roles.owesLoss() || enlistedLease == lease.id() || enlistOp != 0) {
       return;
     }
-    enlistedLease = m.lease.id();
+    enlistedLease = lease.id();
     knownAhead = -1;
-    enlistOp = m.fx.id();
-    m.fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
+    enlistOp = fx.id();
+    fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
   }
 
   /** answered takes the reply to an Enlist, in any role. */
@@ -63,7 +76,7 @@ final class Seat {
 
   /** lease is the lease of this candidate's participant key, once put, or 0. */
   long lease() {
-    return m.lease.isHeld() && enlistedLease == m.lease.id() && enlistOp == 0 ? enlistedLease : 0;
+    return lease.isHeld() && enlistedLease == lease.id() && enlistOp == 0 ? enlistedLease : 0;
   }
 
   /** counted takes the count of those ahead from a standby renewal's read. */
@@ -90,9 +103,9 @@ final class Seat {
    * next}; the MASTER already stepped down and kept its lease as a standby.
    */
   void handOver(long token, Participant next) {
-    handoverOp = m.fx.id();
-    handoverLease = m.lease.id();
-    m.fx.add(new EtcdCommand.Handover(handoverOp, token, handoverLease, next));
+    handoverOp = fx.id();
+    handoverLease = lease.id();
+    fx.add(new EtcdCommand.Handover(handoverOp, token, handoverLease, next));
   }
 
   /** forgetHandover drops the handover in flight: an answer after leaving FOLLOWER is ignored. */
@@ -104,21 +117,21 @@ final class Seat {
   void handoverAnswered(Input in, long now) {
     if (in instanceof EtcdInput.HandedOver h && h.op() == handoverOp) {
       handoverOp = 0;
-      m.progressed(now);
-      if (m.lease.id() == handoverLease) {
+      roles.progressed(now);
+      if (lease.id() == handoverLease) {
         // The handover put this lease's participant key again, at the tail.
         enlistedLease = handoverLease;
       }
     } else if (in instanceof EtcdInput.HandoverRefused r && r.op() == handoverOp) {
       handoverOp = 0;
-      m.progressed(now);
+      roles.progressed(now);
       handoverEnded();
-      if (!m.follower.observe(r.key(), r.revision(), now) && m.keyAbsent) {
-        m.follower.poll();
+      if (!follower.observe(r.key(), r.revision(), now) && key.absent()) {
+        follower.poll();
       }
     } else if (in instanceof EtcdInput.HandoverFailed f && f.op() == handoverOp) {
       handoverOp = 0;
-      m.failed(now);
+      roles.failed(now);
       handoverEnded();
     }
   }
@@ -126,7 +139,7 @@ final class Seat {
   // A handover refused or of unknown outcome: release the lease as a resign without successor
   // does; a key still bound to it goes with it, one handed over already is not on it.
   private void handoverEnded() {
-    if (m.lease.isHeld() && m.lease.id() == handoverLease) {
+    if (lease.isHeld() && lease.id() == handoverLease) {
       m.abandonLease();
     }
   }

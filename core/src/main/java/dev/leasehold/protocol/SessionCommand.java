@@ -27,26 +27,25 @@ public sealed interface SessionCommand extends Command {
    * Campaign is the compare-and-swap on the election's key: {@code If CreateRevision(K) == 0
    * Then Put(K, id, lease) Else Get(K)}.
    */
-  record Campaign(long op, long leaseId) implements SessionCommand, StoreCall {
+  record Campaign(long op, long leaseId) implements SessionCommand, Gated {
     @Override
     public Input failed(String reason) {
       return new EtcdInput.CampaignFailed(op, reason);
     }
-
-    @Override
-    public long timeoutNanos(long rpcTimeoutNanos) {
-      return gatedTimeout(rpcTimeoutNanos);
-    }
   }
 
   /**
-   * gatedTimeout is how long the runtime waits for an election's call: it may first wait for
-   * a free slot of the session's gate (at most {@code 3 × rpcTimeout}, else it is not sent),
-   * then has its own deadline of {@code rpcTimeout} at etcd. A reply after the runtime gave up
-   * on the call is a put the election never leads on, and must delete again.
+   * Gated is an election's call, which passes the session's gate: the runtime waits for it
+   * {@code 4 × rpcTimeout}. It may first wait for a free slot of the gate (at most {@code 3 ×
+   * rpcTimeout}, else it is not sent), then has its own deadline of {@code rpcTimeout} at etcd.
+   * A reply after the runtime gave up on the call is a put the election never leads on, and must
+   * delete again.
    */
-  static long gatedTimeout(long rpcTimeoutNanos) {
-    return 4 * rpcTimeoutNanos;
+  interface Gated extends StoreCall {
+    @Override
+    default long timeoutNanos(long rpcTimeoutNanos) {
+      return 4 * rpcTimeoutNanos;
+    }
   }
 
   /**
@@ -54,15 +53,10 @@ public sealed interface SessionCommand extends Command {
    * {@code If ModRevision(K) == token Then Delete(K)}. A copy applied late finds a later term's
    * key with another mod revision and does nothing.
    */
-  record FencedDelete(long op, long token) implements SessionCommand, StoreCall {
+  record FencedDelete(long op, long token) implements SessionCommand, Gated {
     @Override
     public Input failed(String reason) {
       return new SessionInput.DeleteFailed(op, reason);
-    }
-
-    @Override
-    public long timeoutNanos(long rpcTimeoutNanos) {
-      return gatedTimeout(rpcTimeoutNanos);
     }
   }
 
@@ -85,7 +79,7 @@ public sealed interface SessionCommand extends Command {
 
   /**
    * Unavailable tells every election that the lease's calls have been failing for as long as
-   * a single election waits before it reports an outage ({@code ElectionMachine.LASTING} failed
+   * a single election waits before it reports an outage ({@code Reachability.LASTING} failed
    * calls without progress, or one refusal for a configuration error); {@code reason} is the
    * last failure's. The lease may still be live: the elections keep their roles.
    */

@@ -3,11 +3,13 @@ package dev.leasehold.protocol;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
-import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
-import dev.leasehold.runtime.Machine;
+import dev.leasehold.runtime.Reachability;
+import dev.leasehold.runtime.RoleMachine;
+import dev.leasehold.runtime.Roles;
 import dev.leasehold.runtime.StepEffects;
-import java.util.List;
+import dev.leasehold.runtime.Term;
+import dev.leasehold.runtime.Transitions;
 import java.util.random.RandomGenerator;
 
 /**
@@ -30,15 +32,19 @@ import java.util.random.RandomGenerator;
  *       hold-off.
  *   <li><b>Store trouble.</b> The session's report that its lease calls keep failing, and that
  *       they recovered, becomes this election's STORE_UNAVAILABLE and STORE_RECOVERED, in the
- *       role it has: the lease's deadline, not the report, ends a term.
+ *       role it has: the lease's deadline, not the report, ends a term. The session counted the
+ *       failures already, so one report is an outage ({@link Reachability} of 1).
  *   <li><b>Never adopt.</b> A key on the session's own lease that is not this election's term
  *       (a campaign whose reply came late or never, a resign not yet applied) is deleted with a
  *       fenced delete, never led on.
  * </ul>
  *
+ * <p>Its roles are FOLLOWER, MASTER and STOPPED ({@link Transitions#SESSION_ELECTION}): a
+ * campaign in flight is not a role of its own. Every move goes through its {@link Roles}.
+ *
  * <p>Not thread-safe: the session's event loop owns an instance.
  */
-public final class SessionElection implements Machine {
+public final class SessionElection extends RoleMachine {
   /** Timer is what an election arms: a campaign retry, a delete retry, the resign hold-off. */
   enum Timer {
     CAMPAIGN,
@@ -54,7 +60,7 @@ public final class SessionElection implements Machine {
 
   private final ProtocolConfig config;
   private final Fx fx;
-  private ElectorState role = ElectorState.FOLLOWER;
+  private final Roles roles;
   private boolean started;
 
   // The session's lease, as last told.
@@ -66,7 +72,6 @@ public final class SessionElection implements Machine {
   private boolean keyKnown;
   private KeyRecord key;
   private long knownRevision;
-  private LeaderInfo leader;
 
   private long token;
   private long campaignOp;
@@ -75,7 +80,6 @@ public final class SessionElection implements Machine {
   private long deleteToken;
   private long deleteFailures;
   private long holdoffUntil = Long.MIN_VALUE;
-  private boolean unavailable;
   // Until the session's read of the prefix tells the key, a new election does not campaign
   // (a campaign is a raft proposal even when it loses); it guesses after a poll interval.
   private long firstReadBy = Long.MIN_VALUE;
@@ -83,13 +87,24 @@ public final class SessionElection implements Machine {
 
   /** SessionElection runs with the session's protocol settings; {@code random} jitters retries. */
   public SessionElection(ProtocolConfig config, RandomGenerator random) {
-    this.config = config;
-    this.fx = new Fx(config, random);
+    this(config, new Fx(config, random));
   }
 
+  private SessionElection(ProtocolConfig config, Fx fx) {
+    // The session counted the failures already: its one report is an outage.
+    super(Transitions.SESSION_ELECTION, fx, new Reachability(1));
+    this.config = config;
+    this.fx = fx;
+    this.roles = roles();
+  }
+
+  /** left cancels nothing: the timers are the follower's, and close cancels them all. */
   @Override
-  public List<Command> step(Input in, long now) {
-    fx.begin();
+  protected void left(ElectorState from, ElectorState to) {}
+
+  @Override
+  protected void apply(Input in, long now) {
+    ElectorState role = roles.role();
     if (in instanceof Input.Start) {
       if (!started && role != ElectorState.STOPPED) {
         started = true;
@@ -105,21 +120,14 @@ public final class SessionElection implements Machine {
         deleteOp = 0;
         fx.add(new SessionCommand.DeleteLater(deleteToken));
       }
-      return fx.commands();
     } else if (in instanceof SessionInput.Live l) {
       live(l, now);
     } else if (in instanceof SessionInput.Ended e) {
       ended(e, now);
     } else if (in instanceof SessionInput.Unavailable) {
-      if (!unavailable) {
-        unavailable = true;
-        moveTo(role, Cause.STORE_UNAVAILABLE, now);
-      }
+      roles.failed(now);
     } else if (in instanceof SessionInput.Recovered) {
-      if (unavailable) {
-        unavailable = false;
-        moveTo(role, Cause.STORE_RECOVERED, now);
-      }
+      roles.progressed(now);
     } else if (in instanceof EtcdInput.CampaignLost l) {
       lost(l, now);
     } else if (in instanceof EtcdInput.CampaignFailed f && f.op() == campaignOp) {
@@ -159,7 +167,6 @@ public final class SessionElection implements Machine {
         campaignIfDue(now);
       }
     }
-    return fx.commands();
   }
 
   // ---- the session's lease ----
@@ -188,7 +195,7 @@ public final class SessionElection implements Machine {
       close(now);
       return;
     }
-    if (role == ElectorState.MASTER) {
+    if (roles.role() == ElectorState.MASTER) {
       stepDown(e.cause(), now);
     }
     // Whatever rode on that lease goes with its revocation or expiry.
@@ -208,7 +215,7 @@ public final class SessionElection implements Machine {
   // ---- campaign ----
 
   private void campaignIfDue(long now) {
-    if (!started || role != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0) {
+    if (!started || roles.role() != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0) {
       return;
     }
     if (keyKnown && key != null && leaseId != 0 && key.leaseId() == leaseId) {
@@ -233,7 +240,7 @@ public final class SessionElection implements Machine {
       campaignOp = 0;
       campaignFailures = 0;
     }
-    if (!current || role != ElectorState.FOLLOWER || !live(now)) {
+    if (!current || roles.role() != ElectorState.FOLLOWER || !live(now)) {
       // A put this election will not lead on: a late reply, a close, a deadline passed.
       if (leaseId != 0) {
         delete(rev);
@@ -244,9 +251,8 @@ public final class SessionElection implements Machine {
     key = new KeyRecord(config.candidateId(), leaseId, rev, rev);
     keyKnown = true;
     knownRevision = Math.max(knownRevision, rev);
-    leader = new LeaderInfo(config.candidateId(), rev, leaseId);
     fx.cancelTimer(Timer.CAMPAIGN);
-    moveTo(ElectorState.MASTER, Cause.ELECTED, now);
+    roles.elect(new Term(rev, leaseId, deadline), new LeaderInfo(config.candidateId(), rev, leaseId), now);
   }
 
   private void lost(EtcdInput.CampaignLost l, long now) {
@@ -268,13 +274,12 @@ public final class SessionElection implements Machine {
     keyKnown = true;
     everRead = true;
     key = k;
-    if (role == ElectorState.MASTER) {
+    if (roles.role() == ElectorState.MASTER) {
       if (k == null) {
         stepDown(Cause.KEY_DELETED, now);
       } else if (k.modRevision() != token || k.leaseId() != leaseId) {
         token = 0;
-        leader = new LeaderInfo(k.holderId(), k.token(), k.leaseId());
-        moveTo(ElectorState.FOLLOWER, Cause.KEY_TAKEN, now);
+        roles.moveTo(ElectorState.FOLLOWER, Cause.KEY_TAKEN, ElectionMachine.info(k), now);
         return;
       } else {
         return;
@@ -288,11 +293,7 @@ public final class SessionElection implements Machine {
         delete(k.modRevision());
       }
     } else {
-      LeaderInfo next = new LeaderInfo(k.holderId(), k.token(), k.leaseId());
-      if (!next.equals(leader)) {
-        leader = next;
-        moveTo(ElectorState.FOLLOWER, Cause.LEADER_CHANGED, now);
-      }
+      roles.see(ElectionMachine.info(k), now);
     }
   }
 
@@ -306,17 +307,16 @@ public final class SessionElection implements Machine {
 
   private void stepDown(Cause cause, long now) {
     token = 0;
-    leader = null;
-    moveTo(ElectorState.FOLLOWER, cause, now);
+    roles.moveTo(ElectorState.FOLLOWER, cause, null, now);
   }
 
   private void close(long now) {
-    if (role == ElectorState.STOPPED) {
+    if (roles.role() == ElectorState.STOPPED) {
       return;
     }
-    long t = role == ElectorState.MASTER ? token : 0;
+    long t = roles.role() == ElectorState.MASTER ? token : 0;
     token = 0;
-    moveTo(ElectorState.STOPPED, Cause.CLOSED, now);
+    roles.moveTo(ElectorState.STOPPED, Cause.CLOSED, roles.leader(), now);
     fx.cancelAllTimers();
     if (started) {
       fx.add(new SessionCommand.Leave());
@@ -326,39 +326,15 @@ public final class SessionElection implements Machine {
     }
   }
 
-  private void moveTo(ElectorState to, Cause cause, long now) {
-    ElectorState from = role;
-    role = to;
-    fx.add(new Command.Publish(from, to, cause, leader, now));
-  }
-
   // ---- Machine ----
 
-  @Override
-  public ElectorState role() {
-    return role;
-  }
-
-  @Override
-  public LeaderInfo leader() {
-    return leader;
-  }
-
+  /** deadline is the session's deadline while MASTER: every term on the session ends by it. */
   @Override
   public long deadline() {
-    return role == ElectorState.MASTER ? deadline : Long.MIN_VALUE;
+    return roles.role() == ElectorState.MASTER ? deadline : Long.MIN_VALUE;
   }
 
-  @Override
-  public long fencingToken() {
-    return role == ElectorState.MASTER ? token : 0;
-  }
-
-  @Override
-  public long leaseId() {
-    return role == ElectorState.MASTER ? leaseId : 0;
-  }
-
+  /** renewalSentAt is the send time the session's deadline counts from, as the session last told. */
   @Override
   public long renewalSentAt() {
     return renewalSentAt;

@@ -4,9 +4,9 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
-import dev.leasehold.runtime.ConfigurationErrors;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Machine;
+import dev.leasehold.runtime.Reachability;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
@@ -19,8 +19,10 @@ import java.util.random.RandomGenerator;
  * SessionCommand.Unavailable} (once it lasts, as a single election reports it) and {@link
  * SessionCommand.Recovered} (at the next grant or confirmed renewal).
  *
- * <p>Its role, for the runtime's health: CANDIDATE while no lease is live, MASTER while one is,
- * STOPPED once closed.
+ * <p>Its role, for the runtime's health: CANDIDATE while no lease is held, MASTER while one is,
+ * STOPPED once closed. It publishes no event (it has no listeners of its own), so it keeps no
+ * {@code Roles}: its role is read off the lease. Its outages are counted by the same {@link
+ * Reachability} as an election's.
  *
  * <p>Not thread-safe: the session's event loop owns an instance.
  */
@@ -28,12 +30,9 @@ public final class SessionLease implements Machine {
   private final Effects fx;
   private final Lease lease;
   private final Holder holder = new Holder();
-  private ElectorState role = ElectorState.CANDIDATE;
+  private final Reachability reach = new Reachability(Reachability.LASTING);
+  private boolean closed;
   private long grantFailures;
-  // Failed calls since the last progress, the last one's reason, and whether it was reported.
-  private long failures;
-  private String failure;
-  private boolean unavailable;
 
   /** SessionLease renews with the session's protocol settings; {@code random} jitters retries. */
   public SessionLease(ProtocolConfig config, RandomGenerator random) {
@@ -44,10 +43,8 @@ public final class SessionLease implements Machine {
   @Override
   public List<Command> step(Input in, long now) {
     fx.begin();
-    if (in instanceof Input.Failed f) {
-      failure = f.reason();
-    }
-    if (role == ElectorState.STOPPED) {
+    reach.begin(in);
+    if (closed) {
       if (in instanceof EtcdInput.LeaseGranted g) {
         fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
       }
@@ -56,7 +53,7 @@ public final class SessionLease implements Machine {
     if (in instanceof Input.Start) {
       lease.grantForCampaign(now);
     } else if (in instanceof Input.Close) {
-      role = ElectorState.STOPPED;
+      closed = true;
       if (lease.isHeld()) {
         fx.add(new SessionCommand.Ended(lease.id(), Cause.CLOSED));
         lease.release();
@@ -69,7 +66,6 @@ public final class SessionLease implements Machine {
         lease.hold(g, now);
         lease.lead(now);
         grantFailures = 0;
-        role = ElectorState.MASTER;
         fx.add(new SessionCommand.Renewed(lease.id(), lease.deadline(), lease.renewalSentAt(), 0));
         progressed();
       }
@@ -95,23 +91,18 @@ public final class SessionLease implements Machine {
     return fx.commands();
   }
 
-  /**
-   * failed counts a failed call; an outage is reported once it lasts ({@link
-   * ElectionMachine#LASTING} failures without progress), or at once for a configuration error.
-   */
+  /** failed counts a failed call, and tells the elections once the outage is due for a report. */
   private void failed() {
-    failures++;
-    if (!unavailable && (failures >= ElectionMachine.LASTING || ConfigurationErrors.is(failure))) {
-      unavailable = true;
-      fx.add(new SessionCommand.Unavailable(failure == null ? "unknown" : failure));
+    if (reach.failed()) {
+      reach.told(Cause.STORE_UNAVAILABLE);
+      fx.add(new SessionCommand.Unavailable(reach.reason() == null ? "unknown" : reach.reason()));
     }
   }
 
   /** progressed ends a reported outage: the store granted a lease or confirmed a renewal. */
   private void progressed() {
-    failures = 0;
-    if (unavailable) {
-      unavailable = false;
+    if (reach.progressed()) {
+      reach.told(Cause.STORE_RECOVERED);
       fx.add(new SessionCommand.Recovered());
     }
   }
@@ -124,7 +115,6 @@ public final class SessionLease implements Machine {
     } else {
       lease.forget();
     }
-    role = ElectorState.CANDIDATE;
     lease.grantForCampaign(now);
   }
 
@@ -163,7 +153,7 @@ public final class SessionLease implements Machine {
 
   @Override
   public ElectorState role() {
-    return role;
+    return closed ? ElectorState.STOPPED : lease.isHeld() ? ElectorState.MASTER : ElectorState.CANDIDATE;
   }
 
   @Override
@@ -174,16 +164,6 @@ public final class SessionLease implements Machine {
   @Override
   public long deadline() {
     return lease.deadline();
-  }
-
-  @Override
-  public long fencingToken() {
-    return 0;
-  }
-
-  @Override
-  public long leaseId() {
-    return lease.id();
   }
 
   @Override

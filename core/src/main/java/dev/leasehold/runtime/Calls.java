@@ -17,6 +17,7 @@ import java.util.function.Consumer;
  * <p>Not thread-safe: confined to the runtime's event loop (replies only enqueue on it).
  */
 final class Calls {
+  private final String elector;
   private final StorePort store;
   private final Scheduler scheduler;
   private final long rpcTimeoutNanos;
@@ -27,7 +28,8 @@ final class Calls {
   private Runnable whenNone;
   private Scheduler.Cancellable lateBound;
 
-  Calls(StorePort store, Scheduler scheduler, long rpcTimeoutNanos, Consumer<Input> handler) {
+  Calls(String elector, StorePort store, Scheduler scheduler, long rpcTimeoutNanos, Consumer<Input> handler) {
+    this.elector = elector;
     this.store = store;
     this.scheduler = scheduler;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
@@ -42,6 +44,7 @@ final class Calls {
     String timedOut = "timed out after " + timeoutNanos / 1_000_000 + " ms";
     pending.timeout =
         scheduler.schedule(() -> pending.settle(call.failed(timedOut), false), timeoutNanos);
+    StoreCallEvent event = StoreCallEvent.sent(elector, call.getClass().getSimpleName());
     CompletionStage<? extends Input> reply;
     try {
       reply = store.call(call);
@@ -52,6 +55,7 @@ final class Calls {
         (in, e) -> {
           // Runs on a store thread: hand the outcome to the loop.
           Input result = e == null && in != null ? in : call.failed(store.describe(e));
+          event.answered(result instanceof Input.Failed f ? f.reason() : null);
           try {
             scheduler.execute(() -> pending.settle(result, true));
           } catch (RejectedExecutionException closedAlready) {

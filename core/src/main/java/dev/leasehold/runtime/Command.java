@@ -20,10 +20,21 @@ public interface Command {
 
   /**
    * Publish reports a change to listeners; {@code leader} is null when no leader is known.
-   * The machine derives {@code from} from what it last published, so events pair up.
+   * {@link Roles}, a machine's one transition choke point, makes every Publish: it derives
+   * {@code from} from what the listeners were last told, so events pair up. {@code term} is the
+   * new term's {@link Term} on {@code ELECTED}, and null on every other cause.
    */
-  record Publish(ElectorState from, ElectorState to, Cause cause, LeaderInfo leader, long nanoTime)
-      implements Command {}
+  record Publish(
+      ElectorState from, ElectorState to, Cause cause, LeaderInfo leader, long nanoTime, Term term)
+      implements Command {
+    /** Publish rejects an ELECTED without its term, and a term on any other cause. */
+    public Publish {
+      if ((cause == Cause.ELECTED) != (term != null)) {
+        throw new IllegalArgumentException(
+            "a Publish carries a term exactly on ELECTED, but was " + cause + " with term " + term);
+      }
+    }
+  }
 
   /**
    * Release gives a lease back to the store (etcd: revokes it, and its key goes with it). The

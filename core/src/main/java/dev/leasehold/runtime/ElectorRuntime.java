@@ -17,14 +17,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,10 +47,7 @@ public final class ElectorRuntime implements LeaderElector {
   private final ListenerBus bus;
   private final String name;
   private final long rpcTimeoutNanos;
-  private final AtomicBoolean started = new AtomicBoolean();
-  private final AtomicBoolean closing = new AtomicBoolean();
-  private volatile Thread shutdownHook;
-  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private final Lifecycle lifecycle;
   private final LeadershipWaiters waiters;
   private final HealthTracker tracker;
   private final RenewalListeners renewals;
@@ -91,12 +84,13 @@ public final class ElectorRuntime implements LeaderElector {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.name = Objects.requireNonNull(name, "name");
     this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
+    this.lifecycle = new Lifecycle(name, log);
     this.bus = new ListenerBus(scheduler.dispatcher());
     this.releases = new Releases(config, store, scheduler, name);
-    this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), closing::get);
+    this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), lifecycle::isClosing);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
-    this.tracker = new HealthTracker(store.backend(), scheduler::nanoTime, renewals);
-    this.calls = new Calls(store, scheduler, rpcTimeoutNanos, this::handle);
+    this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
+    this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
     long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);
@@ -110,14 +104,10 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void start() {
-    if (closing.get() || !started.compareAndSet(false, true)) {
+    if (!lifecycle.start(config.closeOnShutdown(), this::close)) {
       return;
     }
     log.info("{}: starting ({})", name, config);
-    if (config.closeOnShutdown()) {
-      shutdownHook = new Thread(this::close, "leasehold-shutdown-" + name);
-      Runtime.getRuntime().addShutdownHook(shutdownHook);
-    }
     store.open();
     submit(new Input.Start());
   }
@@ -156,7 +146,7 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public ElectorHealth health() {
-    return tracker.health(started.get() && !closing.get());
+    return tracker.health(lifecycle.isRunning());
   }
 
   @Override
@@ -166,8 +156,11 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void resign() {
-    if (HandoverTrace.ON) {
-      HandoverTrace.mark(HandoverTrace.Hop.RESIGN_CALLED);
+    FlightEvents.Resign event = new FlightEvents.Resign();
+    if (event.shouldCommit()) {
+      event.elector = name;
+      event.nanoTime = System.nanoTime();
+      event.commit();
     }
     submit(new Input.Resign());
   }
@@ -175,7 +168,7 @@ public final class ElectorRuntime implements LeaderElector {
   @Override
   public CompletionStage<List<Participant>> participants() {
     return QueueView.read(scheduler, machine, store, config.rpcTimeout().toNanos(),
-        () -> !closing.get() && started.get());
+        lifecycle::isRunning);
   }
 
   /** resignTerm resigns {@code t} from any thread, if it is still the current term then. */
@@ -205,51 +198,19 @@ public final class ElectorRuntime implements LeaderElector {
 
   @Override
   public void close() {
-    CompletionStage<Void> done = closeAsync();
-    // A listener calling close() on the dispatcher cannot wait for a close that waits for the
-    // dispatcher; it returns at once.
-    if (scheduler.onDispatcher()) {
-      return;
-    }
-    try {
-      // Calls in flight, unanswered timed-out calls, then releases (see closeOnLoop).
-      long bound = 4 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2);
-      done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
-      scheduler.awaitTermination();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      log.warn("{}: close did not finish in time: {}", name, e.toString());
-    }
+    closeAsync();
+    // Calls in flight, unanswered timed-out calls, then releases (see closeOnLoop).
+    lifecycle.await(scheduler, 4 * rpcTimeoutNanos + TimeUnit.SECONDS.toNanos(2));
   }
 
   @Override
   public CompletionStage<Void> closeAsync() {
-    if (closing.compareAndSet(false, true)) {
-      removeShutdownHook();
-      try {
-        scheduler.execute(this::closeOnLoop);
-      } catch (RejectedExecutionException alreadyStopped) {
-        finishClose();
-      }
-    }
-    return closed.minimalCompletionStage();
+    return lifecycle.closeOn(scheduler::execute, this::closeOnLoop, this::finishClose);
   }
 
   /** whenClosed completes once a close finished (without starting one), for an owner's bookkeeping. */
   public CompletionStage<Void> whenClosed() {
-    return closed.minimalCompletionStage();
-  }
-
-  private void removeShutdownHook() {
-    Thread hook = shutdownHook;
-    if (hook != null && Thread.currentThread() != hook) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // The JVM is exiting: the hook runs (or ran) close() itself.
-      }
-    }
+    return lifecycle.whenClosed();
   }
 
   // ---- the close sequence, on the loop ----
@@ -268,7 +229,7 @@ public final class ElectorRuntime implements LeaderElector {
     store.close();
     scheduler.shutdown();
     log.info("{}: closed", name);
-    closed.complete(null);
+    lifecycle.finished();
   }
 
   // ---- the event loop ----
@@ -282,9 +243,20 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void handle(Input input) {
-    if (HandoverTrace.ON) {
-      HandoverTrace.onLoop(input);
+    FlightEvents.LoopStep event = new FlightEvents.LoopStep();
+    if (event.isEnabled()) {
+      event.nanoTime = System.nanoTime();
+      event.begin();
     }
+    step(input);
+    if (event.shouldCommit()) {
+      event.elector = name;
+      event.input = input.getClass().getSimpleName();
+      event.commit();
+    }
+  }
+
+  private void step(Input input) {
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
     }
@@ -309,16 +281,21 @@ public final class ElectorRuntime implements LeaderElector {
 
   private void refreshSnapshot() {
     ElectorState role = machine.role();
-    if (term != null
-        && (role != ElectorState.MASTER || machine.fencingToken() != term.fencingToken())) {
+    LeaderInfo leader = machine.leader();
+    // While MASTER the leader is this instance with its term's token (Machine#leader).
+    if (term != null && (role != ElectorState.MASTER || !termOf(leader, term))) {
       term.end();
     }
     if (role == ElectorState.MASTER && term != null && !term.ended()) {
       term.extend(machine.deadline());
     }
     TermHandle current = role == ElectorState.MASTER && term != null && !term.ended() ? term : null;
-    snapshot = new Snapshot(role, machine.leader(), current);
-    tracker.afterStep(role, machine.leader(), machine.renewalSentAt(), scheduler.nanoTime());
+    snapshot = new Snapshot(role, leader, current);
+    tracker.afterStep(role, leader, machine.renewalSentAt(), scheduler.nanoTime());
+  }
+
+  private static boolean termOf(LeaderInfo leader, TermHandle term) {
+    return leader != null && leader.fencingToken() == term.fencingToken();
   }
 
   private void execute(Command c) {
@@ -347,12 +324,9 @@ public final class ElectorRuntime implements LeaderElector {
           new TermHandle(
               config.electionKey(),
               config.candidateId(),
-              machine.fencingToken(),
-              machine.leaseId(),
+              p.term(),
               now,
               scheduler::nanoTime,
-              machine.deadline(),
-              machine.termDetail(),
               store.guarantee(),
               this::resignTerm);
       refreshSnapshot();
@@ -376,9 +350,7 @@ public final class ElectorRuntime implements LeaderElector {
         log.warn("{}: dispatcher gone; whenLost() callbacks not run for {}", name, event.cause());
       }
     }
-    if (HandoverTrace.ON && p.cause() == Cause.ELECTED) {
-      HandoverTrace.mark(HandoverTrace.Hop.ELECTED_PUBLISHED);
-    }
+    recordPublished(event);
     bus.publish(event);
     if (p.cause() == Cause.ELECTED) {
       watchdog.watch(term);
@@ -387,6 +359,20 @@ public final class ElectorRuntime implements LeaderElector {
     // After the hand-off to the listeners: the line is written on the loop, and a new leader's
     // callback need not wait for it.
     failures.logEvent(event);
+  }
+
+  private void recordPublished(LeadershipEvent e) {
+    FlightEvents.LeadershipChange change = new FlightEvents.LeadershipChange();
+    if (change.shouldCommit()) {
+      change.elector = name;
+      change.from = e.from().name();
+      change.to = e.to().name();
+      change.cause = e.cause().name();
+      change.leader = e.leader().map(LeaderInfo::candidateId).orElse(null);
+      change.token = e.leadership().map(Leadership::fencingToken).orElse(0L);
+      change.nanoTime = System.nanoTime();
+      change.commit();
+    }
   }
 
   private LeadershipEvent snapshotEvent() {

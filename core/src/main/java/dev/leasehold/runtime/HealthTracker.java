@@ -22,6 +22,7 @@ import java.util.function.LongSupplier;
 final class HealthTracker {
   private record Base(ElectorState role, LeaderInfo leader, long renewalSentAt, String failure) {}
 
+  private final String elector;
   private final String backend;
   private final LongSupplier clock;
   private final RenewalListeners renewals;
@@ -30,7 +31,8 @@ final class HealthTracker {
   // Loop-confined.
   private long lastSentAt = Long.MIN_VALUE;
 
-  HealthTracker(String backend, LongSupplier clock, RenewalListeners renewals) {
+  HealthTracker(String elector, String backend, LongSupplier clock, RenewalListeners renewals) {
+    this.elector = elector;
     this.backend = backend;
     this.clock = clock;
     this.renewals = renewals;
@@ -42,7 +44,16 @@ final class HealthTracker {
    */
   void afterStep(ElectorState role, LeaderInfo leader, long renewalSentAt, long now) {
     if (renewalSentAt != Long.MIN_VALUE && renewalSentAt != lastSentAt) {
-      renewals.report(role, Math.max(0, now - renewalSentAt), now);
+      long roundTrip = Math.max(0, now - renewalSentAt);
+      renewals.report(role, roundTrip, now);
+      FlightEvents.Renewal event = new FlightEvents.Renewal();
+      if (event.shouldCommit()) {
+        event.elector = elector;
+        event.role = role.name();
+        event.roundTripNanos = roundTrip;
+        event.nanoTime = System.nanoTime();
+        event.commit();
+      }
     }
     lastSentAt = renewalSentAt;
     long sent = role == ElectorState.STOPPED ? Long.MIN_VALUE : renewalSentAt;

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe: futures are added and removed from any thread, completed from the loop.
  */
-final class LeadershipWaiters {
+public final class LeadershipWaiters {
   private final Set<CompletableFuture<Leadership>> waiting = ConcurrentHashMap.newKeySet();
   private final Scheduler scheduler;
   private final Executor dispatcher;
@@ -34,7 +34,7 @@ final class LeadershipWaiters {
    * LeadershipWaiters serves {@code scheduler}'s elector: {@code current} is its term, or null
    * (read on the loop), {@code closing} whether it began to close (read on the loop too).
    */
-  LeadershipWaiters(
+  public LeadershipWaiters(
       Scheduler scheduler, Supplier<? extends Leadership> current, BooleanSupplier closing) {
     this.scheduler = scheduler;
     this.dispatcher = scheduler.dispatcher();
@@ -46,7 +46,7 @@ final class LeadershipWaiters {
    * leading is a future of this elector's term: the current one if valid, else the next; it
    * fails with a {@link CancellationException} once the elector closes.
    */
-  CompletableFuture<Leadership> leading() {
+  public CompletableFuture<Leadership> leading() {
     CompletableFuture<Leadership> f = new CompletableFuture<>();
     try {
       // On the loop, so no election can slip between the check and the registration.
@@ -71,7 +71,7 @@ final class LeadershipWaiters {
    * await blocks until the elector leads, up to {@code timeout}; empty on timeout or close.
    * Interrupting the waiting thread ends the wait with {@link InterruptedException}.
    */
-  Optional<Leadership> await(Duration timeout) throws InterruptedException {
+  public Optional<Leadership> await(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
     CompletableFuture<Leadership> f = leading();
     try {
@@ -92,7 +92,7 @@ final class LeadershipWaiters {
   }
 
   /** elected hands {@code term} to every waiter. */
-  void elected(Leadership term) {
+  public void elected(Leadership term) {
     for (CompletableFuture<Leadership> f : Set.copyOf(waiting)) {
       waiting.remove(f);
       complete(f, () -> f.complete(term));
@@ -100,7 +100,7 @@ final class LeadershipWaiters {
   }
 
   /** closed fails every waiter: the elector will never lead again. */
-  void closed() {
+  public void closed() {
     for (CompletableFuture<Leadership> f : Set.copyOf(waiting)) {
       waiting.remove(f);
       complete(f, () -> f.completeExceptionally(new CancellationException("elector closed")));

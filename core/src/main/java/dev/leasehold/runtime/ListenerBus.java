@@ -24,13 +24,13 @@ import org.slf4j.LoggerFactory;
  * through the dispatcher thread, so even a same-thread executor ({@code Runnable::run}) runs
  * its listener on the dispatcher, not on the event loop.
  */
-final class ListenerBus {
+public final class ListenerBus {
   private static final Logger log = LoggerFactory.getLogger(ListenerBus.class);
 
   private final CopyOnWriteArrayList<Sub> subs = new CopyOnWriteArrayList<>();
   private final Executor dispatcher;
 
-  ListenerBus(Executor dispatcher) {
+  public ListenerBus(Executor dispatcher) {
     this.dispatcher = dispatcher;
   }
 
@@ -45,7 +45,7 @@ final class ListenerBus {
    * the loop shuts down still runs). Once the loop is gone the state can no longer change: the
    * listener is told on the calling thread, the only thread left that is not the elector's.
    */
-  Subscription subscribe(
+  public Subscription subscribe(
       Executor loop, LeadershipListener listener, Executor executor, Supplier<LeadershipEvent> snapshot) {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
@@ -70,7 +70,7 @@ final class ListenerBus {
     }
   }
 
-  void publish(LeadershipEvent event) {
+  public void publish(LeadershipEvent event) {
     for (Sub s : subs) {
       s.enqueue(event);
     }
@@ -135,8 +135,10 @@ final class ListenerBus {
             queue.clear();
             return;
           }
-          if (HandoverTrace.ON && e.cause() == LeadershipEvent.Cause.ELECTED) {
-            HandoverTrace.mark(HandoverTrace.Hop.ELECTED_LISTENER);
+          FlightEvents.ListenerCall call = new FlightEvents.ListenerCall();
+          if (call.isEnabled()) {
+            call.nanoTime = System.nanoTime();
+            call.begin();
           }
           try {
             listener.onLeadershipChanged(e);
@@ -145,6 +147,12 @@ final class ListenerBus {
             log.error("leadership listener {} threw on {}", listener, e, failure);
             if (failure instanceof VirtualMachineError vmError) {
               throw vmError;
+            }
+          } finally {
+            if (call.shouldCommit()) {
+              call.listener = listener.getClass().getName();
+              call.cause = e.cause().name();
+              call.commit();
             }
           }
         }

@@ -8,7 +8,10 @@ import java.util.List;
 /**
  * Machine is a backend's election protocol as a pure state machine: it takes an input and
  * the monotonic time, and returns the commands its runtime must carry out. It does no I/O,
- * reads no clock and starts no thread.
+ * reads no clock and starts no thread. A machine that publishes changes its role and publishes
+ * only through its {@link Roles}; a term it begins reaches the runtime once, as the {@link Term}
+ * of the {@code ELECTED} {@link Command.Publish}, and after each step the runtime reads only the
+ * role, the leader, the deadline and the renewal's send time below.
  *
  * <p>Not thread-safe: the runtime's event loop owns an instance.
  */
@@ -19,14 +22,14 @@ public interface Machine {
   /** role is the current role. */
   ElectorState role();
 
-  /** leader is the leader last seen (this instance when MASTER), or null. */
+  /**
+   * leader is the leader last seen, or null. While MASTER it is this instance, with the current
+   * term's fencing token: a token other than the {@link Term}'s means that term is over.
+   */
   LeaderInfo leader();
 
   /** deadline is the MASTER's local deadline (monotonic nanoseconds); meaningless otherwise. */
   long deadline();
-
-  /** fencingToken is the MASTER's fencing token, or 0 when not MASTER. */
-  long fencingToken();
 
   /**
    * queueRead is the store call that lists the election's queue, for {@code participants()},
@@ -42,9 +45,6 @@ public interface Machine {
     return List.of();
   }
 
-  /** leaseId is the lease the MASTER's term rides on (0 when none). */
-  long leaseId();
-
   /**
    * renewalSentAt is the send time (monotonic nanoseconds) of the last confirmed renewal of the
    * lease this instance holds, the one its deadline counts from (a grant, or a SQL take, counts
@@ -53,14 +53,5 @@ public interface Machine {
    */
   default long renewalSentAt() {
     return Long.MIN_VALUE;
-  }
-
-  /**
-   * termDetail is the store's own identity of the MASTER's term, which its {@code Leadership}
-   * keeps for the store's guard (SQL: the row and its holder token; see {@link Terms}); null
-   * when the store needs nothing beyond the fencing token.
-   */
-  default Object termDetail() {
-    return null;
   }
 }

@@ -104,9 +104,7 @@ final class Releases {
       Scheduler.Cancellable timeout =
           scheduler.schedule(() -> result(thisRound, attempt, "timed out"), rpcTimeoutNanos);
       CompletionStage<?> reply;
-      if (HandoverTrace.ON) {
-        HandoverTrace.mark(HandoverTrace.Hop.REVOKE_SENT);
-      }
+      StoreCallEvent event = StoreCallEvent.sent(name, "Release");
       try {
         reply = store.release(leaseId);
       } catch (RuntimeException e) {
@@ -114,10 +112,8 @@ final class Releases {
       }
       reply.whenComplete(
           (v, e) -> {
-            if (HandoverTrace.ON) {
-              HandoverTrace.mark(HandoverTrace.Hop.REVOKE_ACKED);
-            }
             String failure = e == null ? null : store.describe(e);
+            event.answered(failure);
             try {
               scheduler.execute(
                   () -> {

@@ -20,17 +20,17 @@ import org.slf4j.LoggerFactory;
  * from one thread at a time (the event loop, or an inner elector's dispatcher), and delivery is
  * one dispatcher task per renewal, so listeners see renewals in order.
  */
-final class RenewalListeners {
+public final class RenewalListeners {
   private static final Logger log = LoggerFactory.getLogger(RenewalListeners.class);
 
   private final CopyOnWriteArrayList<Consumer<Renewal>> listeners = new CopyOnWriteArrayList<>();
   private final Executor dispatcher;
 
-  RenewalListeners(Executor dispatcher) {
+  public RenewalListeners(Executor dispatcher) {
     this.dispatcher = dispatcher;
   }
 
-  Subscription add(Consumer<Renewal> listener) {
+  public Subscription add(Consumer<Renewal> listener) {
     Objects.requireNonNull(listener, "listener");
     listeners.add(listener);
     return () -> listeners.remove(listener);
@@ -44,7 +44,7 @@ final class RenewalListeners {
   }
 
   /** report tells the listeners of {@code r} (an inner elector's renewal, for a fallback elector). */
-  void report(Renewal r) {
+  public void report(Renewal r) {
     if (listeners.isEmpty()) {
       return;
     }

@@ -24,7 +24,7 @@ final class TermHandle implements Leadership {
   private final long leaseId;
   private final Instant electedAt;
   private final LongSupplier clock;
-  private final Object detail;
+  private final Term.Detail detail;
   private final Guarantee guarantee;
   private final CompletableFuture<LeadershipEvent> lost = new CompletableFuture<>();
   private volatile long deadline;
@@ -32,25 +32,23 @@ final class TermHandle implements Leadership {
   private volatile long lastHeartbeat;
   private final Consumer<TermHandle> resigner;
 
+  /** TermHandle is the Leadership of {@code term}, which began at {@code electedAt}. */
   TermHandle(
       String electionKey,
       String candidateId,
-      long fencingToken,
-      long leaseId,
+      Term term,
       Instant electedAt,
       LongSupplier clock,
-      long deadline,
-      Object detail,
       Guarantee guarantee,
       Consumer<TermHandle> resigner) {
     this.electionKey = electionKey;
     this.candidateId = candidateId;
-    this.fencingToken = fencingToken;
-    this.leaseId = leaseId;
+    this.fencingToken = term.token();
+    this.leaseId = term.leaseId();
     this.electedAt = electedAt;
     this.clock = clock;
-    this.deadline = deadline;
-    this.detail = detail;
+    this.deadline = term.deadline();
+    this.detail = term.detail();
     this.guarantee = guarantee;
     this.resigner = resigner;
     this.lastHeartbeat = clock.getAsLong();
@@ -61,8 +59,8 @@ final class TermHandle implements Leadership {
     return lastHeartbeat;
   }
 
-  /** detail is the machine's {@link Machine#termDetail()} at election, or null. */
-  Object detail() {
+  /** detail is the store's {@link Term.Detail} of the term, or null. */
+  Term.Detail detail() {
     return detail;
   }
 

@@ -1,18 +1,24 @@
 package dev.leasehold.runtime;
 
 import dev.leasehold.Leadership;
+import java.util.Optional;
 
 /**
- * Terms gives a backend's guard what its machine attached to a term ({@link
- * Machine#termDetail()}), from the {@link Leadership} the user holds.
+ * Terms gives a backend's guard what its machine attached to a term (the {@link Term.Detail}
+ * of the {@link Term} it handed over at election), from the {@link Leadership} the user holds.
  *
  * <p>Stateless and thread-safe.
  */
 public final class Terms {
   private Terms() {}
 
-  /** detail is the term's detail, or null when the leadership is not the runtime's or has none. */
-  public static Object detail(Leadership leadership) {
-    return leadership instanceof TermHandle t ? t.detail() : null;
+  /**
+   * detail is the term's detail if it is a {@code type}; empty when the leadership is not the
+   * runtime's, or its store attached none, or another store's.
+   */
+  public static <D extends Term.Detail> Optional<D> detail(Leadership leadership, Class<D> type) {
+    return leadership instanceof TermHandle t && type.isInstance(t.detail())
+        ? Optional.of(type.cast(t.detail()))
+        : Optional.empty();
   }
 }

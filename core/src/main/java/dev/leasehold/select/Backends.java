@@ -9,8 +9,6 @@ import dev.leasehold.jdbc.JdbcLeaderElector;
 import dev.leasehold.jdbc.JdbcSettings;
 import dev.leasehold.local.LocalLeaderElector;
 import dev.leasehold.local.LocalStore;
-import dev.leasehold.runtime.BackendTier;
-import dev.leasehold.runtime.FallbackRuntime;
 import dev.leasehold.runtime.ThreadScheduler;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Term;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
@@ -27,6 +28,8 @@ class SqlMachineHarness {
   long now = 1_000 * S;
   long session = 1;
   List<Command> last = List.of();
+  // The term the last ELECTED handed over.
+  Term term;
 
   SqlMachineHarness() {
     this(1);
@@ -38,7 +41,17 @@ class SqlMachineHarness {
 
   List<Command> step(Input in) {
     last = m.step(in, now);
+    for (Command.Publish p : all(Command.Publish.class)) {
+      if (p.cause() == Cause.ELECTED) {
+        term = p.term();
+      }
+    }
     return last;
+  }
+
+  /** holder is the holder token of the last term elected. */
+  HolderToken holder() {
+    return ((SqlTerm) term.detail()).holder();
   }
 
   <T extends Command> T only(Class<T> type) {

@@ -9,7 +9,9 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.PublishedMoves;
 import dev.leasehold.runtime.StoreCall;
+import dev.leasehold.runtime.Transitions;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -160,27 +162,13 @@ class SqlMachineRandomTest {
   }
 
   private static long op(SqlCommand c) {
-    if (c instanceof SqlCommand.Read x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Lock x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Await x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Unlock x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Take x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Renew x) {
-      return x.op();
-    } else if (c instanceof SqlCommand.Release x) {
-      return x.op();
-    }
-    throw new AssertionError(c);
+    return ((SqlCommand.Statement) c).op();
   }
 
   /** Checker follows the published events as a listener would. */
   private static final class Checker {
     final long seed;
+    final PublishedMoves moves = new PublishedMoves(Transitions.ELECTION);
     ElectorState told = ElectorState.FOLLOWER;
     boolean unavailable;
 
@@ -194,6 +182,7 @@ class SqlMachineRandomTest {
 
     void publish(Command.Publish p, SqlMachineHarness h) {
       String at = "seed " + seed + ": " + p;
+      moves.check(p, "seed " + seed);
       // FOLLOWER <-> CANDIDATE moves publish nothing, so an event may start from either.
       boolean unpublishedMove = isFollowerOrCandidate(told) && isFollowerOrCandidate(p.from());
       assertTrue(told == p.from() || unpublishedMove, at + " must start where the last event ended (" + told + ")");

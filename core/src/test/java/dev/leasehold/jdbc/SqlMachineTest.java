@@ -41,12 +41,12 @@ class SqlMachineTest {
     h.now += 400 * MS; // a slow reply earns nothing
     h.step(new SqlInput.Taken(take.op(), 1, true));
     assertEquals(List.of(Cause.ELECTED), h.published());
-    assertEquals(1, h.m.fencingToken());
+    assertEquals(1, h.term.token());
     assertEquals(sentAt + WINDOW, h.m.deadline());
     assertEquals(sentAt + WINDOW, h.timer(SqlTimer.DEADLINE).atNanos());
     assertEquals(sentAt + 2 * S / 6, h.timer(SqlTimer.RENEW).atNanos(), "renew every TTL/6");
-    assertEquals(take.holder().leaseId(), h.m.leaseId());
-    assertEquals(new SqlTerm("leasehold_lease", "e1", take.holder(), 1), h.m.termDetail());
+    assertEquals(take.holder().leaseId(), h.term.leaseId());
+    assertEquals(new SqlTerm("leasehold_lease", "e1", take.holder(), 1), h.term.detail());
   }
 
   @Test
@@ -66,7 +66,7 @@ class SqlMachineTest {
   @Test
   void theMasterStepsDownAtItsDeadlineAndReleasesTheRowBeforeItsLock() {
     long sentAt = h.elect();
-    HolderToken me = h.m.master.holder();
+    HolderToken me = h.holder();
     h.fire(h.timer(SqlTimer.DEADLINE));
     assertEquals(sentAt + WINDOW, h.now);
     assertEquals(ElectorState.FOLLOWER, h.m.role());
@@ -80,7 +80,7 @@ class SqlMachineTest {
   @Test
   void aStalledWorkResignReleasesLikeResignAndIsLabelledWorkStalled() {
     h.elect();
-    HolderToken me = h.m.master.holder();
+    HolderToken me = h.holder();
     h.step(new Input.Resign(Cause.WORK_STALLED));
     assertEquals(ElectorState.FOLLOWER, h.m.role());
     assertEquals(List.of(Cause.WORK_STALLED), h.published());
@@ -90,7 +90,7 @@ class SqlMachineTest {
   @Test
   void resignReleasesTheRowThenTheLockThenHoldsOff() {
     h.elect();
-    HolderToken me = h.m.master.holder();
+    HolderToken me = h.holder();
     h.step(new Input.Resign());
     assertEquals(ElectorState.FOLLOWER, h.m.role());
     assertEquals(List.of(Cause.RESIGNED), h.published());
@@ -284,7 +284,7 @@ class SqlMachineTest {
   @Test
   void aFailedRenewalEndsTheTermWithStoreUnavailableAndRecoveryFollows() {
     h.elect();
-    HolderToken me = h.m.master.holder();
+    HolderToken me = h.holder();
     h.fire(h.timer(SqlTimer.RENEW));
     h.step(new SqlInput.Failed(h.only(SqlCommand.Renew.class).op(), "timed out after 500 ms"));
     assertEquals(ElectorState.FOLLOWER, h.m.role());
@@ -302,7 +302,7 @@ class SqlMachineTest {
   @Test
   void aRenewalThatChangesNoRowStepsDownAtOnceAndTheReadNamesTheSuccessor() {
     h.elect();
-    HolderToken me = h.m.master.holder();
+    HolderToken me = h.holder();
     h.fire(h.timer(SqlTimer.RENEW));
     h.step(new SqlInput.Renewed(h.only(SqlCommand.Renew.class).op(), 1, false));
     assertEquals(ElectorState.FOLLOWER, h.m.role(), "isLeader() is false before the cause is known");
@@ -339,7 +339,7 @@ class SqlMachineTest {
   @Test
   void closeReleasesTheRowThenTheLockAndPublishesClosed() {
     h.elect();
-    HolderToken me = h.m.master.holder();
+    HolderToken me = h.holder();
     h.step(new Input.Close());
     assertEquals(ElectorState.STOPPED, h.m.role());
     Command.Publish closed = h.only(Command.Publish.class);

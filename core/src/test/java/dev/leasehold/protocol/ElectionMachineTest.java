@@ -79,7 +79,7 @@ class ElectionMachineTest {
   void followerCampaignsWhenTheKeyIsAbsentAndWinsTheCompareAndSwap() {
     long grantSent = elect(11);
     assertEquals(List.of(Cause.ELECTED), published());
-    assertEquals(11, m.fencingToken());
+    assertEquals(11, MasterTerm.token(m));
     assertEquals(grantSent + WINDOW, m.deadline());
     assertEquals(grantSent + WINDOW, timer(TimerKind.DEADLINE).atNanos());
     assertEquals(grantSent + WINDOW - 2 * S, timer(TimerKind.RENEW).atNanos(),
@@ -328,7 +328,7 @@ class ElectionMachineTest {
     step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 20));
     step(new EtcdInput.LeaseGranted(only(EtcdCommand.GrantLease.class).op(), 88, 3));
     step(new EtcdInput.CampaignWon(only(EtcdCommand.Campaign.class).op(), 21));
-    assertEquals(21, m.fencingToken());
+    assertEquals(21, MasterTerm.token(m));
     assertNotEquals(LEASE, m.leaseId());
   }
 

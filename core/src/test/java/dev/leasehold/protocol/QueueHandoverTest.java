@@ -105,7 +105,7 @@ class QueueHandoverTest {
     long op = only(EtcdCommand.Campaign.class).op();
     step(new EtcdInput.CampaignWon(op, 11));
     assertEquals(ElectorState.MASTER, m.role());
-    assertEquals(11, m.fencingToken());
+    assertEquals(11, MasterTerm.token(m));
     assertTrue(only(EtcdCommand.Watch.class).queue(), "the MASTER watches the queue");
     EtcdCommand.Poll view = only(EtcdCommand.Poll.class);
     assertTrue(view.participants(), "and reads it");
@@ -167,7 +167,7 @@ class QueueHandoverTest {
     now += 10 * MS;
     step(new EtcdInput.WatchPut(watchId, new KeyRecord("me", OWN, 3, 20), 20));
     assertEquals(ElectorState.MASTER, m.role());
-    assertEquals(20, m.fencingToken(), "the token is the handover's revision, not the create revision");
+    assertEquals(20, MasterTerm.token(m), "the token is the handover's revision, not the create revision");
     assertEquals(List.of(Cause.ELECTED), published());
     assertFalse(has(EtcdCommand.Campaign.class), "no campaign: the key is already ours");
   }
@@ -186,7 +186,7 @@ class QueueHandoverTest {
     now += 1 * MS;
     step(new EtcdInput.ConfirmRead(only(EtcdCommand.ConfirmRead.class).op(), new KeyRecord("me", OWN, 3, 20), 21, 7));
     assertEquals(ElectorState.MASTER, m.role());
-    assertEquals(20, m.fencingToken());
+    assertEquals(20, MasterTerm.token(m));
     assertTrue(m.deadline() > sent + S, "leads on the fresh deadline");
   }
 

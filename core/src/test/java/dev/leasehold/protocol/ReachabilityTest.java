@@ -7,6 +7,7 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Reachability;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -105,9 +106,9 @@ class ReachabilityTest {
   @Test
   void anOutageIsReportedOnceItLastsThreeFailedCallsAndEndsWhenTheLeaderIsRead() {
     step(new Input.Start());
-    for (int i = 1; i <= ElectionMachine.LASTING; i++) {
+    for (int i = 1; i <= Reachability.LASTING; i++) {
       step(new EtcdInput.PollFailed(only(EtcdCommand.Poll.class).op(), "unreachable"));
-      assertEquals(i < ElectionMachine.LASTING ? List.of() : List.of(Cause.STORE_UNAVAILABLE), told);
+      assertEquals(i < Reachability.LASTING ? List.of() : List.of(Cause.STORE_UNAVAILABLE), told);
       firePoll();
     }
     step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), new KeyRecord("x", 5, 3, 3), 4));
@@ -154,7 +155,7 @@ class ReachabilityTest {
     step(new EtcdInput.PollResult(only(EtcdCommand.Poll.class).op(), null, 10));
     step(new EtcdInput.LeaseGranted(only(EtcdCommand.GrantLease.class).op(), LEASE, 3));
     step(new EtcdInput.CampaignWon(only(EtcdCommand.Campaign.class).op(), 11));
-    for (int i = 0; i < ElectionMachine.LASTING; i++) {
+    for (int i = 0; i < Reachability.LASTING; i++) {
       Command.SetTimer renew = timer(TimerKind.RENEW);
       now = renew.atNanos();
       step(new Input.TimerFired(TimerKind.RENEW, renew.seq()));

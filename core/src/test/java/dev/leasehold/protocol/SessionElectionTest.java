@@ -81,8 +81,8 @@ class SessionElectionTest {
   void aWinMakesAMasterWhoseTokenIsThePutsRevisionAndWhoseDeadlineIsTheSessions() {
     elect(40);
     assertEquals(ElectorState.MASTER, m.role());
-    assertEquals(40, m.fencingToken());
-    assertEquals(LEASE, m.leaseId());
+    assertEquals(40, MasterTerm.token(m));
+    assertEquals(LEASE, MasterTerm.leaseId(m));
     assertEquals(d.now + 2 * S, m.deadline());
     d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now + S));
     assertEquals(d.now + 5 * S, m.deadline(), "a renewal of the session extends the term");
@@ -175,7 +175,7 @@ class SessionElectionTest {
     elect(50);
     d.step(new SessionInput.KeySeen(null, 52));
     assertEquals(Cause.KEY_DELETED, d.published().get(0));
-    assertEquals(0, m.fencingToken());
+    assertEquals(0, MasterTerm.token(m));
   }
 
   @Test
@@ -272,7 +272,7 @@ class SessionElectionTest {
     Command.Publish p = d.only(Command.Publish.class);
     assertEquals(ElectorState.MASTER, p.from());
     assertEquals(ElectorState.MASTER, p.to(), "the lease's deadline, not the report, ends the term");
-    assertEquals(10, m.fencingToken());
+    assertEquals(10, MasterTerm.token(m));
     d.step(new SessionInput.Unavailable("etcd unreachable"));
     assertEquals(List.of(), d.published(), "reported once");
     d.step(new SessionInput.Recovered());

@@ -181,7 +181,7 @@ class StandbyLeaseTest {
     // A retried request: the first attempt created the key with our lease at revision 6.
     step(new EtcdInput.CampaignLost(only(EtcdCommand.Campaign.class).op(), new KeyRecord("me", 77, 6, 6), 6));
     assertEquals(ElectorState.MASTER, m.role());
-    assertEquals(6, m.fencingToken());
+    assertEquals(6, MasterTerm.token(m));
     assertEquals(Cause.ELECTED, only(Command.Publish.class).cause());
   }
 
@@ -314,7 +314,7 @@ class StandbyLeaseTest {
     last = s.step(new EtcdInput.WatchPut(watch, new KeyRecord("me", LEASE, 23, 23), 23), t);
     // The key is this instance's (PROTOCOL.md §4.5): it leads with it, token = its mod revision.
     assertEquals(ElectorState.MASTER, s.role());
-    assertEquals(23, s.fencingToken());
+    assertEquals(23, MasterTerm.token(s));
     assertEquals(LEASE, s.leaseId());
     assertFalse(published().contains(Cause.LEADER_CHANGED), () -> "reported itself as someone else: " + last);
   }

@@ -10,13 +10,16 @@ import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.PublishedMoves;
+import dev.leasehold.runtime.Term;
+import dev.leasehold.runtime.Transitions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** moveTo, the one place the role changes and events are published, and the PROBING phase. */
+/** The etcd machine's choke point (its Roles: the one place the role changes and events are published), and the PROBING phase. */
 class TransitionChokePointTest {
   private static final long MS = 1_000_000L;
   private static final long S = 1_000_000_000L;
@@ -90,7 +93,7 @@ class TransitionChokePointTest {
     long probe = probeOp();
     Command.SetTimer probeTimer = timer(TimerKind.PROBE);
     assertEquals(ElectorState.FOLLOWER, m.role(), "steps down before knowing why");
-    assertEquals(ElectionMachine.Phase.PROBING, m.phase);
+    assertTrue(m.probing());
     // Leaving MASTER stopped the lease's renewal at once; late firings change nothing.
     assertTrue(last.contains(new Command.CancelTimer(TimerKind.RENEW)), () -> "RENEW cancelled: " + last);
     assertTrue(last.contains(new Command.CancelTimer(TimerKind.DEADLINE)), () -> "DEADLINE cancelled: " + last);
@@ -117,7 +120,7 @@ class TransitionChokePointTest {
     assertEquals(ElectorState.FOLLOWER, loss.to());
     assertEquals(OTHER.holderId(), loss.leader().candidateId(), "the leader seen while probing");
     assertEquals(LEASE, only(Command.Release.class).leaseId());
-    assertEquals(ElectionMachine.Phase.NONE, m.phase);
+    assertFalse(m.probing());
     long pollOp = only(EtcdCommand.Poll.class).op();
 
     // The probe's timer, a second answer, and the next events find the loss already told.
@@ -198,16 +201,17 @@ class TransitionChokePointTest {
   void theChokePointRejectsMovesThatWouldBreakPairing() {
     long at = now;
     LeaderInfo me = new LeaderInfo("me", 11, LEASE);
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.MASTER, Cause.ELECTED, me, at),
+    Term term = new Term(11, LEASE, at + S);
+    assertThrows(IllegalStateException.class, () -> m.roles.elect(term, me, at),
         "FOLLOWER -> MASTER is not in Transitions");
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.STOPPED, null, null, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.moveTo(ElectorState.STOPPED, null, null, at),
         "closing must be told");
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.CANDIDATE, Cause.LEADER_CHANGED, me, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.moveTo(ElectorState.CANDIDATE, Cause.LEADER_CHANGED, me, at),
         "a same-role cause cannot move the role");
     elect();
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.MASTER, Cause.ELECTED, me, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.elect(term, me, at),
         "ELECTED twice without a loss between");
-    assertThrows(IllegalStateException.class, () -> m.moveTo(ElectorState.FOLLOWER, null, null, at),
+    assertThrows(IllegalStateException.class, () -> m.roles.moveTo(ElectorState.FOLLOWER, null, null, at),
         "a MASTER leaves silently only when PROBING");
     assertEquals(ElectorState.MASTER, m.role());
   }
@@ -218,6 +222,7 @@ class TransitionChokePointTest {
       ProtocolConfig config =
           new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 50 * MS, 1 * S, 200 * MS, S, seed % 2 == 0);
       ElectionMachine machine = new ElectionMachine(config, new SplittableRandom(seed));
+      PublishedMoves moves = new PublishedMoves(Transitions.ELECTION);
       RandomDriver driver = new RandomDriver(seed);
       Input in = driver.first();
       boolean inTerm = false;
@@ -229,6 +234,7 @@ class TransitionChokePointTest {
             continue;
           }
           String where = "seed " + seed + " step " + i + " on " + in + ": " + e;
+          moves.check(e, "seed " + seed + " step " + i + " on " + in);
           boolean internalGap = toldTo != ElectorState.MASTER && toldTo != ElectorState.STOPPED
               && (e.from() == ElectorState.FOLLOWER || e.from() == ElectorState.CANDIDATE);
           assertTrue(e.from() == toldTo || internalGap, () -> "from is not what was told: " + where);

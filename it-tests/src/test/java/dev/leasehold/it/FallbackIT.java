@@ -59,7 +59,7 @@ class FallbackIT {
   void setUp(TestInfo info) {
     key = "/fallback-it/" + info.getTestMethod().orElseThrow().getName() + "/"
         + UUID.randomUUID().toString().substring(0, 8);
-    capture = new LogCapture("dev.leasehold.runtime.FallbackRuntime");
+    capture = new LogCapture("dev.leasehold.select.FallbackRuntime");
   }
 
   @AfterEach

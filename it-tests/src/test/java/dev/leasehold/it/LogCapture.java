@@ -19,7 +19,7 @@ final class LogCapture implements AutoCloseable {
     this("dev.leasehold.runtime.ElectorRuntime");
   }
 
-  /** LogCapture records another logger of the runtime, such as {@code dev.leasehold.runtime.FallbackRuntime}. */
+  /** LogCapture records another logger of the runtime, such as {@code dev.leasehold.select.FallbackRuntime}. */
   LogCapture(String loggerName) {
     logger = (Logger) LoggerFactory.getLogger(loggerName);
     appender.start();

@@ -61,13 +61,13 @@ class SqlSimulationTest {
     /** A MASTER's deadline counts from the renewal reply's arrival, not from its send time. */
     DEADLINE_FROM_REPLY_ARRIVAL(
         "dev/leasehold/jdbc/SqlMaster.java",
-        "m.config.deadline(renewSentAt)",
-        "m.config.deadline(now)",
+        "config.deadline(renewSentAt)",
+        "config.deadline(now)",
         Set.of(SqlSim.Inv.NO_OVERLAP)),
     /** A FOLLOWER takes when the server's clock says expired, without its own observed wait. */
     SERVER_CLOCK_ALONE_EXPIRES(
         "dev/leasehold/jdbc/SqlFollower.java",
-        "row.expired() && observed.left(m.config.observedWaitNanos(row.ttlMicros()), now) <= 0",
+        "row.expired() && observed.left(config.observedWaitNanos(row.ttlMicros()), now) <= 0",
         "row.expired()",
         Set.of(SqlSim.Inv.NO_OVERLAP));
 

@@ -1,6 +1,6 @@
 package dev.leasehold.bench.contender;
 
-import dev.leasehold.runtime.HandoverTrace;
+import dev.leasehold.bench.HopTrace;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -83,7 +83,7 @@ public final class ContenderMain {
         }
       } else if (cmd.trim().equals("trace")) {
         // The handover trace's marks since the last drain (none unless -Dleasehold.trace=true).
-        for (HandoverTrace.Entry e : HandoverTrace.drain()) {
+        for (HopTrace.Entry e : HopTrace.drain()) {
           out.println("T " + e.hop().name() + " " + e.nanoTime());
         }
         out.println("TRACE_END");

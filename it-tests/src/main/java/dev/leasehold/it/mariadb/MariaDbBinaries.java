@@ -4,13 +4,19 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** MariaDbBinaries locates mariadbd and mariadb-install-db; stateless and therefore thread-safe. */
+/**
+ * MariaDbBinaries locates mariadbd, mariadb-install-db and the Galera provider; stateless and therefore
+ * thread-safe.
+ */
 final class MariaDbBinaries {
 
     private static final String INSTALL_HINT =
             "install Debian package mariadb-server (apt-get install -y mariadb-server)";
     // Debian puts mariadbd in /usr/sbin, which a non-root PATH often lacks.
     private static final String[] FALLBACK_DIRS = {"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"};
+
+    private static final String[] GALERA_PROVIDERS = {
+        "/usr/lib/galera/libgalera_smm.so", "/usr/lib64/galera-4/libgalera_smm.so", "/usr/lib/galera-4/libgalera_smm.so"};
 
     private MariaDbBinaries() {}
 
@@ -22,6 +28,29 @@ final class MariaDbBinaries {
     /** The datadir initialiser: MARIADB_INSTALL_DB_BIN, else mariadb-install-db on PATH or in /usr/bin. */
     static Path installDb() {
         return resolve("MARIADB_INSTALL_DB_BIN", "mariadb-install-db");
+    }
+
+    /**
+     * The Galera 4 provider library: MARIADB_GALERA_PROVIDER, else where Debian's galera-4 (or a
+     * Red Hat-like galera package) puts it.
+     */
+    static Path galeraProvider() {
+        String explicit = System.getenv("MARIADB_GALERA_PROVIDER");
+        if (explicit != null && !explicit.isBlank()) {
+            Path path = Path.of(explicit.trim());
+            if (!Files.isRegularFile(path)) {
+                throw new IllegalStateException("MARIADB_GALERA_PROVIDER=" + explicit + " is not a file; fix it, or"
+                        + " unset it and install Debian package galera-4 (apt-get install -y galera-4)");
+            }
+            return path;
+        }
+        for (String candidate : GALERA_PROVIDERS) {
+            if (Files.isRegularFile(Path.of(candidate))) {
+                return Path.of(candidate);
+            }
+        }
+        throw new IllegalStateException("libgalera_smm.so not found in " + String.join(", ", GALERA_PROVIDERS)
+                + ": install Debian package galera-4 (apt-get install -y galera-4) or set MARIADB_GALERA_PROVIDER");
     }
 
     private static Path resolve(String variable, String name) {

@@ -17,6 +17,7 @@ import java.util.List;
 public final class MariaDbServerBuilder {
     private String name = "mariadb";
     private final List<String> options = new ArrayList<>();
+    private boolean galera;
 
     MariaDbServerBuilder() {}
 
@@ -43,12 +44,30 @@ public final class MariaDbServerBuilder {
     }
 
     /**
+     * galera makes the server a one-node Galera cluster (MariaDB's wsrep with Debian's galera-4 provider, or the one
+     * MARIADB_GALERA_PROVIDER names), bootstrapped with {@code --wsrep-new-cluster}, its group communication on a free
+     * loopback port; default off. For tests of what the elector refuses: {@code wsrep_on} is ON and GET_LOCK is
+     * node-local. One start only: after {@link MariaDbServer#kill()}, Galera refuses to bootstrap again from a node that
+     * crashed ({@code safe_to_bootstrap: 0} in grastate.dat), and {@link MariaDbServer#start()} fails saying so.
+     */
+    public MariaDbServerBuilder galera() {
+        this.galera = true;
+        return this;
+    }
+
+    /**
      * start creates the datadir, runs mariadb-install-db and launches mariadbd, returning once root can run
      * {@code SELECT 1} over TCP; on any failure it cleans up and throws IllegalStateException with the log's tail.
      */
     public MariaDbServer start() {
         Path mariadbd = MariaDbBinaries.mariadbd();
         Path installDb = MariaDbBinaries.installDb();
+        List<String> flags = new ArrayList<>();
+        if (galera) {
+            flags.addAll(MariaDbSettings.galeraFlags(MariaDbBinaries.galeraProvider(), ProcessControl.freePort(),
+                    "leasehold-" + name));
+        }
+        flags.addAll(options);
         Path dataDir;
         try {
             // Short prefix: the socket path inside must stay under the 108-byte limit of a Unix socket address.
@@ -57,7 +76,7 @@ public final class MariaDbServerBuilder {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a datadir for " + name, e);
         }
-        MariaDbServer server = new MariaDbServer(name, dataDir, mariadbd, options);
+        MariaDbServer server = new MariaDbServer(name, dataDir, mariadbd, flags);
         Instant began = Instant.now();
         try {
             MariaDbSettings.installDataDir(installDb, dataDir, server.logFile(), MariaDbServer.ROOT_PASSWORD, MariaDbServer.DATABASE,

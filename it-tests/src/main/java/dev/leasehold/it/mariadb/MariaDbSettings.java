@@ -67,6 +67,27 @@ final class MariaDbSettings {
     }
 
     /**
+     * The flags that make mariadbd a one-node Galera cluster: wsrep on, the provider loaded, a new cluster bootstrapped
+     * from this node, group communication on {@code gcommPort} of 127.0.0.1, and what Galera requires of the server
+     * (row-based binlog, interleaved auto-increment locks).
+     */
+    static List<String> galeraFlags(Path provider, int gcommPort, String clusterName) {
+        return List.of(
+                "--wsrep-on=ON",
+                "--wsrep-provider=" + provider,
+                // An empty address and --wsrep-new-cluster: this node is the whole cluster.
+                "--wsrep-cluster-address=gcomm://",
+                "--wsrep-new-cluster",
+                "--wsrep-cluster-name=" + clusterName,
+                "--wsrep-node-address=127.0.0.1",
+                // Not Galera's fixed 4567, which would collide between servers; an 8 MiB ring buffer instead of the
+                // 128 MiB file the default preallocates.
+                "--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:" + gcommPort + ";gcache.size=8M",
+                "--binlog-format=ROW",
+                "--innodb-autoinc-lock-mode=2");
+    }
+
+    /**
      * Runs mariadb-install-db into an empty datadir, giving every root account {@code rootPassword} (including
      * root@127.0.0.1, the one TCP clients reach) and creating {@code database}; throws with the log's tail on failure.
      */

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the elector refuses, each with a clear message in the log, FOLLOWER, STORE_UNAVAILABLE,
- * and nothing held: wrong credentials, an unreachable or read-only server, relaxed durability
- * without the opt-in, a missing or non-InnoDB table, a pooled DataSource.
+ * never a term, and nothing held: wrong credentials, an unreachable or read-only server, relaxed
+ * durability without the opt-in, a missing or non-InnoDB table, a pooled DataSource, and a Galera
+ * node (a one-node cluster of its own, started by the test).
  */
 @ExtendWith(MariaDbExtension.class)
 class JdbcRefusalsIT {
@@ -125,6 +126,24 @@ class JdbcRefusalsIT {
     }
   }
 
+  @Test
+  void aGaleraNodeEvenOfAOneNodeCluster() {
+    try (MariaDbServer galera = MariaDbServer.builder().name("galera").galera().start()) {
+      // A real Galera node, synced and accepting writes, not a server that merely names the variable.
+      assertEquals(List.of(List.of("wsrep_on", "ON")), galera.sql("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'"));
+      assertEquals(List.of(List.of("wsrep_cluster_size", "1")), galera.sql("SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'"));
+      assertEquals(List.of(List.of("wsrep_ready", "ON")), galera.sql("SHOW GLOBAL STATUS LIKE 'wsrep_ready'"));
+      String message = refused(galera, "galera", b -> {});
+      assertTrue(message.contains("refusing Galera (wsrep_on = ON on 10."), message);
+      assertTrue(message.contains("named locks are node-local there"), message);
+      // Nothing behind: refused before its table was created, and no session of the elector left open.
+      assertEquals(List.of(), galera.sql("SELECT TABLE_NAME FROM information_schema.TABLES"
+          + " WHERE TABLE_SCHEMA = 'leasehold'"));
+      await().atMost(SOON).until(() -> galera.sql("SELECT ID FROM information_schema.PROCESSLIST"
+          + " WHERE USER = 'root' AND ID <> CONNECTION_ID()").isEmpty());
+    }
+  }
+
   /** refused starts one elector configured by {@code tweak} and returns the reason it logged. */
   private String refused(MariaDbServer db, String test, Consumer<JdbcLeaderElector.Builder> tweak) {
     try (JdbcGroup g = new JdbcGroup(db, test)) {
@@ -134,6 +153,7 @@ class JdbcRefusalsIT {
       // It keeps retrying with backoff and never leads; the reason is logged once, not per retry.
       await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(3)).until(
           () -> e.state() == ElectorState.FOLLOWER && !e.isLeader());
+      assertFalse(g.log(e).has(Cause.ELECTED), "led while refused");
       assertEquals(1, g.log(e).count(Cause.STORE_UNAVAILABLE), "reported once per outage");
       assertEquals(1, logged.list.stream().filter(l -> l.getFormattedMessage().contains(firstLine(message))).count(),
           "logged once: " + logged.list);

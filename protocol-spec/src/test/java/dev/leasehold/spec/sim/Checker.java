@@ -84,9 +84,9 @@ final class Checker {
     Published pub = p.published;
     if (c == Cause.ELECTED) {
       long token = e.leader() == null ? -1 : e.leader().fencingToken();
-      if (p.m.role() != ElectorState.MASTER || token != p.m.fencingToken()) {
-        fail(Inv.EVENT_PAIRING, p + " ELECTED with token " + token + " but machine is " + p.m.role()
-            + " token " + p.m.fencingToken());
+      if (p.m.role() != ElectorState.MASTER || token != p.termToken() || token != e.term().token()) {
+        fail(Inv.EVENT_PAIRING, p + " ELECTED with token " + token + " (term " + e.term() + ") but machine is "
+            + p.m.role() + " token " + p.termToken());
       }
       if (excused(p.m.leaseId(), token)) {
         // An operator deleted K (or revoked this lease) while the CAS reply was in flight: a
@@ -158,7 +158,7 @@ final class Checker {
         continue;
       }
       believers++;
-      boolean machineTerm = p.m.role() == ElectorState.MASTER && p.m.fencingToken() == t.fencingToken();
+      boolean machineTerm = p.m.role() == ElectorState.MASTER && p.termToken() == t.fencingToken();
       end = Math.max(end, machineTerm ? p.clock.trueAt(p.m.deadline(), now) : now);
       if (engine.checks(Inv.MASTER_OWNS_KEY)) {
         KeyRecord k = store.key;
@@ -320,7 +320,7 @@ final class Checker {
       b.append(" ").append(p).append("{").append(p.crashed ? "crashed " : "").append(p.paused ? "paused " : "")
           .append(p.closedAt >= 0 ? "closed " : p.closeRequested ? "closing " : "")
           .append(p.m.role()).append(" isLeader=").append(p.elector.isLeader())
-          .append(" lease=").append(Long.toHexString(p.m.leaseId())).append(" token=").append(p.m.fencingToken());
+          .append(" lease=").append(Long.toHexString(p.m.leaseId())).append(" token=").append(p.termToken());
       if (p.m.role() == ElectorState.MASTER) {
         b.append(" deadlineIn=").append(Simulation.fmt(p.m.deadline() - p.local(engine.now)));
       }

@@ -164,16 +164,6 @@ final class ObservedMachine implements Machine {
   }
 
   @Override
-  public long fencingToken() {
-    return m.fencingToken();
-  }
-
-  @Override
-  public long leaseId() {
-    return m.leaseId();
-  }
-
-  @Override
   public long renewalSentAt() {
     return m.renewalSentAt();
   }

@@ -1,6 +1,7 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorState;
 import dev.leasehold.protocol.ElectionMachine;
 import dev.leasehold.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
@@ -54,6 +55,14 @@ final class Proc {
     this.elector = new ElectorRuntime(ec, new ObservedMachine(this, engine, checker, m), port, scheduler, name);
     this.events = new Pairing(this, engine, checker);
     elector.onLeadershipChanged(events);
+  }
+
+  /**
+   * termToken is the token of the machine's current term, 0 when it has none: while MASTER, the
+   * machine's leader is itself with that token, which is how the runtime tells a term is current.
+   */
+  long termToken() {
+    return m.role() == ElectorState.MASTER ? m.leader().fencingToken() : 0;
   }
 
   /** closeAsync closes the elector as a user would, and notes when the close completes. */

@@ -79,7 +79,7 @@ final class SimPort implements StorePort {
       if (p.mutation == Mutation.ACK_ALONE_CONFIRMS) {
         // A MASTER is told its key is still its own; a standby follower's read (revision 0) is
         // ignored as a poll. Either way the ack's term "confirms" the renewal.
-        long token = p.m.fencingToken();
+        long token = p.termToken();
         KeyRecord mine = token > 0 ? new KeyRecord(p.ec.candidateId(), p.m.leaseId(), token, token) : null;
         reply.complete(new EtcdInput.ConfirmRead(q.op(), mine, 0, p.lastAckTerm));
       } else {

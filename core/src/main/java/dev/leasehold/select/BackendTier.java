@@ -1,7 +1,6 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.LeaderElector;
-import dev.leasehold.select.Backend;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -14,10 +13,10 @@ import java.util.function.Supplier;
  * @param elector builds a new elector on it, each time it becomes active
  * @param probe builds a probe elector on it, or null when it is never probed
  */
-public record BackendTier(
+record BackendTier(
     Backend backend, Supplier<LeaderElector> elector, Supplier<LeaderElector> probe) {
   /** BackendTier rejects a null backend or elector factory. */
-  public BackendTier {
+  BackendTier {
     Objects.requireNonNull(backend, "backend");
     Objects.requireNonNull(elector, "elector");
   }

@@ -1,8 +1,9 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent.Cause;
+
 import java.util.concurrent.RejectedExecutionException;
 
 /**

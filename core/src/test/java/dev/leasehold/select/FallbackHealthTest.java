@@ -1,4 +1,4 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,9 +12,8 @@ import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.Renewal;
 import dev.leasehold.local.LocalLeaderElector;
 import dev.leasehold.local.LocalStore;
+import dev.leasehold.runtime.ThreadScheduler;
 import dev.leasehold.micrometer.LeaseholdMetrics;
-import dev.leasehold.select.Backend;
-import dev.leasehold.select.FallbackPolicy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;

@@ -1,10 +1,9 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.ElectorHealth;
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
-import dev.leasehold.select.Backend;
 import java.util.Optional;
 
 /**

@@ -1,4 +1,4 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,8 +13,7 @@ import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.local.LocalLeaderElector;
 import dev.leasehold.local.LocalStore;
-import dev.leasehold.select.Backend;
-import dev.leasehold.select.FallbackPolicy;
+import dev.leasehold.runtime.ThreadScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

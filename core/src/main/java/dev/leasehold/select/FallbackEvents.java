@@ -1,4 +1,4 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
@@ -7,6 +7,9 @@ import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.Subscription;
+import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.ListenerBus;
+import dev.leasehold.runtime.LeadershipWaiters;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Executor;

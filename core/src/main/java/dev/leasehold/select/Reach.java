@@ -1,10 +1,10 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.ElectorState;
-import dev.leasehold.select.FallbackPolicy;
+import dev.leasehold.runtime.Scheduler;
 import java.util.Locale;
 
 /**

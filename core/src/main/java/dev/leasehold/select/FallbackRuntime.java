@@ -1,4 +1,4 @@
-package dev.leasehold.runtime;
+package dev.leasehold.select;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorHealth;
@@ -11,21 +11,17 @@ import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.Renewal;
 import dev.leasehold.Subscription;
-import dev.leasehold.select.Backend;
-import dev.leasehold.select.FallbackElector;
-import dev.leasehold.select.FallbackPolicy;
+import dev.leasehold.runtime.Scheduler;
+import dev.leasehold.runtime.Lifecycle;
+import dev.leasehold.runtime.RenewalListeners;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * event-loop thread (the scheduler's) owns all state; inner electors deliver their events onto
  * it; listeners run on the dispatcher (or their executor), never on the loop or under a lock.
  */
-public final class FallbackRuntime implements FallbackElector {
+final class FallbackRuntime implements FallbackElector {
   private static final Logger log = LoggerFactory.getLogger(FallbackRuntime.class);
   private static final long CLOSED_EVENT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -58,10 +54,7 @@ public final class FallbackRuntime implements FallbackElector {
   final String name;
   private final FallbackEvents events;
   private final RenewalListeners renewals;
-  private final AtomicBoolean started = new AtomicBoolean();
-  private final AtomicBoolean closing = new AtomicBoolean();
-  private final CompletableFuture<Void> closed = new CompletableFuture<>();
-  private volatile Thread shutdownHook;
+  private final Lifecycle lifecycle;
 
   // Written on the loop only, read anywhere.
   private volatile LeaderElector innerView;
@@ -75,7 +68,7 @@ public final class FallbackRuntime implements FallbackElector {
   private final Reach reach;
 
   /** FallbackRuntime wires the tiers; nothing is built or started until {@link #start()}. */
-  public FallbackRuntime(
+  FallbackRuntime(
       ElectorConfig config,
       List<BackendTier> tiers,
       FallbackPolicy policy,
@@ -93,6 +86,7 @@ public final class FallbackRuntime implements FallbackElector {
     if (this.tiers.isEmpty()) {
       throw new IllegalArgumentException("tiers must not be empty");
     }
+    this.lifecycle = new Lifecycle(this.name, log);
     this.events = new FallbackEvents(scheduler, () -> closeRequested);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.reach = new Reach(this);
@@ -140,15 +134,10 @@ public final class FallbackRuntime implements FallbackElector {
 
   @Override
   public void start() {
-    if (closing.get() || !started.compareAndSet(false, true)) {
-      return;
+    if (lifecycle.start(config.closeOnShutdown(), this::close)) {
+      log.info("{}: starting on {} (backends {}, policy {})", name, activeBackend(), backends(), policy);
+      execute(this::startInner);
     }
-    log.info("{}: starting on {} (backends {}, policy {})", name, activeBackend(), backends(), policy);
-    if (config.closeOnShutdown()) {
-      shutdownHook = new Thread(this::close, "leasehold-shutdown-" + name);
-      Runtime.getRuntime().addShutdownHook(shutdownHook);
-    }
-    execute(this::startInner);
   }
 
   @Override
@@ -192,7 +181,7 @@ public final class FallbackRuntime implements FallbackElector {
   @Override
   public ElectorHealth health() {
     return FallbackHealth.of(
-        innerView, state(), started.get() && !closing.get(), activeBackend(), fallbackInForce(),
+        innerView, state(), lifecycle.isRunning(), activeBackend(), fallbackInForce(),
         events.leader(), buildFailure);
   }
 
@@ -221,39 +210,13 @@ public final class FallbackRuntime implements FallbackElector {
 
   @Override
   public void close() {
-    CompletionStage<Void> done = closeAsync();
-    if (scheduler.onDispatcher()) {
-      return;
-    }
-    try {
-      long bound = 3 * config.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-      done.toCompletableFuture().get(bound, TimeUnit.NANOSECONDS);
-      scheduler.awaitTermination();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      log.warn("{}: close did not finish in time: {}", name, e.toString());
-    }
+    closeAsync();
+    lifecycle.await(scheduler, 3 * config.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5));
   }
 
   @Override
   public CompletionStage<Void> closeAsync() {
-    if (closing.compareAndSet(false, true)) {
-      Thread hook = shutdownHook;
-      if (hook != null && Thread.currentThread() != hook) {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // The JVM is exiting: the hook runs (or ran) close() itself.
-        }
-      }
-      try {
-        scheduler.execute(this::closeOnLoop);
-      } catch (RejectedExecutionException alreadyStopped) {
-        closed.complete(null);
-      }
-    }
-    return closed.minimalCompletionStage();
+    return lifecycle.closeOn(scheduler::execute, this::closeOnLoop, lifecycle::finished);
   }
 
   // ---- on the loop ----
@@ -308,7 +271,7 @@ public final class FallbackRuntime implements FallbackElector {
     reach.stop();
     scheduler.shutdown();
     log.info("{}: closed", name);
-    closed.complete(null);
+    lifecycle.finished();
   }
 
   private void startInner() {
