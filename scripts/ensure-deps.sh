@@ -61,8 +61,10 @@ done
 if [ "$have_libfaketime" = no ]; then
   missing_pkgs+=(libfaketime)
 fi
-# Galera's provider library, for the tests that check a Galera node is refused.
-if [ ! -e /usr/lib/galera/libgalera_smm.so ] && [ ! -e /usr/lib/libgalera_smm.so ]; then
+# Galera's provider library, for the tests that check a Galera node is refused; the MariaDB
+# launcher looks where these packages put it, or takes MARIADB_GALERA_PROVIDER.
+if [ -z "${MARIADB_GALERA_PROVIDER:-}" ] && [ ! -e /usr/lib/galera/libgalera_smm.so ] \
+    && [ ! -e /usr/lib/galera-4/libgalera_smm.so ] && [ ! -e /usr/lib64/galera-4/libgalera_smm.so ]; then
   missing_pkgs+=(galera-4)
 fi
 # The benchmark (and its smoke test) draws PNG plots, which needs one font.

@@ -1,5 +1,6 @@
 package dev.leasehold.it.mariadb;
 
+import dev.leasehold.it.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
