@@ -22,14 +22,21 @@ final class MariaDbReport extends SqlReport {
     this.r = results;
   }
 
-  /** write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}; returns the .md path. */
-  Path write() throws IOException {
-    writeCsv();
-    opening("Leasehold MariaDB benchmark", "Leasehold's JDBC backend and the scheduler design's `GET_LOCK` elector, "
-        + "measured side by side on one private mariadbd");
+  @Override
+  protected String title() {
+    return "Leasehold MariaDB benchmark";
+  }
+
+  @Override
+  protected String what() {
+    return "Leasehold's JDBC backend and the scheduler design's `GET_LOCK` elector, measured side by side on one "
+        + "private mariadbd";
+  }
+
+  @Override
+  protected void sections() throws IOException {
     machine();
     targets();
-    // A phase that did not run gets no section and no empty plot.
     if (!r.handover.isEmpty()) {
       handover(handoverPlot("MariaDB", r.handover));
     }
@@ -46,8 +53,11 @@ final class MariaDbReport extends SqlReport {
       idle();
     }
     method();
-    problems(r.problems);
-    return finish();
+  }
+
+  @Override
+  protected List<String> problems() {
+    return r.problems;
   }
 
   private void machine() {
@@ -185,8 +195,8 @@ final class MariaDbReport extends SqlReport {
         + "Raw samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
   }
 
-  private void writeCsv() throws IOException {
-    StringBuilder c = new StringBuilder(CSV_HEADER);
+  @Override
+  protected void samples(StringBuilder c) {
     r.handover.forEach((k, v) -> csvRows(c, "handover", k.label(), r.options.handoverTtlMillis(), v));
     r.crash.forEach((ttl, m) -> m.forEach((k, v) -> csvRows(c, "crash", k.label(), ttl, v)));
     r.partition.forEach((k, v) -> {
@@ -195,7 +205,6 @@ final class MariaDbReport extends SqlReport {
       csvRows(c, "partition: step-down", k.label(), r.options.partitionTtlMillis(),
           v.stream().map(t -> t.steppedDown() ? t.stepDownMs() : Double.NaN).toList());
     });
-    writeCsv(c);
   }
 
   private static List<Double> windows(List<Results.PartitionTrial> ts) {

@@ -32,13 +32,20 @@ final class PostgresReport extends SqlReport {
     this.r = results;
   }
 
-  /** write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}; returns the .md path. */
-  Path write() throws IOException {
-    writeCsv();
-    opening("Leasehold PostgreSQL benchmark", "The PostgreSQL floor and the anchor contenders, measured on one "
-        + "private postgres (and a PgBouncer in front of it)");
+  @Override
+  protected String title() {
+    return "Leasehold PostgreSQL benchmark";
+  }
+
+  @Override
+  protected String what() {
+    return "The PostgreSQL floor and the anchor contenders, measured on one private postgres (and a PgBouncer in "
+        + "front of it)";
+  }
+
+  @Override
+  protected void sections() throws IOException {
     machine();
-    // A phase that did not run gets no section and no empty plot.
     if (!r.floor.isEmpty()) {
       floor();
     }
@@ -49,8 +56,11 @@ final class PostgresReport extends SqlReport {
       crash(crashPlot("PostgreSQL", r.crash));
     }
     method();
-    problems(r.problems);
-    return finish();
+  }
+
+  @Override
+  protected List<String> problems() {
+    return r.problems;
   }
 
   private void machine() {
@@ -154,12 +164,11 @@ final class PostgresReport extends SqlReport {
         + "samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
   }
 
-  private void writeCsv() throws IOException {
-    StringBuilder c = new StringBuilder(CSV_HEADER);
+  @Override
+  protected void samples(StringBuilder c) {
     r.floor.forEach((name, v) -> csvRows(c, "floor: " + name, "raw pgjdbc", r.options.handoverTtlMillis(), v));
     r.handover.forEach((k, v) -> csvRows(c, "handover", k.label(), r.options.handoverTtlMillis(), v));
     r.crash.forEach((ttl, m) -> m.forEach((k, v) -> csvRows(c, "crash", k.label(), ttl, v)));
-    writeCsv(c);
   }
 
   /** fine formats a duration to 0.01 ms below 10 ms, else as {@link ReportFormat#ms}. */

@@ -35,8 +35,40 @@ abstract class SqlReport extends MarkdownReport {
     this.stem = stem;
   }
 
+  /**
+   * write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}, and returns the .md path: the
+   * samples, then the title and opening paragraph, the report's own sections, and the run's problems.
+   */
+  final Path write() throws IOException {
+    StringBuilder csv = new StringBuilder(CSV_HEADER);
+    samples(csv);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(stem + "-samples.csv"), csv.toString(), StandardCharsets.UTF_8);
+    opening(title(), what());
+    sections();
+    problems(problems());
+    Path out = dir.resolve(stem + ".md");
+    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
+    return out;
+  }
+
+  /** title is the report's heading, before the run's name. */
+  protected abstract String title();
+
+  /** what says what was measured on which server, for the opening paragraph. */
+  protected abstract String what();
+
+  /** samples appends every sample of the run to the CSV, with {@link #csvRows}. */
+  protected abstract void samples(StringBuilder csv);
+
+  /** sections writes the report's sections; a phase that did not run gets no section and no empty plot. */
+  protected abstract void sections() throws IOException;
+
+  /** problems lists the trials or phases that failed in the run. */
+  protected abstract List<String> problems();
+
   /** opening writes the title and the paragraph that names {@code what} was measured, the command and the time. */
-  protected final void opening(String title, String what) {
+  private void opening(String title, String what) {
     md.append("# ").append(title).append(", ").append(stem).append("\n\n");
     p(what + " in one run of the bench's main class with `" + run.command + "` (what `bench/run.sh "
         + run.command + "` runs after its build) (wall time "
@@ -95,26 +127,12 @@ abstract class SqlReport extends MarkdownReport {
     table(List.of("contender", "TTL", "n", "p50", "p90", "p99", "max", "TTL + 1 s"), rows);
   }
 
-  /** problems lists the trials and phases that failed, when there are any. */
-  protected final void problems(List<String> problems) {
+  private void problems(List<String> problems) {
     if (!problems.isEmpty()) {
       h2("Problems during the run");
       problems.forEach(s -> md.append("- ").append(s).append('\n'));
       md.append('\n');
     }
-  }
-
-  /** writeCsv writes {@code <stem>-samples.csv}. */
-  protected final void writeCsv(StringBuilder csv) throws IOException {
-    Files.createDirectories(dir);
-    Files.writeString(dir.resolve(stem + "-samples.csv"), csv.toString(), StandardCharsets.UTF_8);
-  }
-
-  /** finish writes the document to {@code <stem>.md} and returns its path. */
-  protected final Path finish() throws IOException {
-    Path out = dir.resolve(stem + ".md");
-    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
-    return out;
   }
 
   /** csvRows appends one CSV line per sample; NaN, a trial without that figure, is left empty. */
