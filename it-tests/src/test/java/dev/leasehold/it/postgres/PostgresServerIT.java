@@ -25,21 +25,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.DisplayNameGenerator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(PostgresExtension.class)
 @DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
 class PostgresServerIT {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private static PostgresServer postgres;
     private static ExecutorService blocking;
 
     @BeforeAll
-    static void startServer() {
-        long began = System.nanoTime();
-        postgres = PostgresServer.builder().name("PostgresServerIT").start();
-        System.out.println("PostgresServerIT: initdb + start + CREATE DATABASE took "
-                + (System.nanoTime() - began) / 1_000_000 + " ms");
+    static void startExecutor() {
         blocking = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "postgres-it-blocking");
             thread.setDaemon(true);
@@ -48,16 +45,15 @@ class PostgresServerIT {
     }
 
     @AfterAll
-    static void stopServer() {
+    static void stopExecutor() {
         blocking.shutdownNow();
-        postgres.close();
     }
 
     @Test
-    void the_server_answers_the_superuser_over_tcp_in_its_own_database_with_the_stated_settings()
+    void the_server_answers_the_superuser_over_tcp_in_its_own_database_with_the_stated_settings(PostgresServer postgres)
             throws SQLException {
         assertTrue(postgres.sql("SELECT version()").get(0).get(0).startsWith("PostgreSQL "));
-        try (Connection connection = superuser(5)) {
+        try (Connection connection = superuser(postgres, 5)) {
             assertEquals("leasehold", scalar(connection, "SELECT current_database()"));
             assertEquals("t", scalar(connection, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"));
         }
@@ -75,7 +71,8 @@ class PostgresServerIT {
     }
 
     @Test
-    void a_created_role_logs_in_with_its_password_and_a_wrong_password_is_refused() throws SQLException {
+    void a_created_role_logs_in_with_its_password_and_a_wrong_password_is_refused(PostgresServer postgres)
+            throws SQLException {
         // A quote on purpose: the password must reach the server unchanged.
         String password = "it's a secret";
         postgres.createRole("app_it", password, "CREATE, USAGE ON SCHEMA public");
@@ -93,7 +90,7 @@ class PostgresServerIT {
     }
 
     @Test
-    void a_read_only_role_reads_every_table_and_writes_none() throws SQLException {
+    void a_read_only_role_reads_every_table_and_writes_none(PostgresServer postgres) throws SQLException {
         postgres.sql("CREATE TABLE read_only_before (id int PRIMARY KEY)");
         postgres.createReadOnlyRole("reader_it", "reader-secret");
         postgres.sql("CREATE TABLE read_only_after (id int PRIMARY KEY)");
@@ -111,7 +108,7 @@ class PostgresServerIT {
     }
 
     @Test
-    void a_created_database_takes_connections() throws SQLException {
+    void a_created_database_takes_connections(PostgresServer postgres) throws SQLException {
         postgres.createDatabase("other_it");
         try (Connection connection = connect(postgres.jdbcUrl("other_it"), postgres.superuser(),
                 postgres.superuserPassword(), 5)) {
@@ -120,10 +117,11 @@ class PostgresServerIT {
     }
 
     @Test
-    void an_advisory_lock_blocks_a_second_session_until_the_holder_unlocks_it() throws Exception {
-        try (Connection holder = superuser(30); Connection waiter = superuser(30)) {
+    void an_advisory_lock_blocks_a_second_session_until_the_holder_unlocks_it(PostgresServer postgres)
+            throws Exception {
+        try (Connection holder = superuser(postgres, 30); Connection waiter = superuser(postgres, 30)) {
             assertEquals("t", scalar(holder, "SELECT pg_try_advisory_lock(101)"));
-            CompletableFuture<String> waiting = blockedAdvisoryLock(waiter, 101);
+            CompletableFuture<String> waiting = blockedAdvisoryLock(postgres, waiter, 101);
 
             assertFalse(waiting.isDone(), "the second pg_advisory_lock waits while the lock is held");
             assertEquals("t", scalar(holder, "SELECT pg_advisory_unlock(101)"));
@@ -133,8 +131,9 @@ class PostgresServerIT {
     }
 
     @Test
-    void lock_timeout_bounds_an_advisory_lock_wait_with_55P03_and_the_session_goes_on() throws Exception {
-        try (Connection holder = superuser(30); Connection waiter = superuser(30)) {
+    void lock_timeout_bounds_an_advisory_lock_wait_with_55P03_and_the_session_goes_on(PostgresServer postgres)
+            throws Exception {
+        try (Connection holder = superuser(postgres, 30); Connection waiter = superuser(postgres, 30)) {
             assertEquals("t", scalar(holder, "SELECT pg_try_advisory_lock(103)"));
             execute(waiter, "SET lock_timeout = '200ms'");
 
@@ -149,11 +148,12 @@ class PostgresServerIT {
     }
 
     @Test
-    void terminate_backends_ends_the_matching_session_and_frees_its_advisory_lock() throws Exception {
+    void terminate_backends_ends_the_matching_session_and_frees_its_advisory_lock(PostgresServer postgres)
+            throws Exception {
         try (Connection holder = connect(postgres.jdbcUrl() + "?ApplicationName=holder_it", postgres.superuser(),
-                postgres.superuserPassword(), 30); Connection waiter = superuser(30)) {
+                postgres.superuserPassword(), 30); Connection waiter = superuser(postgres, 30)) {
             assertEquals("t", scalar(holder, "SELECT pg_try_advisory_lock(102)"));
-            CompletableFuture<String> waiting = blockedAdvisoryLock(waiter, 102);
+            CompletableFuture<String> waiting = blockedAdvisoryLock(postgres, waiter, 102);
 
             assertEquals(1, postgres.terminateBackends("application_name = 'holder_it'"));
 
@@ -165,8 +165,9 @@ class PostgresServerIT {
     }
 
     @Test
-    void pause_freezes_even_open_sessions_and_resume_lets_them_answer_again() throws SQLException {
-        try (Connection open = superuser(1)) {
+    void pause_freezes_even_open_sessions_and_resume_lets_them_answer_again(PostgresServer postgres)
+            throws SQLException {
+        try (Connection open = superuser(postgres, 1)) {
             assertEquals("1", scalar(open, "SELECT 1"));
             postgres.pause();
             try {
@@ -174,19 +175,20 @@ class PostgresServerIT {
                 SQLException timedOut = assertThrows(SQLException.class, () -> scalar(open, "SELECT 1"),
                         "a frozen backend answers nothing within the 1 s socket timeout");
                 assertEquals("08006", timedOut.getSQLState(), "connection_failure: " + timedOut);
-                assertThrows(SQLException.class, () -> superuser(1).close(), "nor does a new session start");
+                assertThrows(SQLException.class, () -> superuser(postgres, 1).close(), "nor does a new session start");
             } finally {
                 postgres.resume();
             }
         }
         assertFalse(postgres.isPaused());
-        try (Connection connection = superuser(5)) {
+        try (Connection connection = superuser(postgres, 5)) {
             assertEquals("1", scalar(connection, "SELECT 1"));
         }
     }
 
     @Test
-    void a_committed_row_survives_kill_and_restart_on_the_same_port_through_crash_recovery() throws Exception {
+    void a_committed_row_survives_kill_and_restart_on_the_same_port_through_crash_recovery(PostgresServer postgres)
+            throws Exception {
         postgres.sql("CREATE TABLE survivor (id int PRIMARY KEY, note text)");
         postgres.sql("INSERT INTO survivor VALUES (1, 'committed before SIGKILL')");
         long pidBefore = postgres.pid();
@@ -235,7 +237,8 @@ class PostgresServerIT {
     }
 
     /** Starts pg_advisory_lock(key) on {@code waiter} and returns once the server shows it waiting for the lock. */
-    private CompletableFuture<String> blockedAdvisoryLock(Connection waiter, int key) throws SQLException {
+    private CompletableFuture<String> blockedAdvisoryLock(PostgresServer postgres, Connection waiter, int key)
+            throws SQLException {
         String waiterPid = scalar(waiter, "SELECT pg_backend_pid()");
         CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
             try {
@@ -255,7 +258,7 @@ class PostgresServerIT {
                 .map(line -> line.trim().split("\\s+")[1]).toList();
     }
 
-    private static Connection superuser(int socketTimeoutSeconds) throws SQLException {
+    private static Connection superuser(PostgresServer postgres, int socketTimeoutSeconds) throws SQLException {
         return connect(postgres.jdbcUrl(), postgres.superuser(), postgres.superuserPassword(), socketTimeoutSeconds);
     }
 }
