@@ -18,10 +18,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.DisplayNameGenerator;
 import org.junit.jupiter.api.Test;
@@ -32,22 +28,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class PostgresServerIT {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
-
-    private static ExecutorService blocking;
-
-    @BeforeAll
-    static void startExecutor() {
-        blocking = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "postgres-it-blocking");
-            thread.setDaemon(true);
-            return thread;
-        });
-    }
-
-    @AfterAll
-    static void stopExecutor() {
-        blocking.shutdownNow();
-    }
 
     @Test
     void the_server_answers_the_superuser_over_tcp_in_its_own_database_with_the_stated_settings(PostgresServer postgres)
@@ -240,13 +220,17 @@ class PostgresServerIT {
     private CompletableFuture<String> blockedAdvisoryLock(PostgresServer postgres, Connection waiter, int key)
             throws SQLException {
         String waiterPid = scalar(waiter, "SELECT pg_backend_pid()");
-        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        // A thread of its own: the statement blocks until the lock is free.
+        Thread waiting = new Thread(() -> {
             try {
-                return scalar(waiter, "SELECT pg_advisory_lock(" + key + ")");
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
+                result.complete(scalar(waiter, "SELECT pg_advisory_lock(" + key + ")"));
+            } catch (SQLException | RuntimeException e) {
+                result.completeExceptionally(e);
             }
-        }, blocking);
+        }, "postgres-it-advisory-wait");
+        waiting.setDaemon(true);
+        waiting.start();
         await().atMost(WAIT).until(() -> !postgres.sql("SELECT pid FROM pg_locks WHERE locktype = 'advisory'"
                 + " AND NOT granted AND pid = " + waiterPid).isEmpty());
         return result;
