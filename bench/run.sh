@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs the benchmark: starts its own 3-member etcd cluster on 127.0.0.1, measures Leasehold,
 # jetcd's Election and the seed's polling design, and writes bench/results/<date>.md with its
-# plots and a CSV of every sample. Flags go to the bench, e.g.
+# plots and a CSV of every sample (the MariaDB and PostgreSQL phases start their own servers). Flags go to the bench, e.g.
 #   bench/run.sh --handover-trials 100 --crash-trials 30 --name my-run
 #   bench/run.sh --phases mariadb --name my-mariadb-run   # the MariaDB phases: a private mariadbd,
 #                                                          # Leasehold-JDBC vs the GET_LOCK design
+#   bench/run.sh --phases postgres --name my-pg-run        # the PostgreSQL phases: a private postgres and
+#                                                          # PgBouncer, the floor and the two anchors
 #   bench/run.sh --help
 # A full run with the defaults takes about 25 minutes on 2 cores.
 set -euo pipefail

@@ -3,7 +3,11 @@ package dev.leasehold.bench;
 import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.it.EtcdCluster;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Bench runs every scenario against one 3-member etcd cluster it starts itself, for every
@@ -83,6 +87,39 @@ final class Bench {
       say(name + " aborted: " + e);
     }
     say(String.format("== %s done in %.0f s", name, (System.nanoTime() - t) / 1e9));
+  }
+
+  /** PerContender is work run for one contender of a scenario. */
+  interface PerContender<K> {
+    void run(K k) throws Exception;
+  }
+
+  /**
+   * each runs {@code body} for every contender, one after the other; with {@code parallel} (the smoke tests'
+   * setting, where only the presence of numbers matters) all at once.
+   */
+  static <K> void each(boolean parallel, List<K> kinds, PerContender<K> body) throws Exception {
+    if (!parallel) {
+      for (K k : kinds) {
+        body.run(k);
+      }
+      return;
+    }
+    ExecutorService ex = Executors.newFixedThreadPool(kinds.size());
+    try {
+      List<Future<Object>> fs = new ArrayList<>();
+      for (K k : kinds) {
+        fs.add(ex.submit(() -> {
+          body.run(k);
+          return null;
+        }));
+      }
+      for (Future<Object> f : fs) {
+        f.get();
+      }
+    } finally {
+      ex.shutdownNow();
+    }
   }
 
   static void say(String s) {

@@ -4,17 +4,22 @@ import dev.leasehold.bench.contender.JdbcKind;
 import dev.leasehold.bench.contender.Kind;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * BenchMain is the bench's command line: it runs every scenario against a 3-member etcd
  * cluster it starts itself and writes {@code <out>/<name>.md}, its plots and a CSV of every
  * sample; the {@code mariadb-*} phases run against a private mariadbd and write their own
- * report ({@code <name>-mariadb.md} beside an etcd one). Not thread-safe; run it as a program.
+ * report ({@code <name>-mariadb.md} beside an etcd one), the {@code postgres-*} phases against a private postgres
+ * and PgBouncer ({@code <name>-postgres.md} beside another). Not thread-safe; run it as a program.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Leasehold vs jetcd Election vs the seed's polling design: failover, safety and etcd cost.")
@@ -137,7 +142,8 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--phases", split = ",", defaultValue = "floor,idle,handover,crash,partition,scale",
       description = "which scenarios to run (default: the etcd ones but session); session (many elections "
           + "on one EtcdSession, about 7 min at 10,000 elections on 2 cores) runs only when named; the MariaDB "
-          + "ones are mariadb-idle, mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four")
+          + "ones are mariadb-idle, mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four; "
+          + "the PostgreSQL ones postgres-floor, postgres-handover, postgres-crash, or postgres for all three")
   List<String> phases;
 
   @Option(names = "--mariadb-contenders", split = ",", defaultValue = "LEASEHOLD_JDBC,GET_LOCK",
@@ -159,11 +165,34 @@ public final class BenchMain implements Callable<Path> {
       description = "candidate counts for the MariaDB idle load")
   List<Integer> mariadbIdleCounts;
 
+  @Option(names = "--postgres-contenders", split = ",", defaultValue = "SHEDLOCK,PG_ADVISORY_LOCK",
+      description = "which PostgreSQL contenders (default: ${DEFAULT-VALUE})")
+  List<JdbcKind> postgresContenders;
+
+  @Option(names = "--postgres-ttl-ms", defaultValue = "2000",
+      description = "TTL (ms) for the PostgreSQL handover and the floor's lease row")
+  int postgresTtlMillis;
+
+  @Option(names = "--postgres-crash-ttls-ms", split = ",", defaultValue = "1500,5000",
+      description = "TTLs (ms) for PostgreSQL crash failover")
+  List<Integer> postgresCrashTtls;
+
+  @Option(names = "--postgres-floor-samples", defaultValue = "300",
+      description = "samples per PostgreSQL floor figure")
+  int postgresFloorSamples;
+
+  @Option(names = "--postgres-floor-warmup", defaultValue = "20",
+      description = "unrecorded rounds before each PostgreSQL floor figure")
+  int postgresFloorWarmup;
+
   @Option(names = "--out", defaultValue = "bench/results", description = "directory for the report and plots")
   Path out;
 
   @Option(names = "--name", description = "report file name without .md (default: today's date)")
   String name;
+
+  @Spec
+  CommandSpec spec;
 
   private String commandLine = "";
 
@@ -177,6 +206,16 @@ public final class BenchMain implements Callable<Path> {
     BenchMain m = new BenchMain().withCommandLine(args);
     new CommandLine(m).parseArgs(args);
     return m.call();
+  }
+
+  /** requireServer refuses, naming the option, contenders that cannot run on that option's server. */
+  private void requireServer(String option, List<JdbcKind> kinds, JdbcKind.Server server) {
+    List<JdbcKind> wrong = kinds.stream().filter(k -> !k.runsOn(server)).toList();
+    if (!wrong.isEmpty()) {
+      List<JdbcKind> fit = Arrays.stream(JdbcKind.values()).filter(k -> k.runsOn(server)).toList();
+      throw new ParameterException(spec.commandLine(), option + " takes contenders that run on " + server + " "
+          + fit + ", but was " + wrong);
+    }
   }
 
   private BenchMain withCommandLine(String[] args) {
@@ -202,7 +241,9 @@ public final class BenchMain implements Callable<Path> {
         new SessionPhase.Options(sessionCounts, sessionTtl, sessionTrials, sessionWarmup, sessionWindow,
             sessionBatch <= 0 ? Integer.MAX_VALUE : sessionBatch, sessionJvmOpts));
     r.loadBefore = MachineInfo.loadAverage();
-    boolean etcdPhases = phases.stream().anyMatch(p -> !p.startsWith("mariadb"));
+    requireServer("--mariadb-contenders", mariadbContenders, JdbcKind.Server.MARIADB);
+    requireServer("--postgres-contenders", postgresContenders, JdbcKind.Server.POSTGRES);
+    boolean etcdPhases = phases.stream().anyMatch(p -> !p.startsWith("mariadb") && !p.startsWith("postgres"));
     if (etcdPhases) {
       new Bench(r.options, r).run();
     }
@@ -212,6 +253,13 @@ public final class BenchMain implements Callable<Path> {
       maria.options = new MariaDbResults.Options(mariadbContenders, mariadbTtlMillis, mariadbCrashTtls,
           mariadbTtlMillis, mariadbPartitionTrials, mariadbTtlMillis, mariadbIdleCounts);
       new MariaDbBench(r.options, maria).run();
+    }
+    PostgresResults postgres = null;
+    if (PostgresBench.wanted(phases)) {
+      postgres = new PostgresResults();
+      postgres.options = new PostgresResults.Options(postgresContenders, postgresTtlMillis, postgresCrashTtls,
+          postgresFloorSamples, postgresFloorWarmup);
+      new PostgresBench(r.options, postgres).run();
     }
     r.loadAfter = MachineInfo.loadAverage();
     r.wallSeconds = (System.nanoTime() - t0) / 1e9;
@@ -224,6 +272,12 @@ public final class BenchMain implements Callable<Path> {
       // Beside an etcd report the MariaDB one takes a suffix; alone, it takes the name.
       Path m = new MariaDbReport(r, maria, out, etcdPhases ? stem + "-mariadb" : stem).write();
       report = report == null ? m : report;
+    }
+    if (postgres != null) {
+      // Beside another report the PostgreSQL one takes a suffix; alone, it takes the name.
+      boolean beside = etcdPhases || maria != null;
+      Path pg = new PostgresReport(r, postgres, out, beside ? stem + "-postgres" : stem).write();
+      report = report == null ? pg : report;
     }
     Bench.say("report: " + report.toAbsolutePath() + String.format(" (%.1f min)", r.wallSeconds / 60));
     return report;

@@ -7,9 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * BenchPhase is one phase of {@link Bench} (floor, idle cost, handover, crash failover, partition,
@@ -50,36 +47,12 @@ abstract class BenchPhase {
     }
   }
 
-  interface PerKind {
-    void run(Kind k) throws Exception;
-  }
-
   /**
    * each runs {@code body} for every contender, one after the other; with {@code --parallel}
    * (the smoke test's setting, where only the presence of numbers matters) all at once.
    */
-  final void each(List<Kind> kinds, PerKind body) throws Exception {
-    if (!o.parallel()) {
-      for (Kind k : kinds) {
-        body.run(k);
-      }
-      return;
-    }
-    ExecutorService ex = Executors.newFixedThreadPool(kinds.size());
-    try {
-      List<Future<Object>> fs = new ArrayList<>();
-      for (Kind k : kinds) {
-        fs.add(ex.submit(() -> {
-          body.run(k);
-          return null;
-        }));
-      }
-      for (Future<Object> f : fs) {
-        f.get();
-      }
-    } finally {
-      ex.shutdownNow();
-    }
+  final void each(List<Kind> kinds, Bench.PerContender<Kind> body) throws Exception {
+    Bench.each(o.parallel(), kinds, body);
   }
 
   final List<Kind> withVariants() {

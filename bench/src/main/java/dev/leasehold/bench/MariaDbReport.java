@@ -2,12 +2,7 @@ package dev.leasehold.bench;
 
 import dev.leasehold.bench.contender.JdbcKind;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,45 +14,34 @@ import java.util.Map;
  * every sample. Every number in it comes from {@link MariaDbResults} and {@link Results} (the
  * run's machine, command and load); the prose only names the mechanisms. Not thread-safe.
  */
-final class MariaDbReport extends MarkdownReport {
-  private final Results run;
+final class MariaDbReport extends SqlReport {
   private final MariaDbResults r;
-  private final Path dir;
-  private final String stem;
 
   MariaDbReport(Results run, MariaDbResults results, Path dir, String stem) {
-    this.run = run;
+    super(run, dir, stem);
     this.r = results;
-    this.dir = dir;
-    this.stem = stem;
   }
 
-  /** write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}; returns the .md path. */
-  Path write() throws IOException {
-    Files.createDirectories(dir);
-    writeCsv();
+  @Override
+  protected String title() {
+    return "Leasehold MariaDB benchmark";
+  }
 
-    md.append("# Leasehold MariaDB benchmark, ").append(stem).append("\n\n");
-    p("Leasehold's JDBC backend and the scheduler design's `GET_LOCK` elector, measured side by side on one "
-        + "private mariadbd in one run of the bench's main class with `" + run.command + "` (what `bench/run.sh "
-        + run.command + "` runs after its build) (wall time "
-        + String.format(Locale.ROOT, "%.1f", run.wallSeconds / 60) + " min, started "
-        + DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(run.startedAtMillis).atOffset(ZoneOffset.UTC))
-        + "). Every figure below was measured in this run.");
+  @Override
+  protected String what() {
+    return "Leasehold's JDBC backend and the scheduler design's `GET_LOCK` elector, measured side by side on one "
+        + "private mariadbd";
+  }
+
+  @Override
+  protected void sections() throws IOException {
     machine();
     targets();
-    // A phase that did not run gets no section and no empty plot.
     if (!r.handover.isEmpty()) {
-      Map<String, List<Double>> h = new LinkedHashMap<>();
-      r.handover.forEach((k, v) -> h.put(k.label(), v));
-      handover(Plots.cdf(dir.resolve(stem + "-handover-cdf"), "MariaDB: graceful handover (resign → next elected)",
-          "milliseconds (log scale)", h, true));
+      handover(handoverPlot("MariaDB", r.handover));
     }
     if (!r.crash.isEmpty()) {
-      Map<String, List<Double>> c = new LinkedHashMap<>();
-      r.crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + ReportFormat.ms(ttl), v)));
-      crash(Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), "MariaDB: crash failover (SIGKILL → next elected)",
-          "milliseconds", c, false));
+      crash(crashPlot("MariaDB", r.crash));
     }
     if (!r.partition.isEmpty()) {
       Map<String, List<Double>> w = new LinkedHashMap<>();
@@ -69,28 +53,22 @@ final class MariaDbReport extends MarkdownReport {
       idle();
     }
     method();
-    if (!r.problems.isEmpty()) {
-      md.append("## Problems during the run\n\n");
-      r.problems.forEach(s -> md.append("- ").append(s).append('\n'));
-      md.append('\n');
-    }
-    Path out = dir.resolve(stem + ".md");
-    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
-    return out;
+  }
+
+  @Override
+  protected List<String> problems() {
+    return r.problems;
   }
 
   private void machine() {
-    MachineInfo m = run.machine;
     h2("Machine");
-    table(List.of("", ""), List.of(
-        List.of("CPU", m.cpu() + ", " + m.cores() + " cores (nproc)"),
-        List.of("memory", m.memory()),
-        List.of("OS", m.os()),
-        List.of("JDK", m.jdk()),
-        List.of("MariaDB", r.serverVersion + " on 127.0.0.1, launched by the it-tests launcher (" + r.serverFlags
-            + "); clients use MariaDB Connector/J"),
-        List.of("Leasehold", m.leasehold() + " (defaults: poll 1 s, margin TTL/10, drift 0.01, rpcTimeout min(1 s, TTL/4))"),
-        List.of("load average (1/5/15 min)", "at start " + run.loadBefore + ", at end " + run.loadAfter)));
+    List<List<String>> rows = machineRows();
+    rows.add(List.of("MariaDB", r.serverVersion + " on 127.0.0.1, launched by the it-tests launcher ("
+        + r.serverFlags + "); clients use MariaDB Connector/J"));
+    rows.add(List.of("Leasehold", run.machine.leasehold()
+        + " (defaults: poll 1 s, margin TTL/10, drift 0.01, rpcTimeout min(1 s, TTL/4))"));
+    rows.add(loadRow());
+    table(List.of("", ""), rows);
   }
 
   private void targets() {
@@ -125,14 +103,12 @@ final class MariaDbReport extends MarkdownReport {
     p(run.options.candidates() + " candidate JVMs per contender, TTL " + ReportFormat.ms(r.options.handoverTtlMillis())
         + ". t0: just before the leader's JVM calls `resign()`; end: the next leader's elected callback "
         + "(System.nanoTime in both JVMs, one host). " + run.options.handoverWarmup() + " unrecorded warm-up "
-        + "handovers first. Between handovers the bench waits " + MariaDbBench.HANDOVER_PAUSE_MILLIS
-        + "–" + (MariaDbBench.HANDOVER_PAUSE_MILLIS + 100) + " ms (the etcd bench: 150–250 ms): a Leasehold "
+        + "handovers first. Between handovers the bench waits " + JdbcScenarios.HANDOVER_PAUSE_MILLIS
+        + "–" + (JdbcScenarios.HANDOVER_PAUSE_MILLIS + 100) + " ms (the etcd bench: 150–250 ms): a Leasehold "
         + "candidate that resigned finds the row released, has no holder's lock to wait on, and learns of "
         + "the next leader, which ends its resign hold-off, only at its next poll (1 s). At the etcd pace "
         + "every follower would still be sitting out its hold-off (up to the TTL) at the next resign.");
-    List<List<String>> rows = new ArrayList<>();
-    r.handover.forEach((k, v) -> rows.add(statsRow(k.label(), stats(v))));
-    table(List.of("contender", "n", "p50", "p90", "p99", "max"), rows);
+    handoverTable(r.handover);
     img("MariaDB graceful handover CDF", png);
   }
 
@@ -143,14 +119,7 @@ final class MariaDbReport extends MarkdownReport {
         + "after each kill. The kernel closes the dead JVM's sockets, so mariadbd ends its sessions (and "
         + "their named locks) at once. The `GET_LOCK` design does not use a TTL; it runs at each TTL only "
         + "to sit beside Leasehold.");
-    List<List<String>> rows = new ArrayList<>();
-    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> {
-      List<String> row = new ArrayList<>(statsRow(k.label(), stats(v)));
-      row.add(1, ReportFormat.ms(ttl));
-      row.add(ReportFormat.ms(ttl + 1000));
-      rows.add(row);
-    }));
-    table(List.of("contender", "TTL", "n", "p50", "p90", "p99", "max", "TTL + 1 s"), rows);
+    crashTable(r.crash);
     img("MariaDB crash failover CDF", png);
   }
 
@@ -205,7 +174,8 @@ final class MariaDbReport extends MarkdownReport {
     md.append("- **Leasehold-JDBC** is `JdbcLeaderElector` with its defaults except the TTL (and "
         + "`createTable(true)`): a lease row is the truth, renewed every TTL/6 by a conditional UPDATE; "
         + "followers wait in `GET_LOCK` on the holder's lock only to be woken, and poll every second.\n");
-    md.append("- **GET_LOCK every 2 s (scheduler design)**, `bench/.../contender/GetLockContender.java`: every "
+    md.append("- **GET_LOCK every 2 s (scheduler design)**, `bench/.../contender/SessionLock.java` on "
+        + "`PolledLockContender.java`: every "
         + "2 s each instance runs `SELECT GET_LOCK(name, 0)` on a connection it keeps; 1 means it leads, "
         + "an error ends the connection and the leadership; no deadline, no fencing. Choices the design "
         + "leaves open, made in its favour: a 5 s socket timeout (HikariCP's default validation timeout; the "
@@ -225,25 +195,16 @@ final class MariaDbReport extends MarkdownReport {
         + "Raw samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
   }
 
-  private void writeCsv() throws IOException {
-    StringBuilder c = new StringBuilder("scenario,contender,ttl_ms,trial,value_ms\n");
-    r.handover.forEach((k, v) -> rows(c, "handover", k, r.options.handoverTtlMillis(), v));
-    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> rows(c, "crash", k, ttl, v)));
+  @Override
+  protected void samples(StringBuilder c) {
+    r.handover.forEach((k, v) -> csvRows(c, "handover", k.label(), r.options.handoverTtlMillis(), v));
+    r.crash.forEach((ttl, m) -> m.forEach((k, v) -> csvRows(c, "crash", k.label(), ttl, v)));
     r.partition.forEach((k, v) -> {
-      rows(c, "partition: new leader", k, r.options.partitionTtlMillis(),
+      csvRows(c, "partition: new leader", k.label(), r.options.partitionTtlMillis(),
           v.stream().map(Results.PartitionTrial::newLeaderMs).toList());
-      rows(c, "partition: step-down", k, r.options.partitionTtlMillis(),
+      csvRows(c, "partition: step-down", k.label(), r.options.partitionTtlMillis(),
           v.stream().map(t -> t.steppedDown() ? t.stepDownMs() : Double.NaN).toList());
     });
-    Files.writeString(dir.resolve(stem + "-samples.csv"), c.toString(), StandardCharsets.UTF_8);
-  }
-
-  private static void rows(StringBuilder c, String scenario, JdbcKind k, int ttl, List<Double> v) {
-    for (int i = 0; i < v.size(); i++) {
-      c.append('"').append(scenario).append("\",\"").append(k.label()).append("\",").append(ttl).append(',')
-          .append(i).append(',')
-          .append(Double.isNaN(v.get(i)) ? "" : String.format(Locale.ROOT, "%.3f", v.get(i))).append('\n');
-    }
   }
 
   private static List<Double> windows(List<Results.PartitionTrial> ts) {
@@ -257,14 +218,6 @@ final class MariaDbReport extends MarkdownReport {
 
   private static Stats stats(List<Double> v) {
     return v == null || v.isEmpty() ? null : Stats.of(v);
-  }
-
-  private static List<String> statsRow(String name, Stats s) {
-    if (s == null) {
-      return List.of(name, "0", "–", "–", "–", "–");
-    }
-    return List.of(name, Integer.toString(s.n()), ReportFormat.ms(s.p50()), ReportFormat.ms(s.p90()), ReportFormat.ms(s.p99()),
-        ReportFormat.ms(s.max()));
   }
 
   private static String signed(double v) {

@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * JdbcContenderMain runs one or more MariaDB candidates of one {@link JdbcKind} in a child JVM,
+ * JdbcContenderMain runs one or more SQL candidates of one {@link JdbcKind} in a child JVM,
  * with {@link ContenderMain}'s output lines and stdin commands.
  *
- * <p>Arguments: {@code --kind=LEASEHOLD_JDBC|GET_LOCK --url=JDBC_URL --user=U --password=P
+ * <p>Arguments: {@code --kind=<JdbcKind> --url=JDBC_URL --user=U --password=P
  * --key=NAME --id=ID --ttl-millis=N [--count=N]}; each candidate opens its own sessions. Not
  * thread-safe; one per JVM.
  */

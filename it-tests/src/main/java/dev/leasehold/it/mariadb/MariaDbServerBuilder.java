@@ -1,5 +1,6 @@
 package dev.leasehold.it.mariadb;
 
+import dev.leasehold.it.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -79,7 +80,7 @@ public final class MariaDbServerBuilder {
         MariaDbServer server = new MariaDbServer(name, dataDir, mariadbd, flags);
         Instant began = Instant.now();
         try {
-            MariaDbSettings.installDataDir(installDb, dataDir, server.logFile, MariaDbServer.ROOT_PASSWORD, MariaDbServer.DATABASE,
+            MariaDbSettings.installDataDir(installDb, dataDir, server.logFile(), MariaDbServer.ROOT_PASSWORD, MariaDbServer.DATABASE,
                     MariaDbServer.INSTALL_TIMEOUT);
             server.firstStart(began);
             return server;

@@ -1,17 +1,12 @@
 package dev.leasehold.it.mariadb;
 
+import dev.leasehold.it.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,8 +18,6 @@ import java.util.List;
  * only, little memory, and commits that survive a SIGKILL of mariadbd but not a kernel crash, which no test causes.
  */
 final class MariaDbSettings {
-
-    private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
 
     // Shared by install-db's bootstrap and the server: the redo log is created at this size by install-db, and a
     // different size at start-up would make every first start resize it.
@@ -117,17 +110,7 @@ final class MariaDbSettings {
         command.addAll(INNODB_SIZES);
         try {
             Files.writeString(bootstrap, bootstrapSql(rootPassword, database), StandardCharsets.UTF_8);
-            Process install = spawn(command, logFile, "install-db");
-            if (!ProcessControl.waitFor(install, timeout)) {
-                install.destroyForcibly();
-                ProcessControl.waitFor(install, Duration.ofSeconds(5));
-                throw new IllegalStateException("mariadb-install-db did not finish within " + timeout + "; log "
-                        + logFile + ":" + System.lineSeparator() + ProcessControl.tail(logFile, 30));
-            }
-            if (install.exitValue() != 0) {
-                throw new IllegalStateException("mariadb-install-db exited with code " + install.exitValue()
-                        + "; log " + logFile + ":" + System.lineSeparator() + ProcessControl.tail(logFile, 30));
-            }
+            ProcessControl.awaitSuccess(spawn(command, logFile, "install-db"), "mariadb-install-db", logFile, timeout);
             Files.delete(bootstrap);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot initialise datadir " + dataDir, e);
@@ -136,45 +119,10 @@ final class MariaDbSettings {
 
     /** Starts a child whose stdout and stderr are appended to {@code logFile}, after a header line. */
     static Process spawn(List<String> command, Path logFile, String reason) {
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        ProcessBuilder builder = new ProcessBuilder(command);
         // mariadbd and its clients take defaults from MYSQL_* variables (MYSQL_TCP_PORT, MYSQL_UNIX_PORT, ...).
         builder.environment().keySet().removeIf(key -> key.startsWith("MYSQL_") || key.startsWith("MARIADB"));
-        try {
-            Files.writeString(logFile,
-                    "=== leasehold launcher: " + reason + " at " + Instant.now() + ": " + String.join(" ", command)
-                            + System.lineSeparator(),
-                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            Process started = builder.start();
-            // Neither program reads stdin; closing our end keeps no pipe open for the server's lifetime.
-            started.getOutputStream().close();
-            return started;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + command.get(0), e);
-        }
-    }
-
-    /** Copies the log to target/mariadb-logs before the datadir goes, for post-mortems; null when it cannot. */
-    static Path keepLog(Path logFile, String name) {
-        if (!Files.exists(logFile)) {
-            return null;
-        }
-        Path base = Path.of("target", "mariadb-logs").toAbsolutePath();
-        String stamp = name + "-" + LocalDateTime.now().format(LOG_TIME);
-        try {
-            Files.createDirectories(base);
-            for (int suffix = 1; ; suffix++) {
-                Path target = base.resolve((suffix == 1 ? stamp : stamp + "-" + suffix) + ".log");
-                try {
-                    return Files.copy(logFile, target);
-                } catch (FileAlreadyExistsException e) {
-                    // Two servers with one name closed in the same millisecond: take the next suffix.
-                }
-            }
-        } catch (IOException e) {
-            return null;
-        }
+        return ProcessControl.spawn(builder, logFile, reason + ": " + String.join(" ", command));
     }
 
     // Runs in install-db's bootstrap server; FLUSH PRIVILEGES loads the grant tables so that ALTER USER works.

@@ -1,0 +1,146 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.bench.contender.JdbcKind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * SqlReport is what the SQL benches' reports (MariaDB, PostgreSQL) share: the run they describe, where they go, the
+ * opening paragraph, the machine's first rows, the graceful-handover and crash-failover plots and tables, the
+ * problems, the CSV rows and the file itself.
+ *
+ * <p>Not thread-safe: one report is written by one thread.
+ */
+abstract class SqlReport extends MarkdownReport {
+  /** CSV_HEADER is the first line of every SQL report's samples file. */
+  static final String CSV_HEADER = "scenario,contender,ttl_ms,trial,value_ms\n";
+
+  protected final Results run;
+  protected final Path dir;
+  protected final String stem;
+
+  SqlReport(Results run, Path dir, String stem) {
+    this.run = run;
+    this.dir = dir;
+    this.stem = stem;
+  }
+
+  /**
+   * write produces {@code <stem>.md}, its plots and {@code <stem>-samples.csv}, and returns the .md path: the
+   * samples, then the title and opening paragraph, the report's own sections, and the run's problems.
+   */
+  final Path write() throws IOException {
+    StringBuilder csv = new StringBuilder(CSV_HEADER);
+    samples(csv);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(stem + "-samples.csv"), csv.toString(), StandardCharsets.UTF_8);
+    opening(title(), what());
+    sections();
+    problems(problems());
+    Path out = dir.resolve(stem + ".md");
+    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
+    return out;
+  }
+
+  /** title is the report's heading, before the run's name. */
+  protected abstract String title();
+
+  /** what says what was measured on which server, for the opening paragraph. */
+  protected abstract String what();
+
+  /** samples appends every sample of the run to the CSV, with {@link #csvRows}. */
+  protected abstract void samples(StringBuilder csv);
+
+  /** sections writes the report's sections; a phase that did not run gets no section and no empty plot. */
+  protected abstract void sections() throws IOException;
+
+  /** problems lists the trials or phases that failed in the run. */
+  protected abstract List<String> problems();
+
+  /** opening writes the title and the paragraph that names {@code what} was measured, the command and the time. */
+  private void opening(String title, String what) {
+    md.append("# ").append(title).append(", ").append(stem).append("\n\n");
+    p(what + " in one run of the bench's main class with `" + run.command + "` (what `bench/run.sh "
+        + run.command + "` runs after its build) (wall time "
+        + String.format(Locale.ROOT, "%.1f", run.wallSeconds / 60) + " min, started "
+        + DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(run.startedAtMillis).atOffset(ZoneOffset.UTC))
+        + "). Every figure below was measured in this run.");
+  }
+
+  /** machineRows are the rows every machine table starts with: CPU, memory, OS and JDK. */
+  protected final List<List<String>> machineRows() {
+    MachineInfo m = run.machine;
+    return new ArrayList<>(List.of(
+        List.of("CPU", m.cpu() + ", " + m.cores() + " cores (nproc)"),
+        List.of("memory", m.memory()),
+        List.of("OS", m.os()),
+        List.of("JDK", m.jdk())));
+  }
+
+  /** loadRow is the run's load average at its start and its end. */
+  protected final List<String> loadRow() {
+    return List.of("load average (1/5/15 min)", "at start " + run.loadBefore + ", at end " + run.loadAfter);
+  }
+
+  /** handoverPlot draws the handover CDF of every contender, on a log scale. */
+  protected final Path handoverPlot(String server, Map<JdbcKind, List<Double>> handover) throws IOException {
+    Map<String, List<Double>> h = new LinkedHashMap<>();
+    handover.forEach((k, v) -> h.put(k.label(), v));
+    return Plots.cdf(dir.resolve(stem + "-handover-cdf"), server + ": graceful handover (resign → next elected)",
+        "milliseconds (log scale)", h, true);
+  }
+
+  /** crashPlot draws the crash-failover CDF of every contender at every TTL. */
+  protected final Path crashPlot(String server, Map<Integer, Map<JdbcKind, List<Double>>> crash) throws IOException {
+    Map<String, List<Double>> c = new LinkedHashMap<>();
+    crash.forEach((ttl, m) -> m.forEach((k, v) -> c.put(k.label() + ", TTL " + ReportFormat.ms(ttl), v)));
+    return Plots.cdf(dir.resolve(stem + "-crash-failover-cdf"), server + ": crash failover (SIGKILL → next elected)",
+        "milliseconds", c, false);
+  }
+
+  /** handoverTable writes one percentile row per contender. */
+  protected final void handoverTable(Map<JdbcKind, List<Double>> handover) {
+    List<List<String>> rows = new ArrayList<>();
+    handover.forEach((k, v) -> rows.add(ReportFormat.statsRow(k.label(), ReportFormat.stats(v))));
+    table(List.of("contender", "n", "p50", "p90", "p99", "max"), rows);
+  }
+
+  /** crashTable writes one percentile row per contender and TTL, with the TTL + 1 s bound beside it. */
+  protected final void crashTable(Map<Integer, Map<JdbcKind, List<Double>>> crash) {
+    List<List<String>> rows = new ArrayList<>();
+    crash.forEach((ttl, m) -> m.forEach((k, v) -> {
+      List<String> row = new ArrayList<>(ReportFormat.statsRow(k.label(), ReportFormat.stats(v)));
+      row.add(1, ReportFormat.ms(ttl));
+      row.add(ReportFormat.ms(ttl + 1000));
+      rows.add(row);
+    }));
+    table(List.of("contender", "TTL", "n", "p50", "p90", "p99", "max", "TTL + 1 s"), rows);
+  }
+
+  private void problems(List<String> problems) {
+    if (!problems.isEmpty()) {
+      h2("Problems during the run");
+      problems.forEach(s -> md.append("- ").append(s).append('\n'));
+      md.append('\n');
+    }
+  }
+
+  /** csvRows appends one CSV line per sample; NaN, a trial without that figure, is left empty. */
+  static void csvRows(StringBuilder c, String scenario, String contender, int ttl, List<Double> v) {
+    for (int i = 0; i < v.size(); i++) {
+      c.append('"').append(scenario.replace("\"", "'")).append("\",\"").append(contender).append("\",")
+          .append(ttl).append(',').append(i).append(',')
+          .append(Double.isNaN(v.get(i)) ? "" : String.format(Locale.ROOT, "%.3f", v.get(i))).append('\n');
+    }
+  }
+}
