@@ -7,7 +7,7 @@
 (* which adopts it).  README.md maps each action to the code; PROTOCOL.md   *)
 (* has the name table.                                                      *)
 (*                                                                         *)
-(* Mapping to the code (dev.leasehold.protocol.ElectionMachine):           *)
+(* Mapping to the code (dev.leasehold.etcd.protocol.ElectionMachine):           *)
 (*   role[c] \in {FOLLOWER, CANDIDATE, MASTER, STOPPED} is the machine's   *)
 (*   role.  phase[c] is what the process waits for:                        *)
 (*     FOLLOWER:  "idle"; "probing" (it was MASTER, saw its key deleted,   *)

@@ -5,7 +5,7 @@
  * the JDBC backend needs only {@code java.sql}, the user brings the driver; {@code
  * dev.leasehold.micrometer} binds meters when the application has Micrometer (an optional
  * dependency). The backend-neutral runtime
- * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.protocol})
+ * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.etcd.protocol})
  * are internal and not exported.
  */
 module dev.leasehold.core {

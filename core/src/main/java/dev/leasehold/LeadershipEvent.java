@@ -138,21 +138,6 @@ public record LeadershipEvent(
     }
   }
 
-  /**
-   * LeadershipEvent without a reason: every cause but {@link Cause#STORE_UNAVAILABLE} carries
-   * none.
-   */
-  public LeadershipEvent(
-      ElectorState from,
-      ElectorState to,
-      Cause cause,
-      Optional<LeaderInfo> leader,
-      Instant time,
-      long nanoTime,
-      Optional<Leadership> leadership) {
-    this(from, to, cause, leader, time, nanoTime, leadership, Optional.empty());
-  }
-
   /** leaderId is the known leader's candidate id, if a leader is known. */
   public Optional<String> leaderId() {
     return leader.map(LeaderInfo::candidateId);

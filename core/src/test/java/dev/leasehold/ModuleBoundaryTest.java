@@ -42,7 +42,7 @@ class ModuleBoundaryTest {
         d.requires().stream().filter(r -> r.name().equals("micrometer.core")).findFirst().orElseThrow();
     assertTrue(micrometer.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC), micrometer.toString());
     // The internal packages exist and stay unexported.
-    for (String internal : Set.of("runtime", "protocol")) {
+    for (String internal : Set.of("runtime", "etcd/protocol")) {
       assertEquals(true, Files.isDirectory(Path.of("target/classes/dev/leasehold", internal)), internal);
     }
   }

@@ -2,8 +2,8 @@ package dev.leasehold.etcd;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
-import dev.leasehold.protocol.ElectionMachine;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.ElectionMachine;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.ThreadScheduler;
@@ -62,8 +62,8 @@ public final class EtcdLeaderElector {
     Supplier<Client> clients = given == null ? factory : () -> given;
     // Made once everything is validated: a scheduler starts threads.
     Scheduler threads = new ThreadScheduler();
-    EtcdStore store =
-        new EtcdStore(
+    EtcdPort store =
+        new EtcdPort(
             clients, given == null, validated.electionKey(), validated.candidateId(),
             new EtcdReasons(validated.electionKey(), factory),
             new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()),

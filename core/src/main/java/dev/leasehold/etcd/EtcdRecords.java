@@ -1,8 +1,8 @@
 package dev.leasehold.etcd;
 
 import dev.leasehold.Participant;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.runtime.Input;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

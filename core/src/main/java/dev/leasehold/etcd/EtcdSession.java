@@ -5,9 +5,9 @@ import dev.leasehold.ElectorHealth;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.Renewal;
 import dev.leasehold.Subscription;
-import dev.leasehold.protocol.ProtocolConfig;
-import dev.leasehold.protocol.SessionElection;
-import dev.leasehold.protocol.SessionLease;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.SessionElection;
+import dev.leasehold.etcd.protocol.SessionLease;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Lifecycle;
 import dev.leasehold.runtime.Scheduler;
@@ -101,8 +101,8 @@ public final class EtcdSession implements AutoCloseable {
     this.leaseLoop = new SharedThreads(leaseThreads, threads);
     this.value = ByteSequence.from(template.candidateId(), StandardCharsets.UTF_8);
     this.random = new SplittableRandom();
-    EtcdStore leaseCalls =
-        new EtcdStore(() -> client, false, template.electionKey(), template.candidateId(), reasons,
+    EtcdPort leaseCalls =
+        new EtcdPort(() -> client, false, template.electionKey(), template.candidateId(), reasons,
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
     this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop, shared::execute,
         template.retryBackoffInitial().toNanos(), template.rpcTimeout().toNanos());
@@ -173,7 +173,7 @@ public final class EtcdSession implements AutoCloseable {
     String key = prefix() + name;
     ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).closeOnShutdown(false).build();
     ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
-        new SessionStore(hub, key, value), shared, template.candidateId() + "@" + key, electionsLog);
+        new SessionElectionPort(hub, key, value), shared, template.candidateId() + "@" + key, electionsLog);
     if (elections.putIfAbsent(key, r) != null) {
       throw new IllegalArgumentException(
           "name must be unique among this session's open elections, but \"" + name + "\" is taken");

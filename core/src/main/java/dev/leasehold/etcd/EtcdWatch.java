@@ -1,6 +1,6 @@
 package dev.leasehold.etcd;
 
-import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.FlightEvents;
 import dev.leasehold.runtime.Input;
@@ -122,53 +122,49 @@ final class EtcdWatch {
   }
 
   private void onKey(WatchResponse response) {
-    if (ended.get()) {
-      return;
-    }
-    for (WatchEvent e : response.getEvents()) {
-      KeyValue kv = e.getKeyValue();
-      switch (e.getEventType()) {
-        case PUT -> {
+    each(response,
+        kv -> {
           record("PUT", kv);
           inbox.accept(new EtcdInput.WatchPut(id, EtcdRecords.record(kv), kv.getModRevision()));
-        }
-        case DELETE -> {
+        },
+        kv -> {
           record("DELETE", kv);
           inbox.accept(new EtcdInput.WatchDelete(id, kv.getModRevision()));
-        }
-        default -> {
-          // UNRECOGNIZED carries nothing we can act on; the next poll corrects any gap.
-        }
-      }
-    }
+        });
   }
 
   private void onQueue(WatchResponse response) {
-    if (ended.get()) {
-      return;
-    }
-    for (WatchEvent e : response.getEvents()) {
-      KeyValue kv = e.getKeyValue();
-      switch (e.getEventType()) {
-        case PUT -> {
+    each(response,
+        kv -> {
           Participant p = EtcdRecords.participant(electionKey, kv);
           if (p != null) {
             inbox.accept(new EtcdInput.WatchEnlisted(id, p, kv.getModRevision()));
           }
-        }
-        case DELETE -> {
+        },
+        kv -> {
           // A deletion's key-value has the key and the deletion's revision, no lease.
           long leaseId = EtcdRecords.leaseOf(electionKey, kv);
           if (leaseId != 0) {
             inbox.accept(new EtcdInput.WatchWithdrawn(id, leaseId, kv.getModRevision()));
           }
-        }
-        default -> {
-          // As for the key.
-        }
+        });
+  }
+
+  // Hands each put and delete of a response to its handler, unless the watch ended; UNRECOGNIZED
+  // events carry nothing to act on (the next poll corrects any gap).
+  private void each(WatchResponse response, Consumer<KeyValue> put, Consumer<KeyValue> delete) {
+    if (ended.get()) {
+      return;
+    }
+    for (WatchEvent e : response.getEvents()) {
+      switch (e.getEventType()) {
+        case PUT -> put.accept(e.getKeyValue());
+        case DELETE -> delete.accept(e.getKeyValue());
+        default -> {}
       }
     }
   }
+
 
   private void failed(Throwable error) {
     if (ended.compareAndSet(false, true)) {

@@ -1,9 +1,9 @@
 package dev.leasehold.etcd;
 
 import dev.leasehold.Guarantee;
-import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.SessionCommand;
-import dev.leasehold.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.SessionCommand;
+import dev.leasehold.etcd.protocol.SessionInput;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Scheduler;
@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * SessionHub is what a session's elections share (PROTOCOL.md §11): the client, the lease's
- * calls (an {@link EtcdStore} on the session's prefix, so grants, keep-alives and confirming
+ * calls (an {@link EtcdPort} on the session's prefix, so grants, keep-alives and confirming
  * reads are the single election's, hedged), the lease's news for every election, and one
  * watch on the prefix whose events reach each election's inbox by key.
  *
@@ -57,7 +57,7 @@ final class SessionHub implements StorePort {
   private static final Logger log = LoggerFactory.getLogger(SessionHub.class);
 
   private final Client client;
-  private final EtcdStore lease;
+  private final EtcdPort lease;
   private final String prefix;
   private final ByteSequence prefixBytes;
   private final Scheduler loop;
@@ -88,7 +88,7 @@ final class SessionHub implements StorePort {
   static final int CALLS_IN_FLIGHT = 64;
 
   SessionHub(
-      Client client, EtcdStore lease, String prefix, Scheduler loop, Executor elections, long backoffNanos,
+      Client client, EtcdPort lease, String prefix, Scheduler loop, Executor elections, long backoffNanos,
       long rpcTimeoutNanos) {
     this.client = client;
     this.elections = elections;

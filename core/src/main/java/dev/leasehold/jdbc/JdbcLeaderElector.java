@@ -101,7 +101,7 @@ public final class JdbcLeaderElector {
             (int) Math.max(1, ceilSeconds(c.rpcTimeout())),
             settings.options());
     String name = c.candidateId() + "@" + c.electionKey();
-    SqlLeaseStore store = new SqlLeaseStore(settings.source(), session, c.rpcTimeout().toNanos(), name);
+    SqlPort store = new SqlPort(settings.source(), session, c.rpcTimeout().toNanos(), name);
     SqlMachine machine = new SqlMachine(sql, new SecureRandom());
     return new ElectorRuntime(c, machine, store, new ThreadScheduler(), name);
   }

@@ -1,6 +1,6 @@
 package dev.leasehold.local;
 
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import java.util.Objects;
 
 /**

@@ -2,8 +2,8 @@ package dev.leasehold.local;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
-import dev.leasehold.protocol.ElectionMachine;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.ElectionMachine;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.ThreadScheduler;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.leasehold.local;
 
 import dev.leasehold.Guarantee;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;

@@ -2,7 +2,7 @@ package dev.leasehold.local;
 
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.Leadership;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package dev.leasehold.local;
 
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import java.util.ArrayDeque;

@@ -381,6 +381,6 @@ public final class ElectorRuntime implements LeaderElector {
         s.role() == ElectorState.MASTER ? Optional.ofNullable(s.term()) : Optional.empty();
     return new LeadershipEvent(
         s.role(), s.role(), Cause.SUBSCRIBED, Optional.ofNullable(s.leader()), Instant.now(),
-        scheduler.nanoTime(), leadership);
+        scheduler.nanoTime(), leadership, Optional.empty());
   }
 }

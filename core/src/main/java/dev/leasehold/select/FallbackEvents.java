@@ -88,6 +88,6 @@ final class FallbackEvents {
     return new LeadershipEvent(
         role, role, Cause.SUBSCRIBED, Optional.ofNullable(leaderView), Instant.now(),
         scheduler.nanoTime(),
-        Optional.ofNullable(role == ElectorState.MASTER ? t : null));
+        Optional.ofNullable(role == ElectorState.MASTER ? t : null), Optional.empty());
   }
 }

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.Leadership;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;

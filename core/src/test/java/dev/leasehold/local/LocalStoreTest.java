@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import java.util.concurrent.BlockingQueue;

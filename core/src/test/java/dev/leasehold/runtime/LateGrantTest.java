@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.Guarantee;
-import dev.leasehold.protocol.ElectionMachine;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.ElectionMachine;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

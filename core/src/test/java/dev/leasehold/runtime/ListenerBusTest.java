@@ -26,7 +26,7 @@ class ListenerBusTest {
   private static LeadershipEvent event(long n) {
     return new LeadershipEvent(
         ElectorState.FOLLOWER, ElectorState.FOLLOWER, Cause.LEADER_CHANGED, Optional.empty(),
-        Instant.now(), n, Optional.empty());
+        Instant.now(), n, Optional.empty(), Optional.empty());
   }
 
   /** flush waits until deliveries queued so far went through the dispatcher and the executor. */

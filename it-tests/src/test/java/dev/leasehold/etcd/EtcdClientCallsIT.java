@@ -9,8 +9,8 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.Renewal;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.it.EtcdClusterExtension;
 import dev.leasehold.it.EtcdMember;
@@ -187,7 +187,7 @@ class EtcdClientCallsIT {
         .interceptor(counter).build();
     closing.add(callers);
     callers.getKVClient().get(KEY).get(10, TimeUnit.SECONDS);
-    EtcdStore store = new EtcdStore(() -> callers, false, "/hung/election", "reader",
+    EtcdPort store = new EtcdPort(() -> callers, false, "/hung/election", "reader",
         new EtcdReasons("/hung/election", null), null, EtcdLeaderElector.Builder.hedgeAfter(Duration.ofSeconds(1)));
     store.open();
     List<EtcdMember> others = ETCD.cluster().members().subList(1, 3);

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 
 /**
  * SqlSimPort is one candidate's {@link StorePort} onto {@link SqlSimServer}, doing what
- * {@link SqlLeaseStore} does over JDBC: one statement at a time in the order sent, on one
+ * {@link SqlPort} does over JDBC: one statement at a time in the order sent, on one
  * session opened for the first statement that needs one (numbered 1, 2, ...); each call's
  * deadline is its {@code timeoutNanos(rpc)} from the hand-over, less the store's 2 ms slack;
  * a statement that fails, or whose reply is lost or late, ends the session (the server sees the

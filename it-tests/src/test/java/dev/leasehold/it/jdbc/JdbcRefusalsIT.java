@@ -41,7 +41,7 @@ class JdbcRefusalsIT {
 
   @BeforeEach
   void captureTheStoresLog() {
-    storeLog = (Logger) LoggerFactory.getLogger("dev.leasehold.jdbc.SqlLeaseStore");
+    storeLog = (Logger) LoggerFactory.getLogger("dev.leasehold.jdbc.SqlPort");
     logged.start();
     storeLog.addAppender(logged);
   }

@@ -3,7 +3,7 @@ package dev.leasehold.spec.sim;
 import dev.leasehold.ElectorState;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent.Cause;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.spec.sim.Simulation.Inv;
 import dev.leasehold.spec.sim.Stats.Stat;

@@ -2,10 +2,10 @@ package dev.leasehold.spec.sim;
 
 import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderInfo;
-import dev.leasehold.protocol.ElectionMachine;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.TimerKind;
+import dev.leasehold.etcd.protocol.ElectionMachine;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.TimerKind;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Machine;

@@ -2,8 +2,8 @@ package dev.leasehold.spec.sim;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorState;
-import dev.leasehold.protocol.ElectionMachine;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.ElectionMachine;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
 import java.util.HashSet;
 import java.util.Set;

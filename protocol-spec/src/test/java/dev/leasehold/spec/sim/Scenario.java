@@ -1,7 +1,7 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.ElectorConfig;
-import dev.leasehold.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;

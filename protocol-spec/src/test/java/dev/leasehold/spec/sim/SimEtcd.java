@@ -1,6 +1,6 @@
 package dev.leasehold.spec.sim;
 
-import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.spec.sim.SimNetwork.Member;
@@ -9,7 +9,7 @@ import dev.leasehold.spec.sim.Stats.Stat;
 /**
  * SimEtcd is the simulated etcd's request handling: each request as the member it reaches
  * (the majority's leader, or an isolated old leader) would answer it, as the input
- * {@code EtcdStore} would map that answer to. A null answer is none at all (the client times
+ * {@code EtcdPort} would map that answer to. A null answer is none at all (the client times
  * out). Revoke answers TRUE (revoked), "not found", or FALSE (failed). Proposals (grant,
  * campaign, enlist, handover) reach no commit on an isolated old leader; a transaction whose
  * Then branch puts on a lease that is gone (or expired, awaiting the sweep) fails with "requested
@@ -166,7 +166,7 @@ final class SimEtcd {
     return ttl > 0 ? new EtcdInput.KeepAliveAcked(op, ttl, store.term) : leaseNotFound(op, store.term);
   }
 
-  /** leaseNotFound is a keep-alive reply with TTL 0, or EtcdStore's mapping of NOT_FOUND. */
+  /** leaseNotFound is a keep-alive reply with TTL 0, or EtcdPort's mapping of NOT_FOUND. */
   private Input leaseNotFound(long op, long term) {
     return engine.rnd.nextBoolean()
         ? new EtcdInput.KeepAliveAcked(op, 0, term)

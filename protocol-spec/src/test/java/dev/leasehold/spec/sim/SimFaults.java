@@ -1,7 +1,7 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.ElectorState;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.spec.sim.Scenario.Fault;
 import dev.leasehold.spec.sim.Stats.Stat;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.leasehold.spec.sim;
 
-import dev.leasehold.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.spec.sim.Stats.Stat;
 import java.util.ArrayList;

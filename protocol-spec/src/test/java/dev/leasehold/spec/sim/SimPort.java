@@ -1,9 +1,9 @@
 package dev.leasehold.spec.sim;
 
 import dev.leasehold.Guarantee;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
@@ -17,9 +17,9 @@ import java.util.function.Function;
 
 /**
  * SimPort is one candidate's {@link StorePort} onto the simulated etcd, doing what
- * {@code EtcdStore} does with jetcd: each {@link EtcdCommand} becomes one request over
+ * {@code EtcdPort} does with jetcd: each {@link EtcdCommand} becomes one request over
  * {@link SimNetwork}, answered by {@link SimEtcd} with the {@link EtcdInput} that
- * {@code EtcdStore} would map the reply to. A lost request or reply leaves the stage
+ * {@code EtcdPort} would map the reply to. A lost request or reply leaves the stage
  * incomplete; the runtime's RPC timeout is what the candidate then sees. Replies complete the
  * stage at their own simulation event, as a jetcd thread would.
  *

@@ -1,6 +1,6 @@
 package dev.leasehold.spec.sim;
 
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.Participant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.Participant;
 import dev.leasehold.runtime.Input;
 import java.util.ArrayList;

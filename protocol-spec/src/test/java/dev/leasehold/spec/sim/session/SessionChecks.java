@@ -2,7 +2,7 @@ package dev.leasehold.spec.sim.session;
 
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
-import dev.leasehold.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.runtime.ElectorRuntime;
 import java.util.HashMap;
 import java.util.List;

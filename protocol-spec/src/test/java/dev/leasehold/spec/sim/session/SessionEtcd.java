@@ -1,8 +1,8 @@
 package dev.leasehold.spec.sim.session;
 
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.SessionInput;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * with a revision counter, any number of keys, leases that expire on the server clock and are
  * swept every 500 ms (a lease's removal deletes every key bound to it, in one revision, in key
  * order), a raft term, and leader loss. Each request method answers as the majority's leader
- * would, with the input {@code EtcdStore}, {@code SessionStore} or {@code SessionHub} would map
+ * would, with the input {@code EtcdPort}, {@code SessionElectionPort} or {@code SessionHub} would map
  * the answer to; null is no answer (the caller times out).
  *
  * <p>What it leaves out (the single-election simulation covers them for the shared {@code
@@ -74,7 +74,7 @@ final class SessionEtcd {
     return sim.rnd.nextBoolean() ? failure : null;
   }
 
-  // ---- the lease's calls (EtcdStore's answers) ----
+  // ---- the lease's calls (EtcdPort's answers) ----
 
   Object grant(long op, long requestedTtl) {
     if (!hasLeader) {
@@ -125,7 +125,7 @@ final class SessionEtcd {
     return remove(leaseId, "revoked by " + by) ? Boolean.TRUE : "not found";
   }
 
-  // ---- an election's calls (SessionStore's answers) ----
+  // ---- an election's calls (SessionElectionPort's answers) ----
 
   /** campaign is {@code Txn(If CreateRevision(K)==0 Then Put(K, holder, lease) Else Get(K))}. */
   Object campaign(long op, String key, String holder, long leaseId) {

@@ -27,13 +27,13 @@ class SessionMutationTest {
   enum CoreFault {
     /** An election ignores the lease's end: it leads on into the next lease's deadlines. */
     LEASE_END_IGNORED(
-        "dev/leasehold/protocol/SessionElection.java",
+        "dev/leasehold/etcd/protocol/SessionElection.java",
         "    if (e.leaseId() != leaseId) {\n      return;\n    }\n    if (e.cause() == Cause.CLOSED) {",
         "    if (true) {\n      return; // mutant: the lease's end is ignored\n    }\n    if (e.cause() == Cause.CLOSED) {",
         Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP)),
     /** An election trusts the session's lease 2 s past the deadline the session computed. */
     DEADLINE_EXTENDED(
-        "dev/leasehold/protocol/SessionElection.java",
+        "dev/leasehold/etcd/protocol/SessionElection.java",
         "deadline = l.deadline();",
         "deadline = l.deadline() + 2_000_000_000L; // mutant: 2 s past the lease's deadline",
         Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP));

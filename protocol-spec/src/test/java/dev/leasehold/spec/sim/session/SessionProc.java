@@ -2,9 +2,9 @@ package dev.leasehold.spec.sim.session;
 
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeadershipEvent;
-import dev.leasehold.protocol.ProtocolConfig;
-import dev.leasehold.protocol.SessionElection;
-import dev.leasehold.protocol.SessionLease;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
+import dev.leasehold.etcd.protocol.SessionElection;
+import dev.leasehold.etcd.protocol.SessionLease;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.SharedThreads;
 import dev.leasehold.spec.sim.SimClock;

@@ -1,7 +1,7 @@
 package dev.leasehold.spec.sim.session;
 
 import dev.leasehold.Guarantee;
-import dev.leasehold.protocol.SessionCommand;
+import dev.leasehold.etcd.protocol.SessionCommand;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * SimElectionPort is one session election's store port on the simulated etcd, doing what
- * {@code SessionStore} does: its key's compare-and-swap and fenced delete, and its joining and
+ * {@code SessionElectionPort} does: its key's compare-and-swap and fenced delete, and its joining and
  * leaving the process's {@link SimHub}. It owns no lease, no watch and no thread.
  *
  * <p>Not thread-safe: the simulation's one thread calls it.

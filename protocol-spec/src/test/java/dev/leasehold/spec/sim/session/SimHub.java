@@ -1,11 +1,11 @@
 package dev.leasehold.spec.sim.session;
 
 import dev.leasehold.Guarantee;
-import dev.leasehold.protocol.EtcdCommand;
-import dev.leasehold.protocol.EtcdInput;
-import dev.leasehold.protocol.KeyRecord;
-import dev.leasehold.protocol.SessionCommand;
-import dev.leasehold.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.EtcdCommand;
+import dev.leasehold.etcd.protocol.EtcdInput;
+import dev.leasehold.etcd.protocol.KeyRecord;
+import dev.leasehold.etcd.protocol.SessionCommand;
+import dev.leasehold.etcd.protocol.SessionInput;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Scheduler;
@@ -23,7 +23,7 @@ import java.util.function.Function;
 
 /**
  * SimHub is one process's session hub on the simulated etcd, doing what {@code SessionHub} and
- * the session's {@code EtcdStore} do with jetcd: the lease's calls (grant, keep-alive,
+ * the session's {@code EtcdPort} do with jetcd: the lease's calls (grant, keep-alive,
  * confirming read, probe, revoke), the lease's news for every joined election, the later
  * deletes, and one watch on the prefix with its progress check after each confirmed renewal
  * and its re-read of the prefix once (re)created. The calls are not hedged or gated here.

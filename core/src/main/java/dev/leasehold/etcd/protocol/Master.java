@@ -1,0 +1,166 @@
+package dev.leasehold.etcd.protocol;
+
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.Participant;
+import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.Input;
+import dev.leasehold.runtime.Term;
+
+/**
+ * Master handles the MASTER's inputs. Its lease renews (as late as leaves 2 s of its window) and earns the deadline
+ * ({@link Lease}); the MASTER judges what reads and watch events show of its key, and steps
+ * down at the deadline, when its key is taken (bound to another lease or mod revision),
+ * when etcd reports its lease gone, or on resign() (RESIGNED, or WORK_STALLED from the
+ * runtime's watchdog; with a successor in the queue it hands the key over and keeps its lease as
+ * a standby, PROTOCOL.md §4.5). When its key is deleted it steps down at
+ * once and asks whether its lease went too ({@link Probing}).
+ *
+ * <p>Every way out changes the role before the event goes out, so {@code isLeader()} is false
+ * before any listener runs.
+ *
+ * <p>Not thread-safe: owned by one {@link ElectionMachine}.
+ */
+final class Master extends Role {
+  private final Queue queue;
+  private long token;
+  // The read of the queue at the term's start.
+  private long queueOp;
+
+  Master(ElectionMachine m) {
+    super(m);
+    this.queue = m.queue;
+  }
+
+  /**
+   * begin makes the CANDIDATE whose key became its at revision {@code token} (created by its
+   * campaign, or handed to it) MASTER.
+   */
+  void begin(long token, long now) {
+    key.noteRevision(token);
+    this.token = token;
+    roles.elect(new Term(token, lease.id(), lease.deadline()),
+        new LeaderInfo(config.candidateId(), token, lease.id()), now);
+    lease.lead(now);
+    // The MASTER keeps the queue's view, to pick its successor: a read now, then its watch.
+    watch.rewatch();
+    if (config.standbyLease()) {
+      queueOp = fx.id();
+      fx.add(new EtcdCommand.Poll(queueOp, true));
+    }
+  }
+
+  @Override
+  void on(Input in, long now) {
+    if (in instanceof Input.Resign r) {
+      m.holdOff(now + config.resignHoldoffNanos());
+      Participant next = config.standbyLease() ? queue.successor(lease.id()) : null;
+      if (next == null) {
+        lose(r.cause(), null, now);
+      } else {
+        handOver(r.cause(), next, now);
+      }
+    } else if (in instanceof EtcdInput.LeaseGranted g) {
+      fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
+    } else if (in instanceof EtcdInput.PollResult r) {
+      if (r.op() == queueOp && r.participants() != null) {
+        queueOp = 0;
+        queue.reset(r.participants(), r.revision());
+      }
+    } else if (in instanceof EtcdInput.PollFailed f) {
+      if (f.op() == queueOp) {
+        // Without the view a resign revokes, as without a queue; the watch still fills it.
+        queueOp = 0;
+      }
+    } else if (in instanceof EtcdInput.WatchPut p) {
+      if (watch.from(p.watchId())) {
+        key.noteRevision(p.revision());
+        // Our own put (at the token's revision) and anything older say nothing new.
+        if (p.revision() > token && !ours(p.key())) {
+          lose(Cause.KEY_TAKEN, ElectionMachine.info(p.key()), now);
+        }
+      }
+    } else if (in instanceof EtcdInput.WatchDelete d) {
+      if (watch.from(d.watchId())) {
+        key.noteRevision(d.revision());
+        if (d.revision() > token) {
+          m.probe(now);
+        }
+      }
+    } else {
+      lease.on(in, now, this);
+    }
+  }
+
+  private boolean ours(KeyRecord k) {
+    return k.leaseId() == lease.id() && k.token() == token;
+  }
+
+  /**
+   * handOver ends the term by giving the key to the queue's head (PROTOCOL.md §4.5); the lease
+   * stays, renewed as a standby lease. The role changes in this step, so isLeader() is false
+   * before any command is carried out; the transaction is the first command, ahead of the
+   * event and its log line, which do not hold the successor back.
+   */
+  private void handOver(Cause cause, Participant next, long now) {
+    m.handOver(token, next);
+    key.termEnded(token);
+    roles.moveTo(ElectorState.FOLLOWER, cause, null, now);
+    lease.follow(now);
+    m.readKeyLater(now);
+  }
+
+  /**
+   * lose ends the term: renewal stops, the lease is revoked unless etcd said it is gone, the
+   * listeners are told {@code cause}, and the follower reads the key again.
+   */
+  private void lose(Cause cause, LeaderInfo newLeader, long now) {
+    lease.stopRenewing();
+    key.termEnded(token);
+    key.abandoned(lease.id());
+    if (cause == Cause.LEASE_REVOKED) {
+      lease.forget();
+    } else {
+      lease.release();
+    }
+    roles.moveTo(ElectorState.FOLLOWER, cause, newLeader, now);
+    m.readKey();
+  }
+
+  // ---- the term's lease ----
+
+  @Override
+  public boolean keyRead(KeyRecord k, long revision, long now) {
+    // A read served before our key was created (a standby renewal's read still in flight when
+    // the CAS won) says nothing about that key; it still confirms the renewal.
+    if (revision < token) {
+      return true;
+    }
+    key.noteRevision(revision);
+    if (k == null) {
+      m.probe(now);
+      return false;
+    }
+    if (!ours(k)) {
+      lose(Cause.KEY_TAKEN, ElectionMachine.info(k), now);
+      return false;
+    }
+    return true;
+  }
+
+  @Override
+  public void renewed(KeyRecord k, long revision, long now) {
+    roles.progressed(now);
+  }
+
+  @Override
+  public void gone(long now) {
+    lose(Cause.LEASE_REVOKED, null, now);
+  }
+
+  @Override
+  public void expired(long now) {
+    lose(Cause.LEASE_EXPIRED_LOCALLY, null, now);
+  }
+}

@@ -1,0 +1,75 @@
+package dev.leasehold.etcd.protocol;
+
+import dev.leasehold.ElectorConfig;
+
+/**
+ * ProtocolConfig is the machine's view of the configuration: every duration in nanoseconds.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param candidateId this instance's label
+ * @param requestedTtlSeconds the lease TTL to ask for; etcd may grant more
+ * @param marginNanos subtracted from every local deadline
+ * @param maxDriftRate bound on the local clock's rate error
+ * @param pollIntervalNanos follower read period
+ * @param backoffInitialNanos first retry delay
+ * @param backoffMaxNanos largest retry delay
+ * @param probeTimeoutNanos how long a MASTER that saw its key deleted waits to learn whether
+ *     its lease went with it, before reporting the loss as KEY_DELETED
+ * @param resignHoldoffNanos how long a resigned instance stays out of the election
+ * @param standbyLease whether a follower keeps a confirmed lease ready, so that taking over
+ *     costs one transaction instead of a lease grant and a transaction
+ */
+public record ProtocolConfig(
+    String candidateId,
+    long requestedTtlSeconds,
+    long marginNanos,
+    double maxDriftRate,
+    long pollIntervalNanos,
+    long backoffInitialNanos,
+    long backoffMaxNanos,
+    long probeTimeoutNanos,
+    long resignHoldoffNanos,
+    boolean standbyLease) {
+
+  /**
+   * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
+   * allows (PROTOCOL.md §4.4): etcd's leader failover at its default 1 s election timeout (a
+   * follower's randomized timeout in [1 s, 2 s) plus a vote), with a hedged call ({@code Hedge}
+   * in the etcd driver) instead of a hung one.
+   */
+  public static final long RIDE_THROUGH_NANOS = 2_000_000_000L;
+
+  /** from derives the machine's config from a validated elector config. */
+  public static ProtocolConfig from(ElectorConfig c) {
+    return new ProtocolConfig(
+        c.candidateId(),
+        c.leaseTtl().toSeconds(),
+        c.safetyMargin().toNanos(),
+        c.maxDriftRate(),
+        c.pollInterval().toNanos(),
+        c.retryBackoffInitial().toNanos(),
+        c.retryBackoffMax().toNanos(),
+        Math.min(c.rpcTimeout().toNanos(), 250_000_000L),
+        c.resignHoldoff().toNanos(),
+        c.standbyLease());
+  }
+
+  /**
+   * deadline is the local deadline earned by a renewal sent at {@code sentAtNanos} and
+   * confirmed with the given TTL: send time + TTL × (1 − maxDriftRate) − margin.
+   */
+  public long deadline(long sentAtNanos, long ttlSeconds) {
+    return sentAtNanos + (long) (ttlSeconds * 1_000_000_000L * (1 - maxDriftRate)) - marginNanos;
+  }
+
+  /**
+   * masterRenewIntervalNanos is how long after its last confirmed renewal's send time a MASTER
+   * on a lease of {@code ttlSeconds} renews (PROTOCOL.md §4.4): as late as leaves {@link
+   * #RIDE_THROUGH_NANOS} of its window (TTL × (1 − ρ) − margin), between TTL/6 and TTL/2.
+   */
+  public long masterRenewIntervalNanos(long ttlSeconds) {
+    long ttl = ttlSeconds * 1_000_000_000L;
+    return Math.max(ttl / 6, Math.min(ttl / 2, deadline(0, ttlSeconds) - RIDE_THROUGH_NANOS));
+  }
+}

@@ -1,0 +1,93 @@
+package dev.leasehold.etcd.protocol;
+
+import dev.leasehold.Participant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Queue is what a MASTER knows of the election's queue (PROTOCOL.md §4.5): the participants
+ * by lease, as its read at the term's start and its watch showed them. It is a hint for
+ * liveness, never for safety: a handover settles at etcd whatever the view says. It picks the
+ * successor a resigning MASTER hands the key to. Followers keep no view (each would receive
+ * every change of the queue); they count the candidates ahead of them when the key goes.
+ *
+ * <p>Not thread-safe: owned by one {@link ElectionMachine}.
+ */
+final class Queue {
+  private static final Comparator<Participant> ORDER =
+      Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId);
+
+  private final Map<Long, Participant> byLease = new HashMap<>();
+  // Until the term's read of the queue is in: the deletions the watch showed, by lease, at their
+  // revision, so that a read served before one of them does not bring the key back.
+  private final Map<Long, Long> withdrawnAt = new HashMap<>();
+  private boolean awaitingRead = true;
+
+  /**
+   * reset takes the view from a read of the queue served at {@code revision}, keeping what the
+   * watch showed after it: the read's reply can arrive after watch events newer than the read.
+   */
+  void reset(List<Participant> participants, long revision) {
+    Map<Long, Participant> read = new HashMap<>();
+    for (Participant p : participants) {
+      read.put(p.leaseId(), p);
+    }
+    for (Participant p : byLease.values()) {
+      if (p.modRevision() > revision) {
+        read.put(p.leaseId(), p);
+      }
+    }
+    withdrawnAt.forEach((lease, at) -> {
+      Participant p = read.get(lease);
+      if (at > revision && p != null && p.modRevision() <= at) {
+        read.remove(lease);
+      }
+    });
+    withdrawnAt.clear();
+    awaitingRead = false;
+    byLease.clear();
+    byLease.putAll(read);
+  }
+
+  /** clear forgets the view (the term ended); the next term's read is awaited again. */
+  void clear() {
+    byLease.clear();
+    withdrawnAt.clear();
+    awaitingRead = true;
+  }
+
+  /** enlisted records a participant key put (a join, or a move to the tail). */
+  void enlisted(Participant p) {
+    Participant known = byLease.get(p.leaseId());
+    if (known == null || known.modRevision() <= p.modRevision()) {
+      byLease.put(p.leaseId(), p);
+    }
+  }
+
+  /** withdrawn records a participant key deleted (its lease ended). */
+  void withdrawn(long leaseId, long revision) {
+    if (awaitingRead) {
+      withdrawnAt.merge(leaseId, revision, Math::max);
+    }
+    Participant known = byLease.get(leaseId);
+    if (known != null && known.modRevision() <= revision) {
+      byLease.remove(leaseId);
+    }
+  }
+
+  /**
+   * successor is the head of the queue leaving out {@code ownLease}: the candidate a MASTER on
+   * that lease hands the key to; null when there is none.
+   */
+  Participant successor(long ownLease) {
+    Participant head = null;
+    for (Participant p : byLease.values()) {
+      if (p.leaseId() != ownLease && (head == null || ORDER.compare(p, head) < 0)) {
+        head = p;
+      }
+    }
+    return head;
+  }
+}
