@@ -1,8 +1,5 @@
 package dev.leasehold.spec.tla;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -16,14 +13,7 @@ class TlcModelCheckTest {
 
     @Test
     void shortConfigurationSatisfiesAllInvariants() throws Exception {
-        Tlc.Result r = Tlc.run("LeaseholdShort", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdShort:\n" + r.tail(80));
-        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
-        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
-        System.out.println("LeaseholdShort distinct states: " + states);
-        // Guards against a configuration that silently collapses the model (e.g. a broken Init or Next).
-        assertTrue(states > 10_000, "suspiciously small state space: " + states);
+        Tlc.assertHolds(Tlc.SPEC, "LeaseholdShort", TIMEOUT, 10_000);
     }
 
     /**
@@ -33,13 +23,7 @@ class TlcModelCheckTest {
      */
     @Test
     void handoverConfigurationSatisfiesAllInvariants() throws Exception {
-        Tlc.Result r = Tlc.run("LeaseholdHandover", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdHandover:\n" + r.tail(80));
-        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
-        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
-        System.out.println("LeaseholdHandover distinct states: " + states);
-        assertTrue(states > 10_000, "suspiciously small state space: " + states);
+        Tlc.assertHolds(Tlc.SPEC, "LeaseholdHandover", TIMEOUT, 10_000);
     }
 
     /**
@@ -49,10 +33,7 @@ class TlcModelCheckTest {
      */
     @Test
     void modelReachesRenewalOfASecondMasterAfterLeaderChange() throws Exception {
-        Tlc.Result r = Tlc.run("Sanity_DeepRenewal", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoDeepRenewal", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+        Tlc.assertViolates(Tlc.SPEC, "Sanity_DeepRenewal", TIMEOUT, "SanityNoDeepRenewal");
     }
 
     /**
@@ -62,10 +43,7 @@ class TlcModelCheckTest {
      */
     @Test
     void modelReachesATakeoverWithARenewedStandbyLease() throws Exception {
-        Tlc.Result r = Tlc.run("Sanity_StandbyTakeover", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoStandbyTakeover", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+        Tlc.assertViolates(Tlc.SPEC, "Sanity_StandbyTakeover", TIMEOUT, "SanityNoStandbyTakeover");
     }
 
     /**
@@ -75,13 +53,10 @@ class TlcModelCheckTest {
      */
     @Test
     void modelReachesAnAdoptionAfterAHandover() throws Exception {
-        Tlc.Result r = Tlc.run("Sanity_Handover", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoHandover", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+        Tlc.assertViolates(Tlc.SPEC, "Sanity_Handover", TIMEOUT, "SanityNoHandover");
     }
 
-    /** The sessions model: many elections on one etcd lease per client (PROTOCOL.md §10, Sessions). */
+    /** The sessions model: many elections on one etcd lease per client (PROTOCOL.md §11, Sessions). */
     static final String SESSION_SPEC = "LeaseholdSession.tla";
 
     /**
@@ -90,13 +65,7 @@ class TlcModelCheckTest {
      */
     @Test
     void sessionConfigurationSatisfiesAllInvariants() throws Exception {
-        Tlc.Result r = Tlc.run(SESSION_SPEC, "LeaseholdSession", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdSession:\n" + r.tail(80));
-        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
-        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
-        System.out.println("LeaseholdSession distinct states: " + states);
-        assertTrue(states > 10_000, "suspiciously small state space: " + states);
+        Tlc.assertHolds(SESSION_SPEC, "LeaseholdSession", TIMEOUT, 10_000);
     }
 
     /**
@@ -105,18 +74,12 @@ class TlcModelCheckTest {
      */
     @Test
     void sessionModelReachesASecondTermOnTheSameLease() throws Exception {
-        Tlc.Result r = Tlc.run(SESSION_SPEC, "Sanity_SessionReWin", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoReWin", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+        Tlc.assertViolates(SESSION_SPEC, "Sanity_SessionReWin", TIMEOUT, "SanityNoReWin");
     }
 
     /** Non-vacuity of the sessions model: one client must be able to lead both elections on its one lease. */
     @Test
     void sessionModelReachesOneClientLeadingTwoElections() throws Exception {
-        Tlc.Result r = Tlc.run(SESSION_SPEC, "Sanity_SessionTwoElections", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoTwoElections", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+        Tlc.assertViolates(SESSION_SPEC, "Sanity_SessionTwoElections", TIMEOUT, "SanityNoTwoElections");
     }
 }

@@ -1,8 +1,5 @@
 package dev.leasehold.spec.tla;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -12,9 +9,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * counterexample to the named invariant. This shows the invariants and the model are strong enough to catch it.
  */
 class TlcMutationTest {
-
-    /** TLC's exit status for a safety (invariant) violation. */
-    private static final int EXIT_SAFETY_VIOLATION = 12;
 
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
@@ -34,13 +28,7 @@ class TlcMutationTest {
         "MC_TokenIsCreateRevision, FencingMonotonicInv", // (k) token = create revision: a handover keeps it
     })
     void mutationIsCaught(String config, String invariant) throws Exception {
-        Tlc.Result r = Tlc.run(config, TIMEOUT);
-        System.out.println(r.summary());
-        assertFalse(r.noErrorFound(), () -> config + ": TLC found no error, the mutation went undetected");
-        assertEquals(invariant, r.violatedInvariant().orElse(null),
-                () -> config + ": expected a violation of " + invariant + ":\n" + r.tail(80));
-        assertEquals(EXIT_SAFETY_VIOLATION, r.exitCode(),
-                () -> config + ": unexpected TLC exit status:\n" + r.tail(80));
+        Tlc.assertViolates(Tlc.SPEC, config, TIMEOUT, invariant);
     }
 
     /**
@@ -54,12 +42,6 @@ class TlcMutationTest {
         "MC_SessionLeadOnLateWin, HolderOwnsKey", // a success after give-up / session change still makes a MASTER
     })
     void sessionMutationIsCaught(String config, String invariant) throws Exception {
-        Tlc.Result r = Tlc.run(TlcModelCheckTest.SESSION_SPEC, config, TIMEOUT);
-        System.out.println(r.summary());
-        assertFalse(r.noErrorFound(), () -> config + ": TLC found no error, the mutation went undetected");
-        assertEquals(invariant, r.violatedInvariant().orElse(null),
-                () -> config + ": expected a violation of " + invariant + ":\n" + r.tail(80));
-        assertEquals(EXIT_SAFETY_VIOLATION, r.exitCode(),
-                () -> config + ": unexpected TLC exit status:\n" + r.tail(80));
+        Tlc.assertViolates(TlcModelCheckTest.SESSION_SPEC, config, TIMEOUT, invariant);
     }
 }
