@@ -23,7 +23,7 @@ class TlcMutationTest {
         "MC_FenceByValue,       FencingMonotonicInv", // (f) guarded write compares the value, not the create revision
         "MC_NoLateWinCheck,     OneMasterRoleInv",    // (g) a campaign won after its deadline still makes a MASTER
         "MC_StandbyUnconfirmed, NoOverlapInv",        // (h) standby lease's deadline from a keep-alive ack alone
-        "MC_HandoverUnfenced,   NoOverlapInv",        // (i) handover Txn without its ModRevision(K) == token compare
+        "MC_HandoverUnfenced,   NoOverlapInv",        // (i) handover / transfer Txn without its ModRevision(K) == token compare
         "MC_AdoptUnconfirmed,   OneMasterRoleInv",    // (j) adoption whatever the standby lease's deadline
         "MC_TokenIsCreateRevision, FencingMonotonicInv", // (k) token = create revision: a handover keeps it
     })
@@ -40,6 +40,8 @@ class TlcMutationTest {
         "MC_SessionDeleteByLease, HolderOwnsKey", // fenced delete compares the lease, not the token
         "MC_SessionAdoptOwnKey,   HolderOwnsKey", // a follower adopts K(e) on its own lease instead of deleting it
         "MC_SessionLeadOnLateWin, HolderOwnsKey", // a success after give-up / session change still makes a MASTER
+        "MC_SessionTransferUnfenced, NoOverlap",  // a move's Txn without its ModRevision(K(e)) == token compare
+        "MC_SessionReleaseFirst,  NoOverlap",     // a rebalancing move that releases K(e) before the target holds it
     })
     void sessionMutationIsCaught(String config, String invariant) throws Exception {
         Tlc.assertViolates(TlcModelCheckTest.SESSION_SPEC, config, TIMEOUT, invariant);
