@@ -4,8 +4,10 @@
 (* default path: standby leases on, lease probe on a deleted key, resign   *)
 (* hold-off, and the handover of PROTOCOL.md 4.5 (the token is K's mod      *)
 (* revision; a resigning MASTER hands K to another process's standby lease, *)
-(* which adopts it).  README.md maps each action to the code; PROTOCOL.md   *)
-(* has the name table.                                                      *)
+(* which adopts it).  The placement moves of issue 28 (transferTo, priority *)
+(* preemption, yielding when unhealthy, an operator's transfer) are that    *)
+(* handover with the target named (Handover).  README.md maps each action  *)
+(* to the code; PROTOCOL.md has the name table.                             *)
 (*                                                                         *)
 (* Mapping to the code (dev.leasehold.etcd.protocol.ElectionMachine):           *)
 (*   role[c] \in {FOLLOWER, CANDIDATE, MASTER, STOPPED} is the machine's   *)
@@ -73,7 +75,8 @@ CONSTANTS
     StandbyLease,     \* followers keep a standby lease (the code's default: TRUE)
     AllowStrayCampaign, \* a copy of a campaign Txn may be applied after its client moved on
     TrackStandbyRenewal, \* keep the history standbyRenewed (only for Sanity_StandbyTakeover)
-    MaxHandovers,     \* handovers a resigning MASTER may send (whole run; 0: resign always releases)
+    MaxHandovers,     \* handovers a MASTER may send (whole run; 0: resign always releases)
+    TrackDeadTarget,  \* keep the history deadMove (only for Sanity_TransferDeadTarget)
     \* ---- mutations (all FALSE for the real protocol) ----
     MUT_RECEIVE_TIME,      \* (a) renewal deadline measured from the ack's receive time
     MUT_ACK_ONLY,          \* (c) MASTER's renewal confirmed by the keep-alive ack alone
@@ -94,7 +97,7 @@ ASSUME /\ TTL \in Nat \ {0} /\ ElectionTimeout \in Nat
        /\ Margin \in Nat /\ Lag \in Nat /\ MaxPause \in Nat
        /\ MaxLeases \in Nat \ {0} /\ MaxTerm \in Nat \ {0}
        /\ StandbyLease \in BOOLEAN /\ AllowStrayCampaign \in BOOLEAN
-       /\ TrackStandbyRenewal \in BOOLEAN /\ MaxHandovers \in Nat
+       /\ TrackStandbyRenewal \in BOOLEAN /\ MaxHandovers \in Nat /\ TrackDeadTarget \in BOOLEAN
 
 FOLLOWER == "FOLLOWER"
 CANDIDATE == "CANDIDATE"
@@ -176,11 +179,13 @@ VARIABLES
     startRev,     \* c -> K's mod revision when c's current / last term began (= token[c]
                   \*      except under MUT_TOKEN_IS_CREATE_REV): the term's identity
     hand,         \* c -> its handover Txn (NoHand: none)
-    handovers     \* scope: handovers sent so far
+    handovers,    \* scope: handovers sent so far
+    deadMove      \* history (only if TrackDeadTarget): K's mod revision when it was handed to
+                  \*      a process that was down, or went down before adopting it (0: none)
 
 cvars == <<role, phase, lease, token, dlRem, lagUsed, sAge, resp, paused, standbyRenewed>>
 evars == <<now, term, isoTerm, leaseRem, nextLease, revoking, key, rev, stray>>
-hvars == <<startRev, hand, handovers>>
+hvars == <<startRev, hand, handovers, deadMove>>
 vars == <<evars, cvars, pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk, hvars>>
 Symm == Permutations(Cands)
 
@@ -216,7 +221,7 @@ View == <<term, isoTerm,
           role, phase, lease, [c \in Cands |-> IF LiveToken(c) THEN token[c] ELSE 0],
           dlRem, lagUsed, sAge, resp, paused, standbyRenewed,
           pauseLeft, adminDeleted, maxToken, orderOk, staleWriteOk,
-          [c \in Cands |-> IF LiveToken(c) THEN startRev[c] ELSE 0], hand, handovers>>
+          [c \in Cands |-> IF LiveToken(c) THEN startRev[c] ELSE 0], hand, handovers, deadMove>>
 
 (* Does K (as seen by a read) belong to c?  Real protocol: lease id + mod revision. *)
 OwnsByIncarnation(c, k) == k.crev # 0 /\ Tok(k) = token[c] /\ k.lease = lease[c]
@@ -241,7 +246,7 @@ TypeOK ==
     /\ adminDeleted \in BOOLEAN /\ maxToken \in 0..MaxRev
     /\ orderOk \in BOOLEAN /\ staleWriteOk \in BOOLEAN
     /\ startRev \in [Cands -> 0..MaxRev] /\ hand \in [Cands -> Hands]
-    /\ handovers \in 0..MaxHandovers
+    /\ handovers \in 0..MaxHandovers /\ deadMove \in 0..MaxRev
 
 Init ==
     /\ now = 0 /\ term = 1 /\ isoTerm = 0
@@ -255,6 +260,7 @@ Init ==
     /\ pauseLeft = MaxPause
     /\ adminDeleted = FALSE /\ maxToken = 0 /\ orderOk = TRUE /\ staleWriteOk = TRUE
     /\ startRev = [c \in Cands |-> 0] /\ hand = [c \in Cands |-> NoHand] /\ handovers = 0
+    /\ deadMove = 0
 
 (* c moves to role r and phase ph and forgets its lease and pending request *)
 (* (code: forgetLease; the caller revokes the lease if needed).  token[c]   *)
@@ -375,7 +381,7 @@ RecvCampaign(c) ==
                  /\ Release(lease[c])
                  /\ UNCHANGED <<token, paused, orderOk, maxToken, startRev>>
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
-    /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk, hand, handovers>>
+    /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk, hand, handovers, deadMove>>
 
 (* The campaign fails or times out (code: CampaignFailed); it may have been  *)
 (* applied.  The lease is given back, which deletes K if the campaign put   *)
@@ -477,7 +483,7 @@ Adopt(c) ==
     /\ orderOk' = (orderOk /\ Tok(key) > maxToken)
     /\ maxToken' = Max(maxToken, Tok(key))
     /\ UNCHANGED <<lease, dlRem, sAge, resp, paused, standbyRenewed>>
-    /\ EtcdUnchanged /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk, hand, handovers>>
+    /\ EtcdUnchanged /\ UNCHANGED <<pauseLeft, adminDeleted, staleWriteOk, hand, handovers, deadMove>>
 
 (* The resign hold-off ends: its timer fired, or another leader was seen.   *)
 HoldoffEnds(c) ==
@@ -623,31 +629,38 @@ Resign(c) ==
     /\ UNCHANGED <<token, paused>>
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged /\ HandUnchanged
 
-(* resign() with a successor (PROTOCOL.md 4.5): the head of the queue as    *)
-(* the resigner sees it, any lease l another process holds and etcd still   *)
-(* has (its participant key P(l) lives exactly as long as l).  The resigner *)
-(* steps down first (role FOLLOWER, hold-off), keeps its lease as a standby *)
-(* lease with the MASTER's deadline, and sends                              *)
+(* The handover to d (PROTOCOL.md 4.5), sent by                              *)
+(*  - resign() with a successor: d is the head of the queue as the resigner *)
+(*    sees it;                                                              *)
+(*  - the placement moves of issue 28: transferTo(d); a priority preemption *)
+(*    (d ranks above the MASTER and has waited the preemption delay); a     *)
+(*    MASTER that yields when unhealthy (d the next healthy candidate); an  *)
+(*    operator's `leasehold transfer --to d`, carried out by the MASTER.    *)
+(* What chose d is not a variable: any process d whose lease etcd still has *)
+(* (its participant key P(l) lives exactly as long as l) may be chosen at   *)
+(* any step, which covers every rule above.  A target that is not a live    *)
+(* participant fails transferTo and the MASTER keeps its term: no step.     *)
+(* The MASTER steps down first (role FOLLOWER, hold-off), keeps its lease   *)
+(* as a standby lease with the MASTER's deadline, and sends                 *)
 (*   Txn(If ModRevision(K) == token /\ CreateRevision(P(l)) == seen,        *)
 (*       Then Put(K, id(d), lease = l), Put(P(own)), Else Get(K)),          *)
-(* applied later (ApplyHandover) or never.  A stale queue may name a lease  *)
-(* whose holder has crashed or given it up since: the model reaches the     *)
-(* same server states by letting that happen after the send.  Code:         *)
-(* EtcdCommand.Handover.                                                    *)
-ResignHandover(c) ==
+(* applied later (ApplyHandover) or never.  A stale view may name a lease   *)
+(* whose holder has crashed or given it up since (a target that dies at     *)
+(* once): the model reaches the same server states by letting that happen   *)
+(* after the send.  Code: EtcdCommand.Handover.                             *)
+Handover(c, d) ==
     /\ StandbyLease /\ role[c] = MASTER /\ ~paused[c]
     /\ handovers < MaxHandovers /\ hand[c] = NoHand
-    /\ \E d \in Cands \ {c} :
-         /\ lease[d] # 0 /\ lease[d] # lease[c] /\ Exists(lease[d])
-         /\ hand' = [hand EXCEPT ![c] = [st |-> "sent", tok |-> token[c], from |-> lease[c],
-                                         to |-> lease[d], val |-> Id(d)]]
+    /\ lease[d] # 0 /\ lease[d] # lease[c] /\ Exists(lease[d])
+    /\ hand' = [hand EXCEPT ![c] = [st |-> "sent", tok |-> token[c], from |-> lease[c],
+                                    to |-> lease[d], val |-> Id(d)]]
     /\ handovers' = handovers + 1
     /\ role' = [role EXCEPT ![c] = FOLLOWER]
     /\ phase' = [phase EXCEPT ![c] = "holdoff"]
     /\ lagUsed' = [lagUsed EXCEPT ![c] = 0]
     /\ sAge' = [sAge EXCEPT ![c] = 0]
     /\ resp' = [resp EXCEPT ![c] = NoResp]
-    /\ UNCHANGED <<lease, token, dlRem, paused, standbyRenewed, startRev>>
+    /\ UNCHANGED <<lease, token, dlRem, paused, standbyRenewed, startRev, deadMove>>
     /\ EtcdUnchanged /\ HistUnchanged
 
 (* etcd applies a handover Txn.  The compares: K's token revision is the    *)
@@ -656,7 +669,9 @@ ResignHandover(c) ==
 (* revision the resigner saw, is there exactly as long).  Committed: K gets *)
 (* the successor's lease and id and a new mod revision, its create revision *)
 (* is kept (an unfenced Put on an absent K creates it).  The answer is then *)
-(* in flight to a waiting client; a stray copy's answer goes nowhere.       *)
+(* in flight to a waiting client; a stray copy's answer goes nowhere.  A    *)
+(* successor that is down by then still has its lease until it expires,    *)
+(* and K goes with it (TrackDeadTarget records it).                         *)
 ApplyHandover(c) ==
     /\ hand[c].st \in {"sent", "stray"}
     /\ LET h == hand[c]
@@ -666,7 +681,9 @@ ApplyHandover(c) ==
                THEN /\ key' = [crev |-> IF KeyAbsent THEN rev + 1 ELSE key.crev,
                                mrev |-> rev + 1, lease |-> h.to, val |-> h.val]
                     /\ rev' = rev + 1
-               ELSE UNCHANGED <<key, rev>>
+                    /\ deadMove' = IF TrackDeadTarget /\ \E d \in Cands : Id(d) = h.val /\ role[d] = STOPPED
+                                    THEN rev + 1 ELSE deadMove
+               ELSE UNCHANGED <<key, rev, deadMove>>
           /\ hand' = [hand EXCEPT ![c] = IF h.st = "stray" THEN NoHand
                                           ELSE [h EXCEPT !.st = IF commit THEN "ok" ELSE "refused"]]
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, revoking, stray>>
@@ -696,7 +713,7 @@ RecvHandover(c) ==
                   /\ hand' = [hand EXCEPT ![c] = [h EXCEPT !.st = "stray"]]
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>>
     /\ UNCHANGED <<role, phase, token, lagUsed, sAge, resp, paused>>
-    /\ HistUnchanged /\ UNCHANGED <<startRev, handovers>>
+    /\ HistUnchanged /\ UNCHANGED <<startRev, handovers, deadMove>>
 
 (* A process that stops no longer waits for its handover's answer; a        *)
 (* request not yet applied stays in the network.                            *)
@@ -713,15 +730,19 @@ Close(c) ==
     /\ HandAbandon(c)
     /\ UNCHANGED <<token, paused>>
     /\ UNCHANGED <<now, term, isoTerm, leaseRem, nextLease, key, rev, stray>> /\ HistUnchanged
-    /\ UNCHANGED <<startRev, handovers>>
+    /\ UNCHANGED <<startRev, handovers, deadMove>>
 
 (* Crash: process gone, its lease left to expire.  A handover it sent may   *)
-(* still be applied.                                                        *)
+(* still be applied.  A K handed to it that it has not adopted goes with    *)
+(* its lease (TrackDeadTarget records it).                                  *)
 Crash(c) ==
     /\ AllowCrash /\ role[c] # STOPPED
     /\ Leave(c, STOPPED)
     /\ paused' = [paused EXCEPT ![c] = FALSE]
     /\ HandAbandon(c)
+    /\ deadMove' = IF /\ TrackDeadTarget /\ role[c] # MASTER /\ lease[c] # 0
+                      /\ ~KeyAbsent /\ key.lease = lease[c] /\ key.mrev # key.crev
+                    THEN key.mrev ELSE deadMove
     /\ UNCHANGED token /\ EtcdUnchanged /\ HistUnchanged /\ UNCHANGED <<startRev, handovers>>
 
 Pause(c) ==
@@ -857,7 +878,7 @@ Next ==
          \/ RecvKeepAlive(c) \/ RenewAbort(c)
          \/ KeyTaken(c) \/ KeyGone(c) \/ FinishLoss(c)
          \/ DeadlineStepDown(c) \/ Resign(c) \/ Close(c)
-         \/ ResignHandover(c) \/ ApplyHandover(c) \/ RecvHandover(c)
+         \/ (\E d \in Cands \ {c} : Handover(c, d)) \/ ApplyHandover(c) \/ RecvHandover(c)
          \/ Crash(c) \/ Pause(c) \/ Resume(c) \/ GuardedWrite(c)
 
 Spec == Init /\ [][Next]_vars
@@ -916,4 +937,10 @@ SanityNoStandbyTakeover == ~(\E c \in Masters : standbyRenewed[c])
 (* a MASTER owns K whose mod revision is not its create revision.          *)
 SanityNoHandover ==
     ~(\E c \in Masters : key.mrev # key.crev /\ OwnsByIncarnation(c, key))
+
+(* Sanity_TransferDeadTarget.cfg (needs TrackDeadTarget): K is handed to a  *)
+(* process that is down, or goes down before adopting it; K goes with that  *)
+(* process's lease, and a later term begins.                                *)
+SanityNoTermAfterDeadTarget ==
+    ~(\E c \in Masters : deadMove # 0 /\ token[c] > deadMove)
 =============================================================================

@@ -8,7 +8,8 @@
 (* (If ModRevision(K(e)) == token Then Delete(K(e))), which is retried and *)
 (* may be applied late, also after its client won e again on the same      *)
 (* lease.  A follower that sees K(e) on its own lease with no campaign     *)
-(* outstanding deletes it (ORPHAN cleanup) and never adopts it.            *)
+(* outstanding deletes it (ORPHAN cleanup) and never adopts it, unless a   *)
+(* move gave it the key (PLACEMENT MOVES, below).                          *)
 (*                                                                         *)
 (* THE LEASE ABSTRACTION.  A session's renewal (keep-alive, confirming     *)
 (* linearizable read, deadline from the keep-alive's send time with the    *)
@@ -19,9 +20,10 @@
 (* leaseRem[l] (checked: DeadlineBeforeExpiry).  No clock drift, lag,      *)
 (* pauses or etcd leader changes are modelled here.                        *)
 (*                                                                         *)
-(* MESSAGES.  creq / crep / dreq are the campaign requests, campaign       *)
-(* replies and fenced deletes in flight.  etcd applies a request at any    *)
-(* later step, replies arrive at any later step, anything may be lost.     *)
+(* MESSAGES.  creq / crep / dreq / treq are the campaign requests,        *)
+(* campaign replies, fenced deletes and moves in flight.  etcd applies a   *)
+(* request at any later step, replies arrive at any later step, anything   *)
+(* may be lost.                                                            *)
 (* A campaign message's flag cur says the client still waits for that     *)
 (* call: GiveUp (the call's timeout) clears it on every message of the     *)
 (* call, which stands for the call ids of the code.  A fenced delete is    *)
@@ -41,7 +43,20 @@
 (* REVISIONS.  rev counts puts only.  A delete's own revision is never     *)
 (* compared (a deleted key has no mod revision and the next put gets a     *)
 (* revision above every earlier one either way), so not counting deletes   *)
-(* changes no outcome and only saves budget.                               *)
+(* changes no outcome and only saves budget.  K(e) keeps its create        *)
+(* revision crev: a campaign's put sets both, a move only the mod revision. *)
+(*                                                                         *)
+(* PLACEMENT MOVES (issue 28).  transferTo(d), a priority preemption (d    *)
+(* ranks above the leader and has waited the preemption delay), a leader   *)
+(* that yields when unhealthy (d the next healthy member), an operator's   *)
+(* `leasehold transfer --to d`, and a rebalancing move (the leader holds   *)
+(* more than its share, d less) are one and the same step at the store: a  *)
+(* MOVE, Transfer(c, e, d), which hands K(e) to d's session lease in one    *)
+(* transaction fenced on c's token.  What chose d is not a variable: the   *)
+(* model lets any live d be chosen at any step.  d ADOPTS K(e) when it     *)
+(* sees it on its own session lease, naming it, with crev # mrev (a move,  *)
+(* not a campaign of its own) and a mod revision above any term of e it     *)
+(* gave up (Adopt).                                                         *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets, TLC
 
@@ -53,21 +68,25 @@ CONSTANTS
     MaxLeases,         \* lease ids etcd may grant (whole run)
     MaxRev,            \* puts etcd may apply (whole run)
     AllowCrash,        \* a client may crash (stops; its lease expires later)
+    MaxMoves,          \* placement moves (Transfer) sent in a run; 0: none
     TrackReWin,        \* keep the history `won' (only for Sanity_SessionReWin)
+    TrackDeadTarget,   \* keep the history `deadMove' (only for Sanity_SessionDeadTarget)
     \* ---- mutations (all FALSE for the real protocol) ----
     MUT_DELETE_BY_LEASE,  \* fenced delete compares Lease(K(e)) == sessLease[c]
     MUT_ADOPT_OWN_KEY,    \* a follower that sees K(e) on its own lease adopts it
-    MUT_LEAD_ON_LATE_WIN  \* a success reply after give-up / session change => MASTER
+    MUT_LEAD_ON_LATE_WIN, \* a success reply after give-up / session change => MASTER
+    MUT_TRANSFER_UNFENCED, \* the move's Txn lacks its ModRevision(K(e)) == token compare
+    MUT_RELEASE_FIRST     \* a move releases K(e) (fenced delete) first, then puts it for d
 
 ASSUME /\ TTL \in Nat /\ Margin \in Nat \ {0} /\ Margin < TTL
-       /\ MaxLeases \in Nat \ {0} /\ MaxRev \in Nat \ {0}
+       /\ MaxLeases \in Nat \ {0} /\ MaxRev \in Nat \ {0} /\ MaxMoves \in Nat
 
 FOLLOWER == "FOLLOWER"
 MASTER == "MASTER"
 NoC == "none"
 LeaseIds == 1..MaxLeases
-NoKey == [mrev |-> 0, lease |-> 0, holder |-> NoC]
-Keys == [mrev : 0..MaxRev, lease : 0..MaxLeases, holder : Cands \cup {NoC}]
+NoKey == [crev |-> 0, mrev |-> 0, lease |-> 0, holder |-> NoC]
+Keys == [crev : 0..MaxRev, mrev : 0..MaxRev, lease : 0..MaxLeases, holder : Cands \cup {NoC}]
 Max(a, b) == IF a > b THEN a ELSE b
 
 VARIABLES
@@ -84,12 +103,16 @@ VARIABLES
     creq,       \* campaign requests in flight
     crep,       \* campaign replies in flight
     dreq,       \* fenced deletes in flight (copies of retried calls)
+    treq,       \* moves in flight (Transfer's transactions)
+    moves,      \* scope: moves sent so far
     maxTok,     \* history: e -> highest token of any term of e
     tokOk,      \* history: every new term's token exceeded maxTok
-    won         \* history (TrackReWin only): <<c, e, lease, token>> of every term
+    won,        \* history (TrackReWin only): <<c, e, lease, token>> of every term
+    deadMove    \* history (TrackDeadTarget only): e -> mod revision of a K(e) moved to a
+                \*   client that was down, or went down before adopting it (0: none)
 
 vars == <<up, sessLease, dl, leaseRem, nextLease, key, rev, role, token, pend,
-          creq, crep, dreq, maxTok, tokOk, won>>
+          creq, crep, dreq, treq, moves, maxTok, tokOk, won, deadMove>>
 (* Clients and elections are each symmetric: every pair of permutations.   *)
 Symm == {[x \in Cands \cup Elections |-> IF x \in Cands THEN p[x] ELSE q[x]] :
             p \in Permutations(Cands), q \in Permutations(Elections)}
@@ -97,6 +120,10 @@ Symm == {[x \in Cands \cup Elections |-> IF x \in Cands THEN p[x] ELSE q[x]] :
 CReq == [c : Cands, e : Elections, l : LeaseIds, cur : BOOLEAN]
 CRep == [c : Cands, e : Elections, l : LeaseIds, cur : BOOLEAN, ok : BOOLEAN, kv : Keys]
 DReq == [c : Cands, e : Elections, r : 1..MaxRev, l : LeaseIds]
+(* A move: c hands K(e), which it led with token tok, to d's session lease  *)
+(* to (as c saw it).  fenced: the Txn compares ModRevision(K(e)) == tok      *)
+(* (FALSE only under the mutations).                                         *)
+TReq == [c : Cands, e : Elections, tok : 1..MaxRev, to : LeaseIds, d : Cands, fenced : BOOLEAN]
 Live(c) == up[c] /\ dl[c] > 0     \* the session is before its local deadline
 
 TypeOK ==
@@ -108,8 +135,10 @@ TypeOK ==
     /\ token \in [Cands -> [Elections -> 0..MaxRev]]
     /\ pend \in [Cands -> [Elections -> BOOLEAN]]
     /\ creq \subseteq CReq /\ crep \subseteq CRep /\ dreq \subseteq DReq
+    /\ treq \subseteq TReq /\ moves \in 0..MaxMoves
     /\ maxTok \in [Elections -> 0..MaxRev] /\ tokOk \in BOOLEAN
     /\ won \subseteq Cands \X Elections \X LeaseIds \X (0..MaxRev)
+    /\ deadMove \in [Elections -> 0..MaxRev]
 
 Init ==
     /\ up = [c \in Cands |-> TRUE]
@@ -119,17 +148,27 @@ Init ==
     /\ role = [c \in Cands |-> [e \in Elections |-> FOLLOWER]]
     /\ token = [c \in Cands |-> [e \in Elections |-> 0]]
     /\ pend = [c \in Cands |-> [e \in Elections |-> FALSE]]
-    /\ creq = {} /\ crep = {} /\ dreq = {}
+    /\ creq = {} /\ crep = {} /\ dreq = {} /\ treq = {} /\ moves = 0
     /\ maxTok = [e \in Elections |-> 0] /\ tokOk = TRUE /\ won = {}
+    /\ deadMove = [e \in Elections |-> 0]
 
 (* etcd deletes every key bound to a lease in D (the lease expired or was   *)
 (* revoked).                                                                *)
 KeysWithout(D) == [e \in Elections |-> IF key[e].lease \in D THEN NoKey ELSE key[e]]
 
+(* K(e) as a move wrote it (a campaign's put sets both revisions).          *)
+Moved(k) == k.crev # k.mrev
+(* K(e) moved to c and not yet adopted: on c's session lease, naming c, at  *)
+(* a mod revision above the token of every term of e c gave up (its own     *)
+(* key, moved to it earlier and given up since, is not adopted again).      *)
+MovedTo(c, e) ==
+    /\ sessLease[c] # 0 /\ key[e].lease = sessLease[c] /\ key[e].holder = c
+    /\ Moved(key[e]) /\ key[e].mrev > token[c][e]
+
 LeaseVars == <<up, sessLease, dl, leaseRem, nextLease>>
 ElecVars == <<role, token, pend>>
-MsgVars == <<creq, crep, dreq>>
-HistVars == <<maxTok, tokOk, won>>
+MsgVars == <<creq, crep, dreq, treq, moves>>
+HistVars == <<maxTok, tokOk, won, deadMove>>
 
 -----------------------------------------------------------------------------
 (******************************** The session *******************************)
@@ -181,8 +220,11 @@ Crash(c) ==
     /\ up' = [up EXCEPT ![c] = FALSE] /\ sessLease' = [sessLease EXCEPT ![c] = 0]
     /\ dl' = [dl EXCEPT ![c] = 0]
     /\ role' = [role EXCEPT ![c] = [e \in Elections |-> FOLLOWER]]
+    /\ deadMove' = [e \in Elections |->
+                       IF TrackDeadTarget /\ MovedTo(c, e) /\ role[c][e] = FOLLOWER THEN key[e].mrev
+                                                                                ELSE deadMove[e]]
     /\ UNCHANGED <<leaseRem, nextLease, key, rev>>
-    /\ UNCHANGED <<token, pend>> /\ UNCHANGED <<MsgVars, HistVars>>
+    /\ UNCHANGED <<token, pend>> /\ UNCHANGED <<MsgVars, maxTok, tokOk, won>>
 
 -----------------------------------------------------------------------------
 (******************************* The elections ******************************)
@@ -194,6 +236,7 @@ BecomeMaster(c, e, t) ==
     /\ tokOk' = (tokOk /\ t > maxTok[e])
     /\ maxTok' = [maxTok EXCEPT ![e] = Max(maxTok[e], t)]
     /\ won' = IF TrackReWin THEN won \cup {<<c, e, sessLease[c], t>>} ELSE won
+    /\ UNCHANGED deadMove
 
 (* c sends a fenced delete of K(e) at mod revision k.mrev (k on lease k.lease). *)
 SendDelete(c, e, k) == dreq' = dreq \cup {[c |-> c, e |-> e, r |-> k.mrev, l |-> k.lease]}
@@ -205,7 +248,7 @@ Campaign(c, e) ==
     /\ ~\E m \in creq \cup crep : m.c = c /\ m.e = e     \* bound: see CALLS
     /\ creq' = creq \cup {[c |-> c, e |-> e, l |-> sessLease[c], cur |-> TRUE]}
     /\ pend' = [pend EXCEPT ![c][e] = TRUE]
-    /\ UNCHANGED <<LeaseVars, key, rev, role, token, crep, dreq, HistVars>>
+    /\ UNCHANGED <<LeaseVars, key, rev, role, token, crep, dreq, treq, moves, HistVars>>
 
 (* etcd applies a campaign request.  The Put fails if the lease is gone.    *)
 ApplyCampaign(m) ==
@@ -215,23 +258,26 @@ ApplyCampaign(m) ==
     IN /\ creq' = creq \ {m}
        /\ \/ /\ key[e].mrev = 0 /\ leaseRem[m.l] > 0 /\ rev < MaxRev
              /\ rev' = rev + 1
-             /\ key' = [key EXCEPT ![e] = [mrev |-> rev + 1, lease |-> m.l, holder |-> m.c]]
+             /\ key' = [key EXCEPT ![e] = [crev |-> rev + 1, mrev |-> rev + 1, lease |-> m.l,
+                                           holder |-> m.c]]
              /\ Reply(TRUE, key'[e])
           \/ /\ key[e].mrev # 0 /\ Reply(FALSE, key[e]) /\ UNCHANGED <<key, rev>>
           \/ /\ key[e].mrev = 0 /\ leaseRem[m.l] = 0 /\ Reply(FALSE, NoKey)
              /\ UNCHANGED <<key, rev>>
-       /\ UNCHANGED <<LeaseVars, ElecVars, dreq, HistVars>>
+       /\ UNCHANGED <<LeaseVars, ElecVars, dreq, treq, moves, HistVars>>
 
 (* c receives a campaign reply.  Only a success for the call it still waits *)
 (* for, on the same session before its deadline, starts a term; any other   *)
 (* success is cleaned up by a fenced delete.  A lost campaign whose Get      *)
 (* shows K(e) on c's own lease (an earlier, abandoned call of c won) is an   *)
-(* orphan: c deletes it (adopts it under MUT_ADOPT_OWN_KEY).                 *)
+(* orphan: c deletes it (adopts it under MUT_ADOPT_OWN_KEY).  A key moved to *)
+(* c is no orphan: c adopts it once no campaign of its own is outstanding.   *)
 RecvCampaign(m) ==
     LET c == m.c
         e == m.e
         valid == m.cur /\ m.l = sessLease[c] /\ Live(c)
-        orphan == m.cur /\ ~m.ok /\ m.kv.mrev # 0 /\ m.kv.lease = sessLease[c]
+        orphan == /\ m.cur /\ ~m.ok /\ m.kv.mrev # 0 /\ m.kv.lease = sessLease[c]
+                  /\ ~(Moved(m.kv) /\ m.kv.holder = c /\ m.kv.mrev > token[c][e])
     IN /\ up[c]
        /\ crep' = crep \ {m}
        /\ pend' = IF m.cur THEN [pend EXCEPT ![c][e] = FALSE] ELSE pend
@@ -242,7 +288,7 @@ RecvCampaign(m) ==
           ELSE IF m.ok \/ orphan
             THEN SendDelete(c, e, m.kv) /\ UNCHANGED <<role, token, HistVars>>
           ELSE UNCHANGED <<role, token, dreq, HistVars>>
-       /\ UNCHANGED <<LeaseVars, key, rev, creq>>
+       /\ UNCHANGED <<LeaseVars, key, rev, creq, treq, moves>>
 
 (* The call's timeout: c stops waiting; a late reply will be ignored.        *)
 GiveUp(c, e) ==
@@ -250,18 +296,74 @@ GiveUp(c, e) ==
     /\ pend' = [pend EXCEPT ![c][e] = FALSE]
     /\ creq' = {IF m.c = c /\ m.e = e THEN [m EXCEPT !.cur = FALSE] ELSE m : m \in creq}
     /\ crep' = {IF m.c = c /\ m.e = e THEN [m EXCEPT !.cur = FALSE] ELSE m : m \in crep}
-    /\ UNCHANGED <<LeaseVars, key, rev, role, token, dreq, HistVars>>
+    /\ UNCHANGED <<LeaseVars, key, rev, role, token, dreq, treq, moves, HistVars>>
 
 (* A FOLLOWER's watch shows K(e) on its own lease while no campaign of its  *)
-(* own for e is outstanding: an orphan.  c deletes it, fenced on its mod    *)
-(* revision (adopts it under MUT_ADOPT_OWN_KEY).                             *)
+(* own for e is outstanding, and K(e) was not moved to it: an orphan.  c    *)
+(* deletes it, fenced on its mod revision (adopts it under                  *)
+(* MUT_ADOPT_OWN_KEY).  (A leader that has just moved K(e) away and still    *)
+(* sees it may delete it too: its move is then refused, a move that never   *)
+(* lands; the code waits for the move's answer first.)                      *)
 SeeOwnKey(c, e) ==
     /\ up[c] /\ role[c][e] = FOLLOWER /\ ~pend[c][e]
-    /\ sessLease[c] # 0 /\ key[e].lease = sessLease[c]
+    /\ sessLease[c] # 0 /\ key[e].lease = sessLease[c] /\ ~MovedTo(c, e)
     /\ IF MUT_ADOPT_OWN_KEY /\ Live(c)
          THEN BecomeMaster(c, e, key[e].mrev) /\ UNCHANGED dreq
          ELSE SendDelete(c, e, key[e]) /\ UNCHANGED <<role, token, HistVars>>
-    /\ UNCHANGED <<LeaseVars, key, rev, pend, creq, crep>>
+    /\ UNCHANGED <<LeaseVars, key, rev, pend, creq, crep, treq, moves>>
+
+(* Adoption (issue 28): a FOLLOWER of e sees K(e) moved to it (MovedTo), has *)
+(* no campaign of its own for e outstanding, and its session is before its  *)
+(* deadline: it leads e with token := K(e)'s mod revision.  A moved key it  *)
+(* cannot adopt in time goes with its session's lease.                      *)
+Adopt(c, e) ==
+    /\ Live(c) /\ role[c][e] = FOLLOWER /\ ~pend[c][e] /\ MovedTo(c, e)
+    /\ BecomeMaster(c, e, key[e].mrev)
+    /\ UNCHANGED <<LeaseVars, key, rev, pend, MsgVars>>
+
+(* A move (see PLACEMENT MOVES): c, MASTER of e, hands K(e) to d's session  *)
+(* lease in one transaction,                                                *)
+(*   Txn(If ModRevision(K(e)) == token /\ CreateRevision(P(e, d)) == seen,  *)
+(*       Then Put(K(e), d, lease = sessLease[d]), Else Get(K(e))),           *)
+(* stepping down first.  The target must be a live participant as c sees it *)
+(* (a session lease); otherwise transferTo fails and c keeps its term (no   *)
+(* step).  The Txn is applied later, or never (Lose); c ignores its answer: *)
+(* committed, K(e) is d's; refused, K(e) is still on c's lease and goes as  *)
+(* an orphan (SeeOwnKey).                                                   *)
+(* MUT_TRANSFER_UNFENCED: no ModRevision compare.                           *)
+(* MUT_RELEASE_FIRST: the move releases K(e) first, by the resign's fenced  *)
+(* delete, and then puts K(e) for d; with c's key gone there is no token    *)
+(* left to compare, so the put is unconditional.                            *)
+Transfer(c, e, d) ==
+    /\ up[c] /\ role[c][e] = MASTER /\ d # c /\ sessLease[d] # 0 /\ moves < MaxMoves
+    /\ role' = [role EXCEPT ![c][e] = FOLLOWER]
+    /\ treq' = treq \cup {[c |-> c, e |-> e, tok |-> token[c][e], to |-> sessLease[d], d |-> d,
+                           fenced |-> ~MUT_TRANSFER_UNFENCED /\ ~MUT_RELEASE_FIRST]}
+    /\ moves' = moves + 1
+    /\ IF MUT_RELEASE_FIRST THEN SendDelete(c, e, [mrev |-> token[c][e], lease |-> sessLease[c]])
+                            ELSE UNCHANGED dreq
+    /\ UNCHANGED <<LeaseVars, key, rev, token, pend, creq, crep, HistVars>>
+
+(* etcd applies a move.  It commits if K(e) is still at the mover's token   *)
+(* (when fenced) and d's participant key, which lives exactly as long as    *)
+(* d's lease, is still there: K(e) keeps its create revision (a put on an  *)
+(* absent K(e) creates it), gets a new mod revision, d's lease and d's id.  *)
+(* A target that is down by then still has its lease until it expires: the *)
+(* key goes with it, at most TTL later (TrackDeadTarget records it).        *)
+ApplyTransfer(m) ==
+    LET e == m.e
+        commit == /\ ~m.fenced \/ (key[e].mrev # 0 /\ key[e].mrev = m.tok)
+                  /\ leaseRem[m.to] > 0
+    IN /\ commit => rev < MaxRev
+       /\ treq' = treq \ {m}
+       /\ IF commit
+            THEN /\ rev' = rev + 1
+                 /\ key' = [key EXCEPT ![e] = [crev |-> IF key[e].mrev = 0 THEN rev + 1 ELSE key[e].crev,
+                                               mrev |-> rev + 1, lease |-> m.to, holder |-> m.d]]
+                 /\ deadMove' = IF TrackDeadTarget /\ ~up[m.d] THEN [deadMove EXCEPT ![e] = rev + 1]
+                                                               ELSE deadMove
+            ELSE UNCHANGED <<key, rev, deadMove>>
+       /\ UNCHANGED <<LeaseVars, ElecVars, creq, crep, dreq, moves, maxTok, tokOk, won>>
 
 (* Resign: role FOLLOWER first, then the fenced delete (retried).  The     *)
 (* lease and c's other elections are untouched.  The hold-off that follows  *)
@@ -270,7 +372,7 @@ Resign(c, e) ==
     /\ up[c] /\ role[c][e] = MASTER
     /\ role' = [role EXCEPT ![c][e] = FOLLOWER]
     /\ SendDelete(c, e, [mrev |-> token[c][e], lease |-> sessLease[c]])
-    /\ UNCHANGED <<LeaseVars, key, rev, token, pend, creq, crep, HistVars>>
+    /\ UNCHANGED <<LeaseVars, key, rev, token, pend, creq, crep, treq, moves, HistVars>>
 
 (* etcd applies a copy of a fenced delete; another copy may stay in flight. *)
 ApplyDelete(m) ==
@@ -278,7 +380,7 @@ ApplyDelete(m) ==
          THEN key' = [key EXCEPT ![m.e] = NoKey]
          ELSE UNCHANGED key
     /\ \E keep \in BOOLEAN : dreq' = IF keep THEN dreq ELSE dreq \ {m}
-    /\ UNCHANGED <<LeaseVars, rev, ElecVars, creq, crep, HistVars>>
+    /\ UNCHANGED <<LeaseVars, rev, ElecVars, creq, crep, treq, moves, HistVars>>
 
 (* A MASTER's watch shows K(e) absent or at another mod revision: step down. *)
 KeyGone(c, e) ==
@@ -287,10 +389,11 @@ KeyGone(c, e) ==
     /\ UNCHANGED <<LeaseVars, key, rev, token, pend, MsgVars, HistVars>>
 
 Lose ==
-    /\ \/ \E m \in creq : creq' = creq \ {m} /\ UNCHANGED <<crep, dreq>>
-       \/ \E m \in crep : crep' = crep \ {m} /\ UNCHANGED <<creq, dreq>>
-       \/ \E m \in dreq : dreq' = dreq \ {m} /\ UNCHANGED <<creq, crep>>
-    /\ UNCHANGED <<LeaseVars, key, rev, ElecVars, HistVars>>
+    /\ \/ \E m \in creq : creq' = creq \ {m} /\ UNCHANGED <<crep, dreq, treq>>
+       \/ \E m \in crep : crep' = crep \ {m} /\ UNCHANGED <<creq, dreq, treq>>
+       \/ \E m \in dreq : dreq' = dreq \ {m} /\ UNCHANGED <<creq, crep, treq>>
+       \/ \E m \in treq : treq' = treq \ {m} /\ UNCHANGED <<creq, crep, dreq>>
+    /\ UNCHANGED <<LeaseVars, key, rev, ElecVars, moves, HistVars>>
 
 Next ==
     \/ Tick \/ Lose
@@ -298,10 +401,12 @@ Next ==
     \/ \E l \in LeaseIds : Revoke(l)
     \/ \E c \in Cands, e \in Elections :
           \/ Campaign(c, e) \/ GiveUp(c, e) \/ SeeOwnKey(c, e) \/ Resign(c, e)
-          \/ KeyGone(c, e)
+          \/ KeyGone(c, e) \/ Adopt(c, e)
+          \/ \E d \in Cands : Transfer(c, e, d)
     \/ \E m \in creq : ApplyCampaign(m)
     \/ \E m \in crep : RecvCampaign(m)
     \/ \E m \in dreq : ApplyDelete(m)
+    \/ \E m \in treq : ApplyTransfer(m)
 
 Spec == Init /\ [][Next]_vars
 
@@ -310,24 +415,32 @@ Spec == Init /\ [][Next]_vars
 (* is exact.  Mod revisions of K(e) only grow, lease ids are never reused.   *)
 (*  - a lease no session holds, no key is bound to and no campaign request   *)
 (*    carries: it can only expire.                                           *)
-(*  - the token of a client that is not MASTER (read only by a MASTER).      *)
+(*  - the token of a client that is not MASTER, unless K(e) is still at that *)
+(*    token and moves are on: it is read by a MASTER, and by MovedTo, whose  *)
+(*    compare K(e).mrev > token holds for every other K(e) (K(e) is never    *)
+(*    older than a token taken from it).                                     *)
 (*  - a fenced delete of a mod revision K(e) no longer has: it can never     *)
 (*    match again (except under MUT_DELETE_BY_LEASE, which compares leases). *)
 (*  - a campaign request its client gave up on, whose lease is gone: it can  *)
 (*    only fail; a reply its client gave up on that is not a success, or    *)
 (*    whose key is gone (its cleanup delete would be dead), or whose client  *)
 (*    crashed (except under MUT_LEAD_ON_LATE_WIN).                           *)
+(*  - a fenced move whose K(e) is no longer at its token, or whose target's  *)
+(*    lease is gone: it can only be refused.                                 *)
 Observable(l) == \/ \E c \in Cands : sessLease[c] = l
                  \/ \E e \in Elections : key[e].lease = l
                  \/ \E m \in creq : m.l = l
+                 \/ \E m \in treq : m.to = l
 LiveDel(m) == MUT_DELETE_BY_LEASE \/ key[m.e].mrev = m.r
 LiveReq(m) == m.cur \/ leaseRem[m.l] > 0
 LiveRep(m) == up[m.c] /\ (m.cur \/ (m.ok /\ (MUT_LEAD_ON_LATE_WIN \/ key[m.e].mrev = m.kv.mrev)))
+LiveMove(m) == leaseRem[m.to] > 0 /\ (~m.fenced \/ key[m.e].mrev = m.tok)
+LiveTok(c, e) == role[c][e] = MASTER \/ (MaxMoves > 0 /\ key[e].mrev = token[c][e])
 View == <<up, sessLease, dl, [l \in LeaseIds |-> IF Observable(l) THEN leaseRem[l] ELSE 0],
           nextLease, key, rev, role,
-          [c \in Cands |-> [e \in Elections |-> IF role[c][e] = MASTER THEN token[c][e] ELSE 0]],
+          [c \in Cands |-> [e \in Elections |-> IF LiveTok(c, e) THEN token[c][e] ELSE 0]],
           pend, {m \in creq : LiveReq(m)}, {m \in crep : LiveRep(m)}, {m \in dreq : LiveDel(m)},
-          maxTok, tokOk, won>>
+          {m \in treq : LiveMove(m)}, moves, maxTok, tokOk, won, deadMove>>
 
 -----------------------------------------------------------------------------
 (******************************** Invariants ********************************)
@@ -352,4 +465,11 @@ TokensIncrease == tokOk
 SanityNoReWin == \A c \in Cands, e \in Elections :     \* needs TrackReWin
     Leads(c, e) => Cardinality({t \in won : t[1] = c /\ t[2] = e /\ t[3] = sessLease[c]}) <= 1
 SanityNoTwoElections == \A c \in Cands : Cardinality({e \in Elections : Leads(c, e)}) <= 1
+(* Sanity_SessionTransfer: a client leads a key that a move gave it.        *)
+SanityNoAdoption == \A c \in Cands, e \in Elections : Leads(c, e) => ~Moved(key[e])
+(* Sanity_SessionDeadTarget (needs TrackDeadTarget): K(e) is moved to a     *)
+(* client that is down, or goes down before adopting it; the key expires    *)
+(* with that client's lease, and another term of e begins after it.         *)
+SanityNoTermAfterDeadTarget == \A c \in Cands, e \in Elections :
+    Leads(c, e) => ~(deadMove[e] # 0 /\ token[c][e] > deadMove[e])
 =============================================================================

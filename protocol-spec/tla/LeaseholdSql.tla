@@ -1,7 +1,8 @@
 ---------------------------- MODULE LeaseholdSql ----------------------------
 (***************************************************************************)
-(* TLA+ model of the Leasehold protocol on MariaDB/MySQL (PROTOCOL.md,     *)
-(* section "SQL backend (MariaDB/MySQL)").                                 *)
+(* TLA+ model of the Leasehold protocol on a SQL lease row (PROTOCOL.md,  *)
+(* section 10, "SQL backend"): MariaDB/MySQL, and the PostgreSQL dialect,  *)
+(* which keeps the lease row and differs only in its wake-up.             *)
 (*                                                                         *)
 (* Mapping to the protocol:                                                *)
 (*   role[c] \in {FOLLOWER, CANDIDATE, MASTER, STOPPED}: the elector state. *)
@@ -27,10 +28,18 @@
 (*     take's WHERE compares still match); obsWait counts down the real     *)
 (*     time until the follower's clock has measured TTL*(1+rho) since the   *)
 (*     read's reply arrived.                                                *)
-(*   lk[c]: the named lock GET_LOCK('leasehold/<holder>') that c's term    *)
-(*     session holds (0: none, or the session has ended).  A session ends   *)
-(*     on KILL, on a server restart, when the client closes it after a      *)
-(*     lost reply, or (crashed client) when the server notices.             *)
+(*   lk[c]: the holder's session lock that c's term session holds: the     *)
+(*     named lock GET_LOCK('leasehold/<holder>') on MariaDB, the advisory   *)
+(*     lock pg_advisory_lock(<holder>) on PostgreSQL (0: none, or the       *)
+(*     session has ended).  A session ends on KILL / pg_terminate_backend,  *)
+(*     on a server restart, when the client closes it after a lost reply,   *)
+(*     or (crashed client) when the server notices.                         *)
+(*   wakeUp[c]: the kinds of wake-up on their way to c (WakeUps, below):   *)
+(*     "gone", the holder let go or its session ended (a notification sent  *)
+(*     by the commit of a release, PostgreSQL LISTEN/NOTIFY; the grant of   *)
+(*     the holder's session lock c waits on), and "taken" (a notification   *)
+(*     sent by the commit of a take).  Only a hint: it arrives late, twice  *)
+(*     or never, and a woken follower only reads the row, which decides.    *)
 (*   guard[c]: c's user transaction holds the shared lock of the guard's   *)
 (*     SELECT epoch, holder ... FOR SHARE on the row.                       *)
 (*                                                                         *)
@@ -64,6 +73,8 @@ CONSTANTS
     SameId,           \* all candidates configured with the same candidate id
     AllowCrash,       \* candidates may crash (STOPPED, session left to the server)
     AllowAdminDelete, \* an operator may DELETE the row (once)
+    WakeUps,          \* wake-up channels modelled as explicit hints: a subset of
+                      \* {"lock", "notify"}; {} folds the wake-up into Observe
     \* ---- mutations (all FALSE for the real protocol) ----
     MUT_RECEIVE_TIME,      \* renewal deadline from the reply's receive time, not the send time
     MUT_FENCE_BY_HOLDER,   \* the guard compares the candidate id, not epoch and holder token
@@ -71,13 +82,15 @@ CONSTANTS
     MUT_HOLDER_IS_ID,      \* holder = candidate id: an orphaned attempt "recognises" another's row
     MUT_SERVER_CLOCK_ONLY, \* a take needs only expires_at <= UTC_TIMESTAMP(6) (no observed wait)
     MUT_NO_LATE_WIN_CHECK, \* a take whose reply arrives after its deadline still makes a MASTER
-    MUT_GUARD_NO_LOCK      \* the guard reads without FOR SHARE (no shared lock until commit)
+    MUT_GUARD_NO_LOCK,     \* the guard reads without FOR SHARE (no shared lock until commit)
+    MUT_WAKE_DECIDES       \* a woken follower takes the row whatever it shows (the wake-up decides)
 
 ASSUME /\ TTL \in Nat \ {0}
        /\ RhoNum \in Nat /\ RhoDen \in Nat \ {0} /\ RhoNum < RhoDen
        /\ Margin \in Nat /\ Lag \in Nat /\ MaxPause \in Nat
        /\ MaxTakes \in Nat \ {0} /\ MaxKills \in Nat /\ MaxRestarts \in Nat /\ MaxJump \in Nat
        /\ SameId \in BOOLEAN /\ AllowCrash \in BOOLEAN /\ AllowAdminDelete \in BOOLEAN
+       /\ WakeUps \subseteq {"lock", "notify"}
 
 FOLLOWER == "FOLLOWER"
 CANDIDATE == "CANDIDATE"
@@ -86,6 +99,7 @@ STOPPED == "STOPPED"
 Roles == {FOLLOWER, CANDIDATE, MASTER, STOPPED}
 Phases == {"idle", "take", "renew"}
 ObsKinds == {"none", "free", "held"}
+WakeKinds == {"gone", "taken"}   \* see wakeUp
 
 Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
@@ -120,7 +134,8 @@ VARIABLES
     lagUsed,      \* MASTER: ticks spent past the deadline without having stepped down
     sAge,         \* ticks (of c's running clock) since the pending statement was sent
     obs, obsOk, obsWait,
-    lk,           \* named lock held by c's term session
+    lk,           \* the holder's session lock held by c's term session
+    wakeUp,       \* c -> the kinds of wake-up (notification, lock grant) on their way to c
     paused,       \* process paused: clock and actions stopped
     guard,        \* c's guarded user transaction holds the row's shared lock
     pauseLeft, killLeft, restartLeft, jumpLeft,
@@ -133,8 +148,14 @@ VARIABLES
 cvars == <<role, phase, ok, att, token, dlRem, lagUsed, sAge, obs, obsOk, obsWait, lk, paused, guard>>
 budgets == <<pauseLeft, killLeft, restartLeft, jumpLeft>>
 hist == <<adminDone, jumped, maxToken, orderOk, staleWriteOk>>
-vars == <<now, row, nextTake, cvars, budgets, hist>>
-View == <<row, nextTake, cvars, budgets, hist>>
+vars == <<now, row, nextTake, cvars, wakeUp, budgets, hist>>
+(* The VIEW leaves out what no action reads, so merging on it is exact:    *)
+(* `now', the wake-ups on their way to a STOPPED process (it never acts     *)
+(* again), and, but under MUT_WAKE_DECIDES, the kind of a wake-up (a woken  *)
+(* follower reads the row whatever woke it): only whether one is on its way. *)
+WakeSeen(c) == IF role[c] = STOPPED \/ wakeUp[c] = {} THEN {}
+               ELSE IF MUT_WAKE_DECIDES THEN wakeUp[c] ELSE WakeKinds
+View == <<row, nextTake, cvars, [c \in Cands |-> WakeSeen(c)], budgets, hist>>
 Symm == Permutations(Cands)
 
 SAgeCap == Max(DMax, 1)
@@ -149,6 +170,23 @@ SLocked == ~MUT_GUARD_NO_LOCK /\ \E c \in Cands : guard[c]
 Released == [row EXCEPT !.holder = 0, !.exp = 0]
 AllStale == [d \in Cands |-> FALSE]   \* any write changes the version: every observation is stale
 
+(* Wake-ups.  An event on a channel in WakeUps sends a wake-up of kind k to *)
+(* every process still running but those in `from' (the process whose      *)
+(* event it is): a superset of the listeners, and of the followers waiting  *)
+(* on that lock.  base is the rest of wakeUp'.  Channel                     *)
+(* "notify": the commit of a release ("gone") or of a take ("taken"),       *)
+(* NOTIFY in the same transaction (delivered at commit, never before).      *)
+(* Channel "lock": a holder's session lock is freed ("gone"): let go at a    *)
+(* step-down, or its session ended.  No one waits on the lock of an attempt *)
+(* that changed nothing (GHOST).                                            *)
+SendWake(base, chs, k, from) ==
+    wakeUp' = IF chs \cap WakeUps # {}
+                THEN [d \in Cands |-> IF role[d] # STOPPED /\ d \notin from THEN base[d] \cup {k}
+                                                                        ELSE base[d]]
+                ELSE base
+Wake(c, chs) == SendWake(wakeUp, chs, "gone", {c})
+LockChs(c) == IF lk[c] \in Takes THEN {"lock"} ELSE {}
+
 TypeOK ==
     /\ now \in Nat
     /\ row \in Rows /\ nextTake \in 1..(MaxTakes + 1)
@@ -157,7 +195,7 @@ TypeOK ==
     /\ dlRem \in [Cands -> 0..DMax] /\ lagUsed \in [Cands -> 0..Lag]
     /\ sAge \in [Cands -> 0..SAgeCap]
     /\ obs \in [Cands -> ObsKinds] /\ obsOk \in [Cands -> BOOLEAN] /\ obsWait \in [Cands -> 0..WMin]
-    /\ lk \in [Cands -> 0..GHOST]
+    /\ lk \in [Cands -> 0..GHOST] /\ wakeUp \in [Cands -> SUBSET WakeKinds]
     /\ paused \in [Cands -> BOOLEAN] /\ guard \in [Cands -> BOOLEAN]
     /\ pauseLeft \in 0..MaxPause /\ killLeft \in 0..MaxKills
     /\ restartLeft \in 0..MaxRestarts /\ jumpLeft \in 0..MaxJump
@@ -170,7 +208,7 @@ Init ==
     /\ ok = [c \in Cands |-> FALSE] /\ att = [c \in Cands |-> 0] /\ token = [c \in Cands |-> 0]
     /\ dlRem = [c \in Cands |-> 0] /\ lagUsed = [c \in Cands |-> 0] /\ sAge = [c \in Cands |-> 0]
     /\ obs = [c \in Cands |-> "none"] /\ obsOk = [c \in Cands |-> FALSE]
-    /\ obsWait = [c \in Cands |-> 0] /\ lk = [c \in Cands |-> 0]
+    /\ obsWait = [c \in Cands |-> 0] /\ lk = [c \in Cands |-> 0] /\ wakeUp = [c \in Cands |-> {}]
     /\ paused = [c \in Cands |-> FALSE] /\ guard = [c \in Cands |-> FALSE]
     /\ pauseLeft = MaxPause /\ killLeft = MaxKills /\ restartLeft = MaxRestarts /\ jumpLeft = MaxJump
     /\ adminDone = FALSE /\ jumped = FALSE /\ maxToken = 0 /\ orderOk = TRUE /\ staleWriteOk = TRUE
@@ -192,11 +230,15 @@ Leave(c, r) ==
 (* (take number k).  Best effort: it may fail or be lost (second disjunct). *)
 (* It waits for a guard's shared lock; a release that waits is modelled as  *)
 (* lost (its later application could only free a row whose term has ended). *)
-ReleaseOrNotFrom(k, base) ==
+(* chs: the wake-ups the caller's step sends anyway (a lock it frees); a    *)
+(* release that commits notifies.                                            *)
+ReleaseOrNotFrom(c, k, base, chs) ==
     \/ /\ row.ex /\ row.holder = k /\ k # 0 /\ ~SLocked
        /\ row' = Released /\ obsOk' = AllStale
+       /\ Wake(c, chs \cup {"notify"})
     \/ /\ UNCHANGED row /\ obsOk' = base
-ReleaseOrNot(k) == ReleaseOrNotFrom(k, obsOk)
+       /\ Wake(c, chs)
+ReleaseOrNot(c, k, chs) == ReleaseOrNotFrom(c, k, obsOk, chs)
 
 Unchanged_obs == UNCHANGED <<obs, obsWait>>
 
@@ -208,19 +250,19 @@ Unchanged_obs == UNCHANGED <<obs, obsWait>>
 (* Held: remember (holder, version) and start the wait of TTL*(1+rho) from  *)
 (* the reply's arrival, unless this very (holder, version) is already being *)
 (* waited on (the earlier wait is kept).  This is also what a follower does *)
-(* when GET_LOCK returns (woken) or times out (poll).                       *)
-Observe(c) ==
-    /\ role[c] = FOLLOWER /\ ~paused[c] /\ att[c] = 0
-    /\ IF ~row.ex \/ row.holder = 0
-         THEN /\ ~(obs[c] = "free" /\ obsOk[c])
-              /\ obs' = [obs EXCEPT ![c] = "free"]
-              /\ obsWait' = [obsWait EXCEPT ![c] = 0]
-         ELSE /\ ~(obs[c] = "held" /\ obsOk[c])
-              /\ obs' = [obs EXCEPT ![c] = "held"]
-              /\ obsWait' = [obsWait EXCEPT ![c] = WMin]
+(* when its wait for a wake-up times out (poll), and, where WakeUps is {},  *)
+(* when it is woken (Woken, below, makes the wake-up explicit).             *)
+RowFree == ~row.ex \/ row.holder = 0
+ReadIsNew(c) == ~(obs[c] = (IF RowFree THEN "free" ELSE "held") /\ obsOk[c])
+ReadRow(c) ==
+    /\ obs' = [obs EXCEPT ![c] = IF RowFree THEN "free" ELSE "held"]
+    /\ obsWait' = [obsWait EXCEPT ![c] = IF RowFree THEN 0 ELSE WMin]
     /\ obsOk' = [obsOk EXCEPT ![c] = TRUE]
+Observe(c) ==
+    /\ role[c] = FOLLOWER /\ ~paused[c] /\ att[c] = 0 /\ ReadIsNew(c)
+    /\ ReadRow(c)
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge, lk>>
-    /\ UNCHANGED <<paused, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
+    /\ UNCHANGED <<paused, guard, wakeUp>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
 (* A follower whose take had an unknown outcome reads the row.  If the row  *)
 (* shows that attempt's holder token, the take was applied: the follower    *)
@@ -233,17 +275,19 @@ ResolveOrphan(c) ==
     /\ role[c] = FOLLOWER /\ ~paused[c] /\ att[c] # 0
     /\ ~(OrphanMatches(c) /\ SLocked)     \* the release waits for a guard's shared lock
     /\ IF OrphanMatches(c)
-         THEN /\ row' = Released /\ obsOk' = AllStale
-         ELSE UNCHANGED <<row, obsOk>>
+         THEN /\ row' = Released /\ obsOk' = AllStale /\ Wake(c, {"notify"})
+         ELSE UNCHANGED <<row, obsOk, wakeUp>>
     /\ att' = [att EXCEPT ![c] = 0]
     /\ UNCHANGED <<now, nextTake, role, phase, ok, token, dlRem, lagUsed, sAge, lk>>
     /\ UNCHANGED <<obs, obsWait, paused, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
-(* The take, sent at the current instant (recorded: sAge = 0) after         *)
-(* GET_LOCK('leasehold/<fresh holder>', 0) on the same session.  `success'  *)
-(* is whether the statement changes the row.  Success: the row gets the     *)
-(* next take number (holder and epoch), candidate id, expires_at = now+TTL. *)
-SendTake(c, success) ==
+(* The take, sent at the current instant (recorded: sAge = 0) after taking  *)
+(* the session lock of a fresh holder token on the same session (MariaDB:   *)
+(* GET_LOCK('leasehold/<h>', 0); PostgreSQL: pg_try_advisory_lock).         *)
+(* `success' is whether the statement changes the row.  Success: the row    *)
+(* gets the next take number (holder and epoch), candidate id, expires_at = *)
+(* now + TTL, and its commit notifies.  wbase: wakeUp' before that.         *)
+SendTakeFrom(c, success, wbase) ==
     /\ role' = [role EXCEPT ![c] = CANDIDATE]
     /\ phase' = [phase EXCEPT ![c] = "take"]
     /\ ok' = [ok EXCEPT ![c] = success]
@@ -258,7 +302,9 @@ SendTake(c, success) ==
               /\ obsOk' = AllStale
          ELSE /\ UNCHANGED <<row, nextTake>>
               /\ obsOk' = [obsOk EXCEPT ![c] = FALSE]
+    /\ SendWake(wbase, IF success THEN {"notify"} ELSE {}, "taken", {c})
     /\ UNCHANGED <<now, token, dlRem, lagUsed, paused, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
+SendTake(c, success) == SendTakeFrom(c, success, wakeUp)
 
 TakeEnabled(c) ==
     /\ role[c] = FOLLOWER /\ ~paused[c] /\ att[c] = 0 /\ nextTake <= MaxTakes /\ ~SLocked
@@ -289,6 +335,32 @@ TakeOnServerExpiry(c) ==
     /\ row.ex /\ row.holder # 0 /\ row.exp = 0
     /\ SendTake(c, TRUE)
 
+(* A wake-up of kind k reaches a follower (PostgreSQL: a notification, or  *)
+(* the pg_advisory_lock it waits in returns; MariaDB: GET_LOCK returns 1).  *)
+(* It may come late (the row has changed since), twice (another copy stays  *)
+(* on its way: `again'), or never (LoseWakeUp).  The follower reads the     *)
+(* row, and the row decides: Take needs what it always needs.  (A read that *)
+(* shows what the follower already knows changes nothing.)                  *)
+(* MUT_WAKE_DECIDES: woken by "gone", the follower takes the row at once,   *)
+(* whatever the row shows (it trusts the wake-up to say the holder is      *)
+(* gone).                                                                   *)
+Woken(c) ==
+    /\ role[c] = FOLLOWER /\ ~paused[c] /\ att[c] = 0
+    /\ \E k \in wakeUp[c] :
+         IF MUT_WAKE_DECIDES /\ k = "gone" /\ TakeEnabled(c) /\ ~RowFree
+           THEN SendTakeFrom(c, TRUE, [wakeUp EXCEPT ![c] = @ \ {k}])
+           ELSE /\ \E again \in BOOLEAN :
+                     wakeUp' = [wakeUp EXCEPT ![c] = IF again THEN @ ELSE @ \ {k}]
+                /\ IF ReadIsNew(c) THEN ReadRow(c) ELSE UNCHANGED <<obs, obsOk, obsWait>>
+                /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
+                /\ UNCHANGED <<lk, paused, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
+
+(* A wake-up is lost (a notification dropped with its connection, a lock    *)
+(* wait that ends in an error, PgBouncer in transaction mode: no wake-up).  *)
+LoseWakeUp(c) ==
+    /\ \E k \in wakeUp[c] : wakeUp' = [wakeUp EXCEPT ![c] = @ \ {k}]
+    /\ UNCHANGED <<now, row, nextTake, cvars>> /\ UNCHANGED budgets /\ UNCHANGED hist
+
 (* The take's reply arrives.  One row changed and the deadline (from the   *)
 (* take's send time) not yet passed: MASTER, token = the new epoch.  One   *)
 (* row changed but too late: release it and stay FOLLOWER.  Nothing changed: *)
@@ -308,20 +380,22 @@ RecvTake(c) ==
                 /\ sAge' = [sAge EXCEPT ![c] = 0]
                 /\ orderOk' = (orderOk /\ att[c] > maxToken)
                 /\ maxToken' = Max(maxToken, att[c])
-                /\ UNCHANGED <<row, obsOk, lk>>
+                /\ UNCHANGED <<row, obsOk, lk, wakeUp>>
            ELSE /\ Leave(c, FOLLOWER)
                 /\ att' = [att EXCEPT ![c] = 0]
-                /\ IF ok[c] THEN ReleaseOrNot(att[c]) ELSE UNCHANGED <<row, obsOk>>
+                /\ IF ok[c] THEN ReleaseOrNot(c, att[c], LockChs(c))
+                            ELSE UNCHANGED <<row, obsOk, wakeUp>>
                 /\ UNCHANGED <<token, orderOk, maxToken>>
     /\ UNCHANGED <<now, nextTake, obs, obsWait, paused, guard>> /\ UNCHANGED budgets
     /\ UNCHANGED <<adminDone, jumped, staleWriteOk>>
 
 (* The take's reply is lost or times out (also: its session ended).  The   *)
-(* client closes the session (the named lock goes with it) and becomes      *)
+(* client closes the session (the session lock goes with it) and becomes    *)
 (* FOLLOWER; the attempt stays an orphan until the next read.               *)
 LoseTakeReply(c) ==
     /\ role[c] = CANDIDATE /\ phase[c] = "take" /\ ~paused[c]
     /\ Leave(c, FOLLOWER)
+    /\ Wake(c, LockChs(c))
     /\ UNCHANGED <<att, token, row, obsOk>>
     /\ UNCHANGED <<now, nextTake, obs, obsWait, paused, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
@@ -341,7 +415,7 @@ SendRenew(c) ==
               /\ ok' = [ok EXCEPT ![c] = FALSE]
     /\ phase' = [phase EXCEPT ![c] = "renew"]
     /\ sAge' = [sAge EXCEPT ![c] = 0]
-    /\ UNCHANGED <<now, nextTake, role, att, token, dlRem, lagUsed, lk, paused, guard>>
+    /\ UNCHANGED <<now, nextTake, role, att, token, dlRem, lagUsed, lk, paused, guard, wakeUp>>
     /\ Unchanged_obs /\ UNCHANGED budgets /\ UNCHANGED hist
 
 (* Extending the deadline to s + TTL*(1-rho) - Margin, s `age' ticks ago.   *)
@@ -361,8 +435,8 @@ RecvRenew(c) ==
               /\ phase' = [phase EXCEPT ![c] = "idle"]
               /\ ok' = [ok EXCEPT ![c] = FALSE]
               /\ sAge' = [sAge EXCEPT ![c] = 0]
-              /\ UNCHANGED <<role, lk>>
-         ELSE /\ Leave(c, FOLLOWER)
+              /\ UNCHANGED <<role, lk, wakeUp>>
+         ELSE /\ Leave(c, FOLLOWER) /\ Wake(c, LockChs(c))
     /\ UNCHANGED <<now, row, nextTake, att, token, obsOk, paused, guard>>
     /\ Unchanged_obs /\ UNCHANGED budgets /\ UNCHANGED hist
 
@@ -373,7 +447,7 @@ RecvRenew(c) ==
 LoseRenewReply(c) ==
     /\ role[c] = MASTER /\ phase[c] = "renew" /\ ~paused[c]
     /\ Leave(c, FOLLOWER)
-    /\ ReleaseOrNot(token[c])
+    /\ ReleaseOrNot(c, token[c], LockChs(c))
     /\ UNCHANGED <<now, nextTake, att, token, paused, guard>>
     /\ Unchanged_obs /\ UNCHANGED budgets /\ UNCHANGED hist
 
@@ -383,7 +457,7 @@ LoseRenewReply(c) ==
 SessionLost(c) ==
     /\ role[c] = MASTER /\ ~paused[c] /\ lk[c] = 0
     /\ Leave(c, FOLLOWER)
-    /\ ReleaseOrNot(token[c])
+    /\ ReleaseOrNot(c, token[c], LockChs(c))
     /\ UNCHANGED <<now, nextTake, att, token, paused, guard>>
     /\ Unchanged_obs /\ UNCHANGED budgets /\ UNCHANGED hist
 
@@ -392,15 +466,16 @@ SessionLost(c) ==
 DeadlineStepDown(c) ==
     /\ role[c] = MASTER /\ ~paused[c] /\ dlRem[c] = 0
     /\ Leave(c, FOLLOWER)
-    /\ ReleaseOrNot(token[c])
+    /\ ReleaseOrNot(c, token[c], LockChs(c))
     /\ UNCHANGED <<now, nextTake, att, token, paused, guard>>
     /\ Unchanged_obs /\ UNCHANGED budgets /\ UNCHANGED hist
 
-(* resign(): the role changes first, then the release, then RELEASE_LOCK.   *)
+(* resign(): the role changes first, then the release, then the session    *)
+(* lock is let go (RELEASE_LOCK / pg_advisory_unlock).                      *)
 Resign(c) ==
     /\ role[c] = MASTER /\ ~paused[c]
     /\ Leave(c, FOLLOWER)
-    /\ ReleaseOrNot(token[c])
+    /\ ReleaseOrNot(c, token[c], LockChs(c))
     /\ UNCHANGED <<now, nextTake, att, token, paused, guard>>
     /\ Unchanged_obs /\ UNCHANGED budgets /\ UNCHANGED hist
 
@@ -410,16 +485,16 @@ Close(c) ==
     /\ role[c] \in {FOLLOWER, CANDIDATE, MASTER} /\ ~paused[c]
     /\ Leave(c, STOPPED)
     /\ att' = [att EXCEPT ![c] = 0]
-    /\ ReleaseOrNotFrom(IF role[c] = MASTER THEN token[c] ELSE IF att[c] = GHOST THEN 0 ELSE att[c],
-                        [obsOk EXCEPT ![c] = FALSE])
+    /\ ReleaseOrNotFrom(c, IF role[c] = MASTER THEN token[c] ELSE IF att[c] = GHOST THEN 0 ELSE att[c],
+                        [obsOk EXCEPT ![c] = FALSE], LockChs(c))
     /\ obs' = [obs EXCEPT ![c] = "none"]
     /\ obsWait' = [obsWait EXCEPT ![c] = 0]
     /\ UNCHANGED <<now, nextTake, token, paused, guard>>
     /\ UNCHANGED budgets /\ UNCHANGED hist
 
-(* Crash: the process is gone; its session (and named lock) lives on until *)
-(* the server notices (SessionEnds); the row is left to the followers'     *)
-(* waits.                                                                   *)
+(* Crash: the process is gone; its session (and session lock) lives on    *)
+(* until the server notices (SessionEnds); the row is left to the         *)
+(* followers' waits.                                                        *)
 Crash(c) ==
     /\ AllowCrash /\ role[c] # STOPPED
     /\ role' = [role EXCEPT ![c] = STOPPED]
@@ -433,12 +508,14 @@ Crash(c) ==
     /\ obsOk' = [obsOk EXCEPT ![c] = FALSE]
     /\ obsWait' = [obsWait EXCEPT ![c] = 0]
     /\ paused' = [paused EXCEPT ![c] = FALSE]
-    /\ UNCHANGED <<now, row, nextTake, token, lk, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
+    /\ UNCHANGED <<now, row, nextTake, token, lk, guard, wakeUp>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
-(* The server ends a crashed client's session (TCP reset or wait_timeout). *)
+(* The server ends a crashed client's session (a TCP reset, wait_timeout,   *)
+(* TCP keepalives): its session lock is freed.                              *)
 SessionEnds(c) ==
     /\ role[c] = STOPPED /\ lk[c] # 0
     /\ lk' = [lk EXCEPT ![c] = 0]
+    /\ Wake(c, LockChs(c))
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
     /\ UNCHANGED <<obs, obsOk, obsWait, paused, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
@@ -446,13 +523,13 @@ Pause(c) ==
     /\ role[c] # STOPPED /\ ~paused[c] /\ pauseLeft > 0
     /\ paused' = [paused EXCEPT ![c] = TRUE]
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
-    /\ UNCHANGED <<obs, obsOk, obsWait, lk, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
+    /\ UNCHANGED <<obs, obsOk, obsWait, lk, guard, wakeUp>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
 Resume(c) ==
     /\ paused[c]
     /\ paused' = [paused EXCEPT ![c] = FALSE]
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
-    /\ UNCHANGED <<obs, obsOk, obsWait, lk, guard>> /\ UNCHANGED budgets /\ UNCHANGED hist
+    /\ UNCHANGED <<obs, obsOk, obsWait, lk, guard, wakeUp>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
 -----------------------------------------------------------------------------
 (************************* The guard (user writes) **************************)
@@ -468,7 +545,7 @@ GuardBegin(c) ==
     /\ role[c] # STOPPED /\ ~paused[c] /\ token[c] # 0 /\ ~guard[c] /\ GuardPasses(c)
     /\ guard' = [guard EXCEPT ![c] = TRUE]
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
-    /\ UNCHANGED <<obs, obsOk, obsWait, lk, paused>> /\ UNCHANGED budgets /\ UNCHANGED hist
+    /\ UNCHANGED <<obs, obsOk, obsWait, lk, paused, wakeUp>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
 (* The user's writes and COMMIT: stale if a newer term has been taken.      *)
 GuardCommit(c) ==
@@ -476,7 +553,7 @@ GuardCommit(c) ==
     /\ guard' = [guard EXCEPT ![c] = FALSE]
     /\ staleWriteOk' = (staleWriteOk /\ token[c] = nextTake - 1)
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
-    /\ UNCHANGED <<obs, obsOk, obsWait, lk, paused>> /\ UNCHANGED budgets
+    /\ UNCHANGED <<obs, obsOk, obsWait, lk, paused, wakeUp>> /\ UNCHANGED budgets
     /\ UNCHANGED <<adminDone, jumped, maxToken, orderOk>>
 
 (* ROLLBACK (by the user, a lock-wait timeout, a deadlock, a lost connection). *)
@@ -484,7 +561,7 @@ GuardAbort(c) ==
     /\ guard[c]
     /\ guard' = [guard EXCEPT ![c] = FALSE]
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
-    /\ UNCHANGED <<obs, obsOk, obsWait, lk, paused>> /\ UNCHANGED budgets /\ UNCHANGED hist
+    /\ UNCHANGED <<obs, obsOk, obsWait, lk, paused, wakeUp>> /\ UNCHANGED budgets /\ UNCHANGED hist
 
 -----------------------------------------------------------------------------
 (************************** Server / environment ****************************)
@@ -505,7 +582,7 @@ Tick ==
     /\ sAge' = [c \in Cands |-> IF ~paused[c] /\ phase[c] # "idle" THEN Min(sAge[c] + 1, SAgeCap)
                                 ELSE sAge[c]]
     /\ obsWait' = [c \in Cands |-> IF ~paused[c] THEN Max(0, obsWait[c] - 1) ELSE obsWait[c]]
-    /\ UNCHANGED <<nextTake, role, phase, ok, att, token, obs, obsOk, lk, paused, guard>>
+    /\ UNCHANGED <<nextTake, role, phase, ok, att, token, obs, obsOk, lk, paused, guard, wakeUp>>
     /\ UNCHANGED <<killLeft, restartLeft, jumpLeft>> /\ UNCHANGED hist
 
 (* The server's clock steps forward by j (NTP step, DST with a local-time   *)
@@ -516,27 +593,32 @@ ClockJump ==
          /\ row' = [row EXCEPT !.exp = row.exp - j]
          /\ jumpLeft' = jumpLeft - j
     /\ jumped' = TRUE
-    /\ UNCHANGED <<now, nextTake, cvars, pauseLeft, killLeft, restartLeft>>
+    /\ UNCHANGED <<now, nextTake, cvars, wakeUp, pauseLeft, killLeft, restartLeft>>
     /\ UNCHANGED <<adminDone, maxToken, orderOk, staleWriteOk>>
 
-(* KILL <id> of a live session holding a named lock: the lock is released, *)
-(* the row untouched.  (Killing a follower's session only makes it         *)
-(* reconnect, which nothing observes.)                                      *)
+(* KILL <id> (pg_terminate_backend) of a live session holding a session    *)
+(* lock: the lock is released, the row untouched.  (Killing a follower's    *)
+(* session only makes it reconnect, which nothing observes; a wake-up it    *)
+(* loses that way is LoseWakeUp.)                                           *)
 Kill(c) ==
     /\ killLeft > 0 /\ lk[c] # 0
     /\ lk' = [lk EXCEPT ![c] = 0]
+    /\ Wake(c, LockChs(c))
     /\ killLeft' = killLeft - 1
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
     /\ UNCHANGED <<obs, obsOk, obsWait, paused, guard>>
     /\ UNCHANGED <<pauseLeft, restartLeft, jumpLeft>> /\ UNCHANGED hist
 
-(* mariadbd restarts (durable InnoDB): every session and named lock is     *)
-(* lost, open user transactions roll back, committed rows are kept.        *)
-(* Replies not yet sent are lost (LoseTakeReply / LoseRenewReply).          *)
+(* The server restarts (durable commits): every session and session lock   *)
+(* is lost, open user transactions roll back, committed rows are kept.     *)
+(* Replies not yet sent are lost (LoseTakeReply / LoseRenewReply).  The     *)
+(* followers' lock waits end (a wake-up); their notifications in flight    *)
+(* may be lost (LoseWakeUp).                                                *)
 Restart ==
     /\ restartLeft > 0
     /\ restartLeft' = restartLeft - 1
     /\ lk' = [c \in Cands |-> 0]
+    /\ SendWake(wakeUp, IF \E c \in Cands : lk[c] \in Takes THEN {"lock"} ELSE {}, "gone", {})
     /\ guard' = [c \in Cands |-> FALSE]
     /\ UNCHANGED <<now, row, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
     /\ UNCHANGED <<obs, obsOk, obsWait, paused>>
@@ -548,13 +630,13 @@ AdminDelete ==
     /\ row' = NoRow /\ obsOk' = AllStale
     /\ adminDone' = TRUE
     /\ UNCHANGED <<now, nextTake, role, phase, ok, att, token, dlRem, lagUsed, sAge>>
-    /\ UNCHANGED <<obs, obsWait, lk, paused, guard>> /\ UNCHANGED budgets
+    /\ UNCHANGED <<obs, obsWait, lk, paused, guard, wakeUp>> /\ UNCHANGED budgets
     /\ UNCHANGED <<jumped, maxToken, orderOk, staleWriteOk>>
 
 Next ==
     \/ Tick \/ ClockJump \/ Restart \/ AdminDelete
     \/ \E c \in Cands :
-         \/ Observe(c) \/ ResolveOrphan(c)
+         \/ Observe(c) \/ Woken(c) \/ LoseWakeUp(c) \/ ResolveOrphan(c)
          \/ Take(c) \/ TakeOnWake(c) \/ TakeOnServerExpiry(c)
          \/ RecvTake(c) \/ LoseTakeReply(c)
          \/ SendRenew(c) \/ RecvRenew(c) \/ LoseRenewReply(c)

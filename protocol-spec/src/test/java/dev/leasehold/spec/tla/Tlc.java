@@ -103,17 +103,49 @@ final class Tlc {
         return Integer.getInteger("tlc.workers", 2);
     }
 
+    /** TLC's exit status for a safety (invariant) violation. */
+    static final int EXIT_SAFETY_VIOLATION = 12;
+
     /**
-     * Model-checks {@code tla/<config>.cfg}. The process is killed, and an {@link AssertionError} thrown, if it
-     * takes longer than {@code timeout}.
+     * Model-checks {@code tla/<spec>} with {@code tla/<config>.cfg} and asserts that every invariant holds, over more
+     * than {@code minStates} distinct states (fewer would mean an edit silently collapsed the model, e.g. a broken
+     * Init or Next).
      */
-    static Result run(String config, Duration timeout) throws IOException, InterruptedException {
-        return run(SPEC, config, timeout);
+    static Result assertHolds(String spec, String config, Duration timeout, long minStates)
+            throws IOException, InterruptedException {
+        Result r = run(spec, config, timeout);
+        System.out.println(r.summary());
+        if (r.exitCode() != 0 || !r.noErrorFound()) {
+            throw new AssertionError("TLC did not report success on " + config + ":\n" + r.tail(80));
+        }
+        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
+        if (states <= minStates) {
+            throw new AssertionError("suspiciously small state space for " + config + ": " + states);
+        }
+        return r;
     }
 
     /**
-     * Model-checks the module {@code tla/<spec>} with {@code tla/<config>.cfg}; otherwise as {@link #run(String,
-     * Duration)}.
+     * Model-checks {@code tla/<spec>} with {@code tla/<config>.cfg} and asserts that TLC reports a violation of
+     * {@code invariant} (a mutation caught, or a non-vacuity target reached), with TLC's exit status for one.
+     */
+    static Result assertViolates(String spec, String config, Duration timeout, String invariant)
+            throws IOException, InterruptedException {
+        Result r = run(spec, config, timeout);
+        System.out.println(r.summary());
+        if (r.noErrorFound()) {
+            throw new AssertionError(config + ": TLC found no error, the violation of " + invariant + " went undetected");
+        }
+        if (!invariant.equals(r.violatedInvariant().orElse(null)) || r.exitCode() != EXIT_SAFETY_VIOLATION) {
+            throw new AssertionError(config + ": expected a violation of " + invariant + " (exit "
+                    + EXIT_SAFETY_VIOLATION + "), got exit " + r.exitCode() + ":\n" + r.tail(80));
+        }
+        return r;
+    }
+
+    /**
+     * Model-checks the module {@code tla/<spec>} with {@code tla/<config>.cfg}. The process is killed, and an {@link
+     * AssertionError} thrown, if it takes longer than {@code timeout}.
      */
     static Result run(String spec, String config, Duration timeout) throws IOException, InterruptedException {
         Path specDir = specDir();

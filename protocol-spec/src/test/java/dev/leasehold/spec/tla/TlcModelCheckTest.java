@@ -1,122 +1,66 @@
 package dev.leasehold.spec.tla;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Model-checks the TLA+ model of the protocol ({@code tla/Leasehold.tla}) with TLC: the short configuration must
- * satisfy every invariant, and the model must not be vacuous.
+ * Model-checks the TLA+ models of the protocol on etcd ({@code tla/Leasehold.tla}) and of sessions ({@code
+ * tla/LeaseholdSession.tla}) with TLC: each checked configuration must satisfy every invariant, and each model must
+ * not be vacuous (tla/README.md gives the larger scopes checked by hand).
  */
 class TlcModelCheckTest {
 
-    private static final Duration TIMEOUT = Duration.ofMinutes(5);
-
-    @Test
-    void shortConfigurationSatisfiesAllInvariants() throws Exception {
-        Tlc.Result r = Tlc.run("LeaseholdShort", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdShort:\n" + r.tail(80));
-        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
-        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
-        System.out.println("LeaseholdShort distinct states: " + states);
-        // Guards against a configuration that silently collapses the model (e.g. a broken Init or Next).
-        assertTrue(states > 10_000, "suspiciously small state space: " + states);
-    }
-
-    /**
-     * The handover (PROTOCOL.md §4.5): a resigning MASTER hands the key to a follower's standby lease and the
-     * follower adopts it; the short configuration with one handover, without etcd leader changes and admin
-     * deletion (tla/README.md gives the larger scopes checked by hand).
-     */
-    @Test
-    void handoverConfigurationSatisfiesAllInvariants() throws Exception {
-        Tlc.Result r = Tlc.run("LeaseholdHandover", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdHandover:\n" + r.tail(80));
-        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
-        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
-        System.out.println("LeaseholdHandover distinct states: " + states);
-        assertTrue(states > 10_000, "suspiciously small state space: " + states);
-    }
-
-    /**
-     * Non-vacuity: the second incarnation's MASTER must be able to get a keep-alive ack, after an etcd leader
-     * change, that is about to confirm a renewal. If an edit made that unreachable, the invariants above would
-     * hold trivially.
-     */
-    @Test
-    void modelReachesRenewalOfASecondMasterAfterLeaderChange() throws Exception {
-        Tlc.Result r = Tlc.run("Sanity_DeepRenewal", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoDeepRenewal", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
-    }
-
-    /**
-     * Non-vacuity of the default path: a follower must be able to renew its standby lease, have the renewal
-     * confirmed, and win a campaign with that lease. Otherwise the standby path would satisfy the invariants
-     * trivially.
-     */
-    @Test
-    void modelReachesATakeoverWithARenewedStandbyLease() throws Exception {
-        Tlc.Result r = Tlc.run("Sanity_StandbyTakeover", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoStandbyTakeover", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
-    }
-
-    /**
-     * Non-vacuity of the handover: a MASTER must be able to hand the key over and the successor to adopt it (a
-     * MASTER owning a key whose mod revision is not its create revision). Otherwise the handover configuration
-     * would satisfy the invariants trivially.
-     */
-    @Test
-    void modelReachesAnAdoptionAfterAHandover() throws Exception {
-        Tlc.Result r = Tlc.run("Sanity_Handover", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoHandover", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
-    }
-
-    /** The sessions model: many elections on one etcd lease per client (PROTOCOL.md §10, Sessions). */
+    /** The sessions model: many elections on one etcd lease per client (PROTOCOL.md §11, Sessions). */
     static final String SESSION_SPEC = "LeaseholdSession.tla";
 
-    /**
-     * Sessions: two clients, each with one lease at a time, two elections, fenced deletes retried and applied
-     * late, campaign calls given up on, orphan cleanup; every invariant must hold.
-     */
-    @Test
-    void sessionConfigurationSatisfiesAllInvariants() throws Exception {
-        Tlc.Result r = Tlc.run(SESSION_SPEC, "LeaseholdSession", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals(0, r.exitCode(), () -> "TLC failed on LeaseholdSession:\n" + r.tail(80));
-        assertTrue(r.noErrorFound(), () -> "TLC did not report success:\n" + r.tail(80));
-        long states = r.distinctStates().orElseThrow(() -> new AssertionError("no state count in:\n" + r.tail(40)));
-        System.out.println("LeaseholdSession distinct states: " + states);
-        assertTrue(states > 10_000, "suspiciously small state space: " + states);
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    @ParameterizedTest(name = "{1} satisfies every invariant")
+    @CsvSource({
+        // the default path: standby leases, the lease probe, the resign hold-off, a stray campaign copy, an etcd
+        // leader change, admin deletion, crashes
+        "Leasehold.tla,        LeaseholdShort",
+        // the handover (PROTOCOL.md §4.5) on resign() and by issue 28's placement moves (transferTo, preemption,
+        // yielding when unhealthy): two per run, so that a move can follow a move; no etcd leader change
+        "Leasehold.tla,        LeaseholdHandover",
+        // sessions: two clients, each with one lease at a time, two elections, fenced deletes retried and applied
+        // late, campaign calls given up on, orphan cleanup
+        "LeaseholdSession.tla, LeaseholdSession",
+        // sessions with issue 28's moves: a leader hands K(e) to another client's session lease in one Txn fenced
+        // on its token, the target adopts it; two moves, crashes (a target that dies at once)
+        "LeaseholdSession.tla, LeaseholdSessionTransfer",
+    })
+    void configurationSatisfiesEveryInvariant(String spec, String config) throws Exception {
+        Tlc.assertHolds(spec, config, TIMEOUT, 10_000);
     }
 
     /**
-     * Non-vacuity of the sessions model: a client must be able to win an election, resign it and win it again on
-     * the same lease (the case a retried fenced delete of the first term must not break).
+     * Non-vacuity: each configuration's target invariant rules out a behaviour the model must be able to reach. If
+     * an edit made it unreachable, the invariants above could hold trivially.
      */
-    @Test
-    void sessionModelReachesASecondTermOnTheSameLease() throws Exception {
-        Tlc.Result r = Tlc.run(SESSION_SPEC, "Sanity_SessionReWin", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoReWin", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
-    }
-
-    /** Non-vacuity of the sessions model: one client must be able to lead both elections on its one lease. */
-    @Test
-    void sessionModelReachesOneClientLeadingTwoElections() throws Exception {
-        Tlc.Result r = Tlc.run(SESSION_SPEC, "Sanity_SessionTwoElections", TIMEOUT);
-        System.out.println(r.summary());
-        assertEquals("SanityNoTwoElections", r.violatedInvariant().orElse(null),
-                () -> "expected the sanity invariant to be violated:\n" + r.tail(80));
+    @ParameterizedTest(name = "{1} reaches what {2} rules out")
+    @CsvSource({
+        // the second incarnation's MASTER gets a keep-alive ack, after an etcd leader change, that is about to
+        // confirm a renewal
+        "Leasehold.tla,        Sanity_DeepRenewal,         SanityNoDeepRenewal",
+        // a follower renews its standby lease, has the renewal confirmed, and wins a campaign with that lease
+        "Leasehold.tla,        Sanity_StandbyTakeover,     SanityNoStandbyTakeover",
+        // a MASTER hands the key over and the successor adopts it (its mod revision is not its create revision)
+        "Leasehold.tla,        Sanity_Handover,            SanityNoHandover",
+        // a transfer to a target that dies at once: the key goes with the target's lease and a later term begins
+        "Leasehold.tla,        Sanity_TransferDeadTarget,  SanityNoTermAfterDeadTarget",
+        // a client wins an election, resigns it and wins it again on the same lease (the case a retried fenced
+        // delete of the first term must not break)
+        "LeaseholdSession.tla, Sanity_SessionReWin,        SanityNoReWin",
+        // one client leads both elections on its one lease
+        "LeaseholdSession.tla, Sanity_SessionTwoElections, SanityNoTwoElections",
+        // a client leads a key that a move gave it
+        "LeaseholdSession.tla, Sanity_SessionTransfer,     SanityNoAdoption",
+        // a move to a target that dies at once: the key goes with its lease and another term of the election begins
+        "LeaseholdSession.tla, Sanity_SessionDeadTarget,   SanityNoTermAfterDeadTarget",
+    })
+    void modelReachesWhatTheSanityTargetRulesOut(String spec, String config, String target) throws Exception {
+        Tlc.assertViolates(spec, config, TIMEOUT, target);
     }
 }

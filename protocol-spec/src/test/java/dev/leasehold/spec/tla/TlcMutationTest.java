@@ -1,8 +1,5 @@
 package dev.leasehold.spec.tla;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -12,9 +9,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * counterexample to the named invariant. This shows the invariants and the model are strong enough to catch it.
  */
 class TlcMutationTest {
-
-    /** TLC's exit status for a safety (invariant) violation. */
-    private static final int EXIT_SAFETY_VIOLATION = 12;
 
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
@@ -29,18 +23,12 @@ class TlcMutationTest {
         "MC_FenceByValue,       FencingMonotonicInv", // (f) guarded write compares the value, not the create revision
         "MC_NoLateWinCheck,     OneMasterRoleInv",    // (g) a campaign won after its deadline still makes a MASTER
         "MC_StandbyUnconfirmed, NoOverlapInv",        // (h) standby lease's deadline from a keep-alive ack alone
-        "MC_HandoverUnfenced,   NoOverlapInv",        // (i) handover Txn without its ModRevision(K) == token compare
+        "MC_HandoverUnfenced,   NoOverlapInv",        // (i) handover / transfer Txn without its ModRevision(K) == token compare
         "MC_AdoptUnconfirmed,   OneMasterRoleInv",    // (j) adoption whatever the standby lease's deadline
         "MC_TokenIsCreateRevision, FencingMonotonicInv", // (k) token = create revision: a handover keeps it
     })
     void mutationIsCaught(String config, String invariant) throws Exception {
-        Tlc.Result r = Tlc.run(config, TIMEOUT);
-        System.out.println(r.summary());
-        assertFalse(r.noErrorFound(), () -> config + ": TLC found no error, the mutation went undetected");
-        assertEquals(invariant, r.violatedInvariant().orElse(null),
-                () -> config + ": expected a violation of " + invariant + ":\n" + r.tail(80));
-        assertEquals(EXIT_SAFETY_VIOLATION, r.exitCode(),
-                () -> config + ": unexpected TLC exit status:\n" + r.tail(80));
+        Tlc.assertViolates(Tlc.SPEC, config, TIMEOUT, invariant);
     }
 
     /**
@@ -52,14 +40,10 @@ class TlcMutationTest {
         "MC_SessionDeleteByLease, HolderOwnsKey", // fenced delete compares the lease, not the token
         "MC_SessionAdoptOwnKey,   HolderOwnsKey", // a follower adopts K(e) on its own lease instead of deleting it
         "MC_SessionLeadOnLateWin, HolderOwnsKey", // a success after give-up / session change still makes a MASTER
+        "MC_SessionTransferUnfenced, NoOverlap",  // a move's Txn without its ModRevision(K(e)) == token compare
+        "MC_SessionReleaseFirst,  NoOverlap",     // a rebalancing move that releases K(e) before the target holds it
     })
     void sessionMutationIsCaught(String config, String invariant) throws Exception {
-        Tlc.Result r = Tlc.run(TlcModelCheckTest.SESSION_SPEC, config, TIMEOUT);
-        System.out.println(r.summary());
-        assertFalse(r.noErrorFound(), () -> config + ": TLC found no error, the mutation went undetected");
-        assertEquals(invariant, r.violatedInvariant().orElse(null),
-                () -> config + ": expected a violation of " + invariant + ":\n" + r.tail(80));
-        assertEquals(EXIT_SAFETY_VIOLATION, r.exitCode(),
-                () -> config + ": unexpected TLC exit status:\n" + r.tail(80));
+        Tlc.assertViolates(TlcModelCheckTest.SESSION_SPEC, config, TIMEOUT, invariant);
     }
 }
