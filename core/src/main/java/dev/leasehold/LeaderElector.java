@@ -50,8 +50,7 @@ public interface LeaderElector extends AutoCloseable {
   /**
    * currentLeader is the leader this instance last saw (itself when MASTER), if any.
    *
-   * @return the leader seen last, or empty when none is known (no election won yet, or the key was
-   *     lost)
+   * @return the leader seen last, or empty when none is known (none seen yet, or the key is gone)
    */
   Optional<LeaderInfo> currentLeader();
 
