@@ -26,6 +26,9 @@ public final class Durations {
    * the value is kept to the nanosecond.
    *
    * @param name how the caller names the value in the error ({@code leasehold.ttl}, {@code --ttl})
+   * @param text what the user wrote, for example {@code 5}, {@code 1.5s}, {@code 200ms} or {@code
+   *     PT5S}; null is rejected like any other bad text
+   * @return the duration, exact to the nanosecond
    * @throws IllegalArgumentException naming {@code name} and the text, for text that is none of these
    */
   public static Duration parse(String name, String text) {
@@ -52,6 +55,9 @@ public final class Durations {
    * human prints a duration as the error messages do: milliseconds below a second ({@code 200ms},
    * {@code 333.333333ms} for a fraction of one), seconds from there ({@code 5s}, {@code 1.5s},
    * {@code 1.666s}); {@code null} as "null".
+   *
+   * @param d the duration to print; may be null
+   * @return the text, for example {@code 200ms} or {@code 1.666s}; {@code "null"} for null
    */
   public static String human(Duration d) {
     if (d == null) {
@@ -74,6 +80,9 @@ public final class Durations {
   /**
    * seconds prints a duration in seconds to the millisecond ({@code 0.2s}, {@code 2.417s},
    * {@code 5s}): the unit the {@code leasehold} command's options are given in.
+   *
+   * @param d the duration to print, not null
+   * @return the seconds with up to three decimals and an {@code s}, for example {@code 2.417s}
    */
   public static String seconds(Duration d) {
     return BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString() + "s";

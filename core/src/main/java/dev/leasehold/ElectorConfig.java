@@ -119,67 +119,119 @@ public final class ElectorConfig {
     this.workStallTimeout = s.workStallTimeout;
   }
 
-  /** builder starts a config with every default set except the election key. */
+  /**
+   * builder starts a config with every default set except the election key.
+   *
+   * @return a new builder; only {@code electionKey} must be set before {@link Builder#build()}
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** electionKey is the key whose holder is the leader. */
+  /**
+   * electionKey is the key whose holder is the leader.
+   *
+   * @return the key, never blank
+   */
   public String electionKey() {
     return electionKey;
   }
 
-  /** candidateId labels this instance in the key's value and in events. */
+  /**
+   * candidateId labels this instance in the key's value and in events.
+   *
+   * @return the configured id, or when none was set the generated {@code host-pid-random} one
+   */
   public String candidateId() {
     return candidateId;
   }
 
-  /** leaseTtl is the requested lease TTL; the store may grant a longer one, which is used. */
+  /**
+   * leaseTtl is the requested lease TTL; the store may grant a longer one, which is used.
+   *
+   * @return the TTL as configured, a whole number of the store's unit
+   */
   public Duration leaseTtl() {
     return leaseTtl;
   }
 
-  /** safetyMargin is subtracted from every local deadline. */
+  /**
+   * safetyMargin is subtracted from every local deadline.
+   *
+   * @return the margin, at least zero; TTL/10 unless set
+   */
   public Duration safetyMargin() {
     return safetyMargin;
   }
 
-  /** maxDriftRate bounds the local clock's rate error relative to the store's clock. */
+  /**
+   * maxDriftRate bounds the local clock's rate error relative to the store's clock.
+   *
+   * @return the fraction in [0, 0.1); 0.01 means the local clock may run 1% fast or slow
+   */
   public double maxDriftRate() {
     return maxDriftRate;
   }
 
-  /** pollInterval is how often a follower reads the key in case its watch went silent. */
+  /**
+   * pollInterval is how often a follower reads the key in case its watch went silent.
+   *
+   * @return the poll interval, at least 10 ms
+   */
   public Duration pollInterval() {
     return pollInterval;
   }
 
-  /** rpcTimeout bounds every call to the store. */
+  /**
+   * rpcTimeout bounds every call to the store.
+   *
+   * @return the timeout, positive and under leaseTtl/3; min(1 s, TTL/4) unless set
+   */
   public Duration rpcTimeout() {
     return rpcTimeout;
   }
 
-  /** retryBackoffInitial is the first delay after a failed call; it doubles up to the max. */
+  /**
+   * retryBackoffInitial is the first delay after a failed call; it doubles up to the max.
+   *
+   * @return the first retry delay, positive
+   */
   public Duration retryBackoffInitial() {
     return retryBackoffInitial;
   }
 
-  /** retryBackoffMax caps the retry delay. */
+  /**
+   * retryBackoffMax caps the retry delay.
+   *
+   * @return the largest retry delay, at least {@link #retryBackoffInitial()}
+   */
   public Duration retryBackoffMax() {
     return retryBackoffMax;
   }
 
-  /** resignHoldoff is how long an instance that resigned stays out of the next election. */
+  /**
+   * resignHoldoff is how long an instance that resigned stays out of the next election.
+   *
+   * @return the hold-off, at least zero; the lease TTL unless set
+   */
   public Duration resignHoldoff() {
     return resignHoldoff;
   }
 
-  /** standbyLease tells whether followers keep a lease ready for a faster takeover. */
+  /**
+   * standbyLease tells whether followers keep a lease ready for a faster takeover.
+   *
+   * @return true when followers hold a standby lease (the default)
+   */
   public boolean standbyLease() {
     return standbyLease;
   }
 
-  /** closeOnShutdown tells whether a JVM shutdown hook closes the elector (so it hands over at once). */
+  /**
+   * closeOnShutdown tells whether a JVM shutdown hook closes the elector (so it hands over at once).
+   *
+   * @return true when a shutdown hook closes the elector; false by default
+   */
   public boolean closeOnShutdown() {
     return closeOnShutdown;
   }
@@ -188,6 +240,8 @@ public final class ElectorConfig {
    * workStallTimeout is how long a MASTER waits for a {@link Leadership#heartbeat()} from its
    * leader-only work before it resigns with {@code WORK_STALLED}; empty (the default) when the
    * watchdog is off.
+   *
+   * @return the stall timeout, at least 10 ms, or empty when the watchdog is off
    */
   public Optional<Duration> workStallTimeout() {
     return Optional.ofNullable(workStallTimeout);
@@ -276,7 +330,13 @@ public final class ElectorConfig {
   public static final class Builder extends Settings<Builder> {
     private Builder() {}
 
-    /** build validates every field and the relations between them. */
+    /**
+     * build validates every field and the relations between them.
+     *
+     * @return the validated, immutable config
+     * @throws IllegalArgumentException when a field or a relation between fields is invalid; the
+     *     message names the field and its value
+     */
     public ElectorConfig build() {
       return buildConfig();
     }
@@ -315,7 +375,12 @@ public final class ElectorConfig {
       return (B) this;
     }
 
-    /** config copies every setting of a validated config, for building from one object. */
+    /**
+     * config copies every setting of a validated config, for building from one object.
+     *
+     * @param c a validated config; every field is copied, the filled-in defaults included
+     * @return this builder, for chaining
+     */
     public B config(ElectorConfig c) {
       electionKey = c.electionKey;
       candidateId = c.candidateId;
@@ -333,13 +398,24 @@ public final class ElectorConfig {
       return self();
     }
 
-    /** electionKey sets the key to hold (required, non-blank). */
+    /**
+     * electionKey sets the key to hold (required, non-blank).
+     *
+     * @param electionKey the key, for example {@code /services/billing/leader}; null or blank fails
+     *     at build
+     * @return this builder, for chaining
+     */
     public B electionKey(String electionKey) {
       this.electionKey = electionKey;
       return self();
     }
 
-    /** candidateId sets this instance's label; default host-pid-random. */
+    /**
+     * candidateId sets this instance's label; default host-pid-random.
+     *
+     * @param candidateId the label, non-blank, or null for the default
+     * @return this builder, for chaining
+     */
     public B candidateId(String candidateId) {
       this.candidateId = candidateId;
       return self();
@@ -349,6 +425,9 @@ public final class ElectorConfig {
      * leaseTtl sets the lease TTL in its store's unit; default 5 s. etcd and the local store
      * take whole seconds, at least 1 s; MariaDB/MySQL whole milliseconds, at least 500 ms.
      * Longer TTLs ride out longer store outages but make crash failover slower.
+     *
+     * @param leaseTtl the requested TTL; checked at build against the store's minimum and unit
+     * @return this builder, for chaining
      */
     public B leaseTtl(Duration leaseTtl) {
       this.leaseTtl = leaseTtl;
@@ -359,13 +438,21 @@ public final class ElectorConfig {
      * safetyMargin sets how long before the computed lease expiry the leader steps down;
      * default TTL/10. It must cover the delay between the deadline and the application
      * seeing that leadership ended.
+     *
+     * @param safetyMargin the margin, at least zero, or null for TTL/10
+     * @return this builder, for chaining
      */
     public B safetyMargin(Duration safetyMargin) {
       this.safetyMargin = safetyMargin;
       return self();
     }
 
-    /** maxDriftRate sets the assumed bound on the local clock's rate error; default 0.01. */
+    /**
+     * maxDriftRate sets the assumed bound on the local clock's rate error; default 0.01.
+     *
+     * @param maxDriftRate the rate error as a fraction, in [0, 0.1)
+     * @return this builder, for chaining
+     */
     public B maxDriftRate(double maxDriftRate) {
       this.maxDriftRate = maxDriftRate;
       return self();
@@ -375,6 +462,9 @@ public final class ElectorConfig {
      * pollInterval sets how often followers read the key besides watching it; default 1 s.
      * Shorter detects a silent watch sooner at the cost of one linearizable read per follower
      * per interval (reads are not raft proposals).
+     *
+     * @param pollInterval the interval, at least 10 ms
+     * @return this builder, for chaining
      */
     public B pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
@@ -385,20 +475,35 @@ public final class ElectorConfig {
      * rpcTimeout bounds each call to the store; default min(1 s, TTL/4). It must stay under
      * TTL/3, so that a renewal that hangs for the whole timeout still leaves time to retry
      * before the deadline.
+     *
+     * @param rpcTimeout the timeout, positive and under leaseTtl/3, or null for min(1 s, TTL/4)
+     * @return this builder, for chaining
      */
     public B rpcTimeout(Duration rpcTimeout) {
       this.rpcTimeout = rpcTimeout;
       return self();
     }
 
-    /** retryBackoff sets the first and the largest delay between retries; default 100 ms..1 s. */
+    /**
+     * retryBackoff sets the first and the largest delay between retries; default 100 ms..1 s.
+     *
+     * @param initial the delay after the first failed call, positive
+     * @param max the cap the doubling delay stops at, at least {@code initial}
+     * @return this builder, for chaining
+     */
     public B retryBackoff(Duration initial, Duration max) {
       this.retryBackoffInitial = initial;
       this.retryBackoffMax = max;
       return self();
     }
 
-    /** resignHoldoff sets how long a resigned instance sits out; default the lease TTL. */
+    /**
+     * resignHoldoff sets how long a resigned instance sits out; default the lease TTL.
+     *
+     * @param resignHoldoff how long to sit out, at least zero (zero re-enters at once), or null for
+     *     the lease TTL
+     * @return this builder, for chaining
+     */
     public B resignHoldoff(Duration resignHoldoff) {
       this.resignHoldoff = resignHoldoff;
       return self();
@@ -411,6 +516,9 @@ public final class ElectorConfig {
      * follower joins the queue a graceful handover picks its successor from; default true. The
      * cost is one keep-alive and one linearizable read per follower per renewal, neither a raft
      * proposal, and they are also its poll; turn it off for very many followers.
+     *
+     * @param standbyLease false to let followers hold no lease of their own
+     * @return this builder, for chaining
      */
     public B standbyLease(boolean standbyLease) {
       this.standbyLease = standbyLease;
@@ -421,6 +529,9 @@ public final class ElectorConfig {
      * closeOnShutdown registers, at start(), a JVM shutdown hook that closes the elector: on
      * SIGTERM a leader then releases its lease and another instance takes over in
      * milliseconds instead of after a TTL; default false. The hook is removed by close().
+     *
+     * @param closeOnShutdown true to register the shutdown hook
+     * @return this builder, for chaining
      */
     public B closeOnShutdown(boolean closeOnShutdown) {
       this.closeOnShutdown = closeOnShutdown;
@@ -434,6 +545,10 @@ public final class ElectorConfig {
      * hold-off, so a healthy instance takes over from one whose work hung. At least 10 ms;
      * default off (null). Pick it well above the work's longest honest pause between
      * heartbeats: a false alarm costs a handover.
+     *
+     * @param workStallTimeout the longest gap allowed between heartbeats, at least 10 ms, or null
+     *     to turn the watchdog off
+     * @return this builder, for chaining
      */
     public B workStallTimeout(Duration workStallTimeout) {
       this.workStallTimeout = workStallTimeout;
@@ -444,6 +559,10 @@ public final class ElectorConfig {
      * buildConfig validates every field and the relations between them, with the neutral
      * rule for the lease TTL (a whole number of milliseconds); a backend's builder calls
      * {@link #buildConfig(Duration, Duration, String)} with its store's rule instead.
+     *
+     * @return the validated, immutable config
+     * @throws IllegalArgumentException when a field or a relation between fields is invalid; the
+     *     message names the field and its value
      */
     protected final ElectorConfig buildConfig() {
       return buildConfig(Duration.ofMillis(1), Duration.ofMillis(1), null);
@@ -453,6 +572,13 @@ public final class ElectorConfig {
      * buildConfig validates like {@link #buildConfig()}, the lease TTL by its store's rule:
      * at least {@code minTtl} and a whole number of {@code ttlUnit}s; {@code unitReason}, when
      * not null, tells in the error why the store needs that unit.
+     *
+     * @param minTtl the store's shortest lease TTL
+     * @param ttlUnit the store's TTL granularity, for example one second for etcd
+     * @param unitReason why the store needs {@code ttlUnit}, shown in the error; null for none
+     * @return the validated, immutable config
+     * @throws IllegalArgumentException when a field or a relation between fields is invalid; the
+     *     message names the field and its value
      */
     protected final ElectorConfig buildConfig(Duration minTtl, Duration ttlUnit, String unitReason) {
       return new ElectorConfig(this, minTtl, ttlUnit, unitReason);

@@ -51,6 +51,19 @@ public record ElectorHealth(
   /**
    * ElectorHealth rejects null components, a negative renewal age, and a failure reason on a
    * reachable store (or none on an unreachable one).
+   *
+   * @param state the role, not null
+   * @param running whether the elector is between {@code start()} and {@code close()}
+   * @param backend the store's name, not null
+   * @param leader the known leader, or empty; not null
+   * @param sinceRenewal the age of the last confirmed renewal, not negative, or empty; not null
+   * @param storeReachable whether the store answers; must be false exactly when {@code
+   *     storeFailure} is present
+   * @param storeFailure the reason the store is unreachable, or empty while it is reachable; not
+   *     null
+   * @param fallback the backend fallen back to, or empty; not null
+   * @throws IllegalArgumentException for a negative {@code sinceRenewal}, or a {@code storeFailure}
+   *     that does not match {@code storeReachable}
    */
   public ElectorHealth {
     Objects.requireNonNull(state, "state");
@@ -72,22 +85,36 @@ public record ElectorHealth(
   /**
    * healthy is the verdict: running, the store reachable and no fallback in force. The role
    * does not matter: a FOLLOWER (or CANDIDATE) is as healthy as the MASTER.
+   *
+   * @return true when this elector needs no attention
    */
   public boolean healthy() {
     return running && storeReachable && fallback.isEmpty();
   }
 
-  /** isLeader is true when this snapshot was taken while the elector was MASTER. */
+  /**
+   * isLeader is true when this snapshot was taken while the elector was MASTER.
+   *
+   * @return true for a MASTER snapshot; the term may have ended since
+   */
   public boolean isLeader() {
     return state == ElectorState.MASTER;
   }
 
-  /** leaderId is the known leader's candidate id, if a leader is known. */
+  /**
+   * leaderId is the known leader's candidate id, if a leader is known.
+   *
+   * @return the leader's candidate id, or empty when no leader is known
+   */
   public Optional<String> leaderId() {
     return leader.map(LeaderInfo::candidateId);
   }
 
-  /** fencingToken is the known leader's fencing token, if a leader is known. */
+  /**
+   * fencingToken is the known leader's fencing token, if a leader is known.
+   *
+   * @return the leader's fencing token, or empty when no leader is known
+   */
   public OptionalLong fencingToken() {
     return leader.isPresent() ? OptionalLong.of(leader.get().fencingToken()) : OptionalLong.empty();
   }
@@ -95,6 +122,9 @@ public record ElectorHealth(
   /**
    * withFallback is this snapshot with {@code fallback} in force, for an elector that wraps
    * another and falls back (the wrapped one reports none).
+   *
+   * @param fallback the name of the backend fallen back to, or empty for none
+   * @return a copy of this snapshot with only {@code fallback} replaced
    */
   public ElectorHealth withFallback(Optional<String> fallback) {
     return new ElectorHealth(

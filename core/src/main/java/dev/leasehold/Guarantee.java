@@ -23,7 +23,12 @@ public enum Guarantee {
    */
   IN_PROCESS;
 
-  /** atLeast is true when this guarantee is as strong as {@code other} or stronger. */
+  /**
+   * atLeast is true when this guarantee is as strong as {@code other} or stronger.
+   *
+   * @param other the guarantee a caller needs
+   * @return true when a term with this guarantee gives at least {@code other}'s mutual exclusion
+   */
   public boolean atLeast(Guarantee other) {
     return ordinal() <= other.ordinal();
   }

@@ -22,32 +22,52 @@ import java.util.function.Consumer;
  * <p>Thread-safe: every method may be called from any thread, including from a listener.
  */
 public interface LeaderElector extends AutoCloseable {
-  /** config is the validated backend-neutral configuration this elector runs with. */
+  /**
+   * config is the validated backend-neutral configuration this elector runs with.
+   *
+   * @return the config, never null; the same object for the elector's whole life
+   */
   ElectorConfig config();
 
   /** start begins campaigning; calling it again, or after {@link #close()}, does nothing. */
   void start();
 
-  /** state is the current role; CANDIDATE is transient. */
+  /**
+   * state is the current role; CANDIDATE is transient.
+   *
+   * @return the role at call time; {@link ElectorState#STOPPED} once closed
+   */
   ElectorState state();
 
   /**
    * isLeader is true only while this instance is MASTER and its local deadline, read at call
    * time, has not passed.
+   *
+   * @return true when leader-only work may proceed at this instant
    */
   boolean isLeader();
 
-  /** currentLeader is the leader this instance last saw (itself when MASTER), if any. */
+  /**
+   * currentLeader is the leader this instance last saw (itself when MASTER), if any.
+   *
+   * @return the leader seen last, or empty when none is known (none seen yet, or the key is gone)
+   */
   Optional<LeaderInfo> currentLeader();
 
   /**
    * health is a snapshot of this elector's health (role, backend, leader, the age of its last
    * confirmed renewal, the store's reachability, the fallback in force) with a verdict,
    * {@link ElectorHealth#healthy()}, for a health endpoint. It never blocks and takes no lock.
+   *
+   * @return a new snapshot, never null
    */
   ElectorHealth health();
 
-  /** leadership is the current term's handle while this instance is MASTER. */
+  /**
+   * leadership is the current term's handle while this instance is MASTER.
+   *
+   * @return the current term, or empty when this instance is not MASTER
+   */
   Optional<Leadership> leadership();
 
   /**
@@ -56,6 +76,8 @@ public interface LeaderElector extends AutoCloseable {
    * {@link java.util.concurrent.CancellationException} if the elector closes first. Like an
    * event, the term may already be over when a callback runs: check
    * {@link Leadership#isValid()}.
+   *
+   * @return a stage that completes with the term, or exceptionally if the elector closes first
    */
   CompletionStage<Leadership> whenLeading();
 
@@ -63,6 +85,8 @@ public interface LeaderElector extends AutoCloseable {
    * awaitLeadership blocks until this instance leads and returns its term, or empty once
    * {@code timeout} passes or the elector closes first.
    *
+   * @param timeout how long to wait at most; zero or negative checks once without waiting
+   * @return the term, or empty when the time ran out or the elector closed
    * @throws InterruptedException if the calling thread is interrupted while waiting
    */
   Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException;
@@ -71,6 +95,13 @@ public interface LeaderElector extends AutoCloseable {
    * runWhileLeader waits until this instance leads, then runs {@code task} with the term on a
    * worker thread of its own (never the event loop or the dispatcher), and returns how it
    * ended; it is {@link #runWhileLeader(LeaderTask, Duration)} with a grace of the RPC timeout.
+   *
+   * @param <T> what the task returns
+   * @param task the leader-only work, not null
+   * @return how the run ended: the task's value or failure, and whether it was interrupted or
+   *     resigned
+   * @throws InterruptedException if the calling thread is interrupted while waiting to lead or
+   *     while the task runs
    */
   default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) throws InterruptedException {
     return WhileLeader.run(this, task, config().rpcTimeout());
@@ -91,9 +122,13 @@ public interface LeaderElector extends AutoCloseable {
    * run the next term's work. Nothing the task throws escapes: it is in {@link
    * LeaderTaskOutcome#failure()}.
    *
+   * @param <T> what the task returns
    * @param grace how long before the local deadline the task is interrupted, and how long it
    *     then has to stop before it is reported; at least 0 and less than leaseTtl/3, so that
    *     renewals in good health never trigger it
+   * @param task the leader-only work, not null
+   * @return how the run ended: the task's value or failure, and whether it was interrupted or
+   *     resigned
    * @throws InterruptedException if the calling thread is interrupted: while waiting to lead
    *     (no task ran), or while the task ran (it was interrupted, given {@code grace} to stop,
    *     and its term resigned)
@@ -112,6 +147,9 @@ public interface LeaderElector extends AutoCloseable {
    * etcd and local, every candidate with a standby lease; empty for JDBC, and when the read
    * failed. The stage completes on the dispatcher thread, with the empty list once the elector
    * is closed.
+   *
+   * @return a stage that completes with the candidates, head first; the empty list when the read
+   *     failed
    */
   default CompletionStage<List<Participant>> participants() {
     return CompletableFuture.completedFuture(List.of());
@@ -129,6 +167,9 @@ public interface LeaderElector extends AutoCloseable {
    * SUBSCRIBED), on the elector's dispatcher thread. On an elector already closed, that first
    * (and last) event, cause SUBSCRIBED with {@code from == to == STOPPED}, runs on the calling
    * thread.
+   *
+   * @param listener the listener, not null; it must not block the dispatcher for long
+   * @return the subscription; close it to stop the events
    */
   Subscription onLeadershipChanged(LeadershipListener listener);
 
@@ -137,6 +178,10 @@ public interface LeaderElector extends AutoCloseable {
    * a time and in order even if the executor has many threads. Events reach the executor
    * through the dispatcher thread, so a same-thread executor ({@code Runnable::run}) runs the
    * listener on the dispatcher, never on the elector's event loop.
+   *
+   * @param listener the listener, not null
+   * @param executor where the listener runs, not null
+   * @return the subscription; close it to stop the events
    */
   Subscription onLeadershipChanged(LeadershipListener listener, Executor executor);
 
@@ -144,6 +189,9 @@ public interface LeaderElector extends AutoCloseable {
    * onRenewal subscribes to the confirmed renewals of the lease this instance holds (for a
    * latency metric); each is reported once, in order, on the dispatcher thread, never on the
    * event loop. A listener that throws is logged and stays subscribed.
+   *
+   * @param listener called with each confirmed renewal, not null
+   * @return the subscription; close it to stop the reports
    */
   Subscription onRenewal(Consumer<Renewal> listener);
 
@@ -161,6 +209,8 @@ public interface LeaderElector extends AutoCloseable {
    * closeAsync begins closing like {@link #close()} without waiting; the stage completes once
    * the lease was released (or given up on) and the elector's threads were told to stop.
    * Idempotent.
+   *
+   * @return a stage that completes once closing is done, also when an earlier call began it
    */
   CompletionStage<Void> closeAsync();
 }

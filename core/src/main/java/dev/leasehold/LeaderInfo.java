@@ -16,7 +16,14 @@ import java.util.Objects;
  *     bound to); printed in hex, as etcdctl shows lease ids
  */
 public record LeaderInfo(String candidateId, long fencingToken, long leaseId) {
-  /** LeaderInfo rejects a null candidate id and a non-positive fencing token. */
+  /**
+   * LeaderInfo rejects a null candidate id and a non-positive fencing token.
+   *
+   * @param candidateId the leader's id, not null
+   * @param fencingToken the term's token, positive
+   * @param leaseId the store's lease id; not checked
+   * @throws IllegalArgumentException for a fencing token of 0 or less
+   */
   public LeaderInfo {
     Objects.requireNonNull(candidateId, "candidateId");
     if (fencingToken <= 0) {

@@ -15,6 +15,12 @@ public interface LeaderTask<T> {
    * run does the work while {@code leadership} lasts. It is interrupted when the term ends,
    * and before the local deadline; it should check {@link Leadership#isValid()} before each
    * effect and guard effects with {@link Leadership#fencingToken()}.
+   *
+   * @param leadership the term the work runs in; valid when run starts, and may end at any time
+   *     after
+   * @return the task's result, reported in {@link LeaderTaskOutcome#value()}; null is allowed
+   * @throws Exception anything; the runner catches it and reports it in {@link
+   *     LeaderTaskOutcome#failure()}
    */
   T run(Leadership leadership) throws Exception;
 }

@@ -40,7 +40,16 @@ public record LeaderTaskOutcome<T>(
     CALLER_INTERRUPTED
   }
 
-  /** LeaderTaskOutcome rejects null components. */
+  /**
+   * LeaderTaskOutcome rejects null components.
+   *
+   * @param leadership the term, not null
+   * @param value the returned value, or empty; not null
+   * @param failure the thrown exception, or empty; not null
+   * @param interruption the reason for the runner's interrupt, or empty; not null
+   * @param ignoredInterrupt whether the task outlived its interrupt by {@code grace}
+   * @param resigned whether the runner resigned the term after the task ended
+   */
   public LeaderTaskOutcome {
     Objects.requireNonNull(leadership, "leadership");
     Objects.requireNonNull(value, "value");

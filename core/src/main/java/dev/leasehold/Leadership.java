@@ -15,31 +15,49 @@ import java.util.concurrent.CompletionStage;
  * be called from any thread.
  */
 public interface Leadership {
-  /** electionKey is the key this term holds. */
+  /**
+   * electionKey is the key this term holds.
+   *
+   * @return the election key, as configured
+   */
   String electionKey();
 
-  /** candidateId is this process's candidate id. */
+  /**
+   * candidateId is this process's candidate id.
+   *
+   * @return this process's candidate id, as configured
+   */
   String candidateId();
 
   /**
    * fencingToken is the key's mod revision when the term began; it strictly increases from term
    * to term.
+   *
+   * @return the token to pass to the resources leader-only work writes to, positive
    */
   long fencingToken();
 
   /**
    * leaseId is the store's id of the lease this term rides on (etcd: the lease the key is
    * bound to); {@code toString} prints it in hex, as etcdctl does.
+   *
+   * @return the lease id
    */
   long leaseId();
 
-  /** electedAt is the wall-clock time the term began, for reporting only. */
+  /**
+   * electedAt is the wall-clock time the term began, for reporting only.
+   *
+   * @return the wall-clock time of the election, from the local clock
+   */
   Instant electedAt();
 
   /**
    * guarantee is how far this term's mutual exclusion reaches: {@link Guarantee#DISTRIBUTED}
    * on etcd, {@link Guarantee#SINGLE_DATABASE} on MariaDB/MySQL, {@link Guarantee#IN_PROCESS}
    * on the local backend.
+   *
+   * @return the guarantee of the backend this term runs on
    */
   Guarantee guarantee();
 
@@ -48,12 +66,16 @@ public interface Leadership {
    * what leader-only work may still take before it must have stopped. It is {@link
    * Duration#ZERO} once the term is no longer valid. A renewal moves the deadline, so the
    * value grows again after each confirmed renewal.
+   *
+   * @return the time left, never negative
    */
   Duration timeLeft();
 
   /**
    * isValid is true while the elector is MASTER for this term and the local deadline, read
    * at call time on the monotonic clock, has not passed.
+   *
+   * @return true when leader-only work may proceed at this instant
    */
   boolean isValid();
 
@@ -76,6 +98,8 @@ public interface Leadership {
   /**
    * whenLost completes with the event that ended this term (LOST causes or CLOSED); it is
    * completed on the dispatcher thread, after {@link #isValid()} has already turned false.
+   *
+   * @return a stage that completes once, with the event that ended the term
    */
   CompletionStage<LeadershipEvent> whenLost();
 }

@@ -106,6 +106,8 @@ public record LeadershipEvent(
      * ({@code from == MASTER && to != MASTER}). CLOSED and STORE_UNAVAILABLE end a term only
      * when they leave MASTER: a follower's CLOSED, and the usual STORE_UNAVAILABLE that keeps
      * the role (every backend but a SQL MASTER whose term session failed), end none.
+     *
+     * @return true when an event with this cause leaving MASTER ends a term
      */
     public boolean isLoss() {
       return switch (this) {
@@ -116,7 +118,21 @@ public record LeadershipEvent(
     }
   }
 
-  /** LeadershipEvent rejects null components and a leadership handle on a non-MASTER event. */
+  /**
+   * LeadershipEvent rejects null components and a leadership handle on a non-MASTER event.
+   *
+   * @param from the role before, not null
+   * @param to the role after, not null
+   * @param cause the cause, not null; a loss cause when leaving MASTER
+   * @param leader the known leader, or empty; not null
+   * @param time the wall-clock time, not null
+   * @param nanoTime the monotonic time
+   * @param leadership the term won, present only when {@code to} is MASTER; not null
+   * @param reason the reason, or empty; not null
+   * @throws IllegalArgumentException when an event leaves MASTER for no loss cause, a FALLBACK or
+   *     FALLBACK_ENDED event moves the role or involves MASTER, or {@code leadership} is present on
+   *     an event not to MASTER
+   */
   public LeadershipEvent {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
@@ -138,17 +154,29 @@ public record LeadershipEvent(
     }
   }
 
-  /** leaderId is the known leader's candidate id, if a leader is known. */
+  /**
+   * leaderId is the known leader's candidate id, if a leader is known.
+   *
+   * @return the leader's candidate id, or empty when no leader is known
+   */
   public Optional<String> leaderId() {
     return leader.map(LeaderInfo::candidateId);
   }
 
-  /** fencingToken is the known leader's fencing token, if a leader is known. */
+  /**
+   * fencingToken is the known leader's fencing token, if a leader is known.
+   *
+   * @return the leader's fencing token, or empty when no leader is known
+   */
   public OptionalLong fencingToken() {
     return leader.isPresent() ? OptionalLong.of(leader.get().fencingToken()) : OptionalLong.empty();
   }
 
-  /** isElected is true when this event makes (or, for SUBSCRIBED, finds) this process MASTER. */
+  /**
+   * isElected is true when this event makes (or, for SUBSCRIBED, finds) this process MASTER.
+   *
+   * @return true for ELECTED, and for SUBSCRIBED to MASTER
+   */
   public boolean isElected() {
     return to == ElectorState.MASTER && from != ElectorState.MASTER
         || cause == Cause.SUBSCRIBED && to == ElectorState.MASTER;
@@ -158,6 +186,8 @@ public record LeadershipEvent(
    * isLost is true when this event ends this process's term of leadership (a loss): it
    * leaves MASTER, for one of the {@link Cause#isLoss()} causes. RESIGNED, WORK_STALLED and
    * CLOSED are losses too; a follower's CLOSED is not, as it ends no term.
+   *
+   * @return true when this event ends a term
    */
   public boolean isLost() {
     return from == ElectorState.MASTER && to != ElectorState.MASTER;

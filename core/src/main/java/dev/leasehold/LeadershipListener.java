@@ -18,6 +18,10 @@ package dev.leasehold;
  */
 @FunctionalInterface
 public interface LeadershipListener {
-  /** onLeadershipChanged is called once per event, in order. */
+  /**
+   * onLeadershipChanged is called once per event, in order.
+   *
+   * @param event the event, never null; it may already be stale when this runs
+   */
   void onLeadershipChanged(LeadershipEvent event);
 }

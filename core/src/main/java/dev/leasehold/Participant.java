@@ -23,7 +23,16 @@ public record Participant(String candidateId, long leaseId, long createRevision,
   /** SEGMENT sits between the election key and a participant's lease id. */
   public static final String SEGMENT = "/candidates/";
 
-  /** Participant rejects a null id and non-positive lease or revisions. */
+  /**
+   * Participant rejects a null id and non-positive lease or revisions.
+   *
+   * @param candidateId the id, not null
+   * @param leaseId the lease id, positive
+   * @param createRevision the revision the key was created at, positive
+   * @param modRevision the revision the key was last put at, at least {@code createRevision}
+   * @throws IllegalArgumentException for a non-positive lease id or create revision, or a mod
+   *     revision below the create revision
+   */
   public Participant {
     Objects.requireNonNull(candidateId, "candidateId");
     if (leaseId <= 0 || createRevision <= 0 || modRevision < createRevision) {
@@ -33,12 +42,23 @@ public record Participant(String candidateId, long leaseId, long createRevision,
     }
   }
 
-  /** prefix is the common start of every participant key of {@code electionKey}. */
+  /**
+   * prefix is the common start of every participant key of {@code electionKey}.
+   *
+   * @param electionKey the election's key, as configured
+   * @return {@code electionKey + "/candidates/"}
+   */
   public static String prefix(String electionKey) {
     return electionKey + SEGMENT;
   }
 
-  /** keyOf is the participant key of the candidate on {@code leaseId}. */
+  /**
+   * keyOf is the participant key of the candidate on {@code leaseId}.
+   *
+   * @param electionKey the election's key, as configured
+   * @param leaseId the candidate's standby lease
+   * @return the key, its lease id in 16 lower-case hex digits
+   */
   public static String keyOf(String electionKey, long leaseId) {
     return prefix(electionKey) + String.format("%016x", leaseId);
   }
@@ -46,6 +66,10 @@ public record Participant(String candidateId, long leaseId, long createRevision,
   /**
    * leaseOf reads the lease id a participant key of {@code electionKey} spells, or 0 when
    * {@code key} is not one (another key under the same prefix).
+   *
+   * @param electionKey the election's key, as configured
+   * @param key a key read from the store under {@link #prefix(String)}
+   * @return the lease id, or 0 when {@code key} is not a participant key
    */
   public static long leaseOf(String electionKey, String key) {
     String prefix = prefix(electionKey);

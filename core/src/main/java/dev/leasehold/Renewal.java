@@ -14,7 +14,14 @@ import java.util.Objects;
  * @param nanoTime the elector's monotonic clock at the confirmation
  */
 public record Renewal(ElectorState role, Duration roundTrip, long nanoTime) {
-  /** Renewal rejects null components and a negative round trip. */
+  /**
+   * Renewal rejects null components and a negative round trip.
+   *
+   * @param role the role, not null
+   * @param roundTrip the round trip, not null and not negative
+   * @param nanoTime the monotonic time of the confirmation
+   * @throws IllegalArgumentException for a negative round trip
+   */
   public Renewal {
     Objects.requireNonNull(role, "role");
     Objects.requireNonNull(roundTrip, "roundTrip");

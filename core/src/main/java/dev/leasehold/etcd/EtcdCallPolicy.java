@@ -49,7 +49,12 @@ public final class EtcdCallPolicy implements ClientInterceptor {
 
   private final long timeoutNanos;
 
-  /** EtcdCallPolicy bounds each call by {@code rpcTimeout}, which must be positive. */
+  /**
+   * EtcdCallPolicy bounds each call by {@code rpcTimeout}, which must be positive.
+   *
+   * @param rpcTimeout the deadline each call gets, counted from its start; not null
+   * @throws IllegalArgumentException if {@code rpcTimeout} is zero or negative
+   */
   public EtcdCallPolicy(Duration rpcTimeout) {
     Objects.requireNonNull(rpcTimeout, "rpcTimeout");
     if (rpcTimeout.isNegative() || rpcTimeout.isZero()) {

@@ -27,31 +27,56 @@ public abstract class EtcdClientSettings<B extends EtcdClientSettings<B>> extend
     return (B) this;
   }
 
-  /** endpoints sets the etcd client URLs: {@link EtcdSettings.Builder#endpoints(String...)}. */
+  /**
+   * endpoints sets the etcd client URLs: {@link EtcdSettings.Builder#endpoints(String...)}.
+   *
+   * @param endpoints the URLs, such as {@code http://127.0.0.1:2379}
+   * @return this builder, for chaining
+   */
   public B endpoints(String... endpoints) {
     etcd.endpoints(endpoints);
     return me();
   }
 
-  /** endpoints sets the etcd client URLs: {@link EtcdSettings.Builder#endpoints(List)}. */
+  /**
+   * endpoints sets the etcd client URLs: {@link EtcdSettings.Builder#endpoints(List)}.
+   *
+   * @param endpoints the URLs, such as {@code http://127.0.0.1:2379}
+   * @return this builder, for chaining
+   */
   public B endpoints(List<String> endpoints) {
     etcd.endpoints(endpoints);
     return me();
   }
 
-  /** client uses an existing jetcd client instead of endpoints: {@link EtcdSettings.Builder#client}. */
+  /**
+   * client uses an existing jetcd client instead of endpoints: {@link EtcdSettings.Builder#client}.
+   *
+   * @param client the client to use; never closed by the elector
+   * @return this builder, for chaining
+   */
   public B client(Client client) {
     etcd.client(client);
     return me();
   }
 
-  /** tls trusts only the CA certificates of a PEM file: {@link EtcdSettings.Builder#tls}. */
+  /**
+   * tls trusts only the CA certificates of a PEM file: {@link EtcdSettings.Builder#tls}.
+   *
+   * @param caCertificate the PEM file of the CA certificates to trust, read at build
+   * @return this builder, for chaining
+   */
   public B tls(Path caCertificate) {
     etcd.tls(caCertificate);
     return me();
   }
 
-  /** tlsJvmDefaultTrust trusts the JVM's default CAs: {@link EtcdSettings.Builder#tlsJvmDefaultTrust}. */
+  /**
+   * tlsJvmDefaultTrust trusts the JVM's default CAs:
+   * {@link EtcdSettings.Builder#tlsJvmDefaultTrust}.
+   *
+   * @return this builder, for chaining
+   */
   public B tlsJvmDefaultTrust() {
     etcd.tlsJvmDefaultTrust();
     return me();
@@ -60,19 +85,35 @@ public abstract class EtcdClientSettings<B extends EtcdClientSettings<B>> extend
   /**
    * tlsClientCertificate presents a client certificate for mutual TLS: {@link
    * EtcdSettings.Builder#tlsClientCertificate}.
+   *
+   * @param certificateChain the PEM file with the client's certificate first, read at build
+   * @param privateKey the PEM file of the client's unencrypted PKCS#8 key, read at build
+   * @return this builder, for chaining
    */
   public B tlsClientCertificate(Path certificateChain, Path privateKey) {
     etcd.tlsClientCertificate(certificateChain, privateKey);
     return me();
   }
 
-  /** tlsAuthority sets the host name the server's certificate must carry: {@link EtcdSettings.Builder#tlsAuthority}. */
+  /**
+   * tlsAuthority sets the host name the server's certificate must carry:
+   * {@link EtcdSettings.Builder#tlsAuthority}.
+   *
+   * @param authority the host name to check the server's certificate against
+   * @return this builder, for chaining
+   */
   public B tlsAuthority(String authority) {
     etcd.tlsAuthority(authority);
     return me();
   }
 
-  /** credentials authenticates to etcd as {@code user}: {@link EtcdSettings.Builder#credentials}. */
+  /**
+   * credentials authenticates to etcd as {@code user}: {@link EtcdSettings.Builder#credentials}.
+   *
+   * @param user the etcd user
+   * @param password the user's password; copied, so the caller may clear the array
+   * @return this builder, for chaining
+   */
   public B credentials(String user, char[] password) {
     etcd.credentials(user, password);
     return me();
@@ -82,6 +123,7 @@ public abstract class EtcdClientSettings<B extends EtcdClientSettings<B>> extend
    * settings validates how to reach etcd, as set so far, into its value (reading the TLS files);
    * the builder stays usable, and later changes to it do not reach the value.
    *
+   * @return the validated settings, independent of this builder
    * @throws IllegalArgumentException naming the option and its value
    */
   public EtcdSettings settings() {

@@ -25,6 +25,9 @@ public final class EtcdFencing {
   /**
    * isCurrentTerm is the compare that holds only while the election key is still as the given
    * term wrote it: neither deleted nor written since.
+   *
+   * @param leadership the term that must still hold the key, from this elector
+   * @return a compare on the key's mod revision, to add to a transaction of the caller's
    */
   public static Cmp isCurrentTerm(Leadership leadership) {
     Objects.requireNonNull(leadership, "leadership");
@@ -37,6 +40,10 @@ public final class EtcdFencing {
   /**
    * guard adds {@link #isCurrentTerm} to the transaction's compares and returns it; call it
    * before {@code Then}, as jetcd accepts no compare after it.
+   *
+   * @param txn the caller's transaction, with no {@code Then} yet
+   * @param leadership the term that must still hold the key
+   * @return {@code txn}, for chaining its {@code Then}
    */
   public static Txn guard(Txn txn, Leadership leadership) {
     Objects.requireNonNull(txn, "txn");

@@ -28,7 +28,11 @@ import java.util.function.Supplier;
 public final class EtcdLeaderElector {
   private EtcdLeaderElector() {}
 
-  /** builder starts configuring an elector. */
+  /**
+   * builder starts configuring an elector.
+   *
+   * @return a new builder with the neutral defaults and no endpoint or client yet
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -38,6 +42,9 @@ public final class EtcdLeaderElector {
    * it makes no connection and starts no thread until {@link LeaderElector#start()}. Every
    * elector made from one {@code settings} with endpoints makes its own client.
    *
+   * @param config the backend-neutral settings, validated
+   * @param settings how to reach etcd
+   * @return the elector, not started
    * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
    *     least 1 s (etcd grants seconds), or an argument is null
    */
@@ -50,6 +57,9 @@ public final class EtcdLeaderElector {
    * this config renews (PROTOCOL.md §4.4): as late as leaves 2 s of its deadline window for
    * riding out an etcd leader election, between TTL/6 and TTL/2 (of the requested TTL; etcd may
    * grant a longer one).
+   *
+   * @param config the settings whose lease TTL sets the interval
+   * @return the delay from a renewal's send time to the next renewal, between TTL/6 and TTL/2
    */
   public static Duration renewInterval(ElectorConfig config) {
     return Duration.ofNanos(
@@ -87,6 +97,9 @@ public final class EtcdLeaderElector {
     /**
      * build validates the settings, reads the TLS files, and creates an elector that has not
      * started, as {@link EtcdLeaderElector#of} does with the two values.
+     *
+     * @return the elector, not started
+     * @throws IllegalArgumentException naming the field or option and its value
      */
     public LeaderElector build() {
       ElectorConfig validated = etcdConfig();

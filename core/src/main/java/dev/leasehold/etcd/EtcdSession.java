@@ -111,7 +111,11 @@ public final class EtcdSession implements AutoCloseable {
         template.candidateId() + "@" + template.electionKey() + "*");
   }
 
-  /** builder starts configuring a session. */
+  /**
+   * builder starts configuring a session.
+   *
+   * @return a new builder with the neutral defaults and no prefix, endpoint or client yet
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -121,6 +125,9 @@ public final class EtcdSession implements AutoCloseable {
    * election of it shares ({@code config.electionKey()} is the prefix) and how to reach etcd;
    * nothing runs until {@link #start()}.
    *
+   * @param config the settings every election of the session shares; its election key is the prefix
+   * @param settings how to reach etcd
+   * @return the session, not started
    * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
    *     least 1 s (etcd grants seconds), or an argument is null
    */
@@ -149,7 +156,11 @@ public final class EtcdSession implements AutoCloseable {
     }
   }
 
-  /** prefix is the key prefix every election of this session lives under. */
+  /**
+   * prefix is the key prefix every election of this session lives under.
+   *
+   * @return the prefix, as configured
+   */
   public String prefix() {
     return template.electionKey();
   }
@@ -158,6 +169,8 @@ public final class EtcdSession implements AutoCloseable {
    * election makes the elector of the key {@code prefix + name} on this session; it campaigns
    * once both it and the session are started. Thread-safe.
    *
+   * @param name the election's name under the prefix, not blank
+   * @return the elector, not started
    * @throws IllegalArgumentException if {@code name} is blank, or an open election of this
    *     session already has that name (two would share one lease and fight over one key)
    * @throws IllegalStateException if the session is closed
@@ -196,22 +209,37 @@ public final class EtcdSession implements AutoCloseable {
   /**
    * isLive tells whether the session holds a lease it has not yet found ended (its DEADLINE
    * timer ends it as the deadline passes).
+   *
+   * @return true while the session's lease is believed alive
    */
   public boolean isLive() {
     return lease.state() == dev.leasehold.ElectorState.MASTER;
   }
 
-  /** health is the session lease's health: its renewals and the store's reachability. */
+  /**
+   * health is the session lease's health: its renewals and the store's reachability.
+   *
+   * @return a new snapshot, never null
+   */
   public ElectorHealth health() {
     return lease.health();
   }
 
-  /** onRenewal subscribes to the session lease's confirmed renewals, on the dispatcher thread. */
+  /**
+   * onRenewal subscribes to the session lease's confirmed renewals, on the dispatcher thread.
+   *
+   * @param listener called with each confirmed renewal, not null
+   * @return the subscription; close it to stop the reports
+   */
   public Subscription onRenewal(Consumer<Renewal> listener) {
     return lease.onRenewal(listener);
   }
 
-  /** elections is how many of this session's elections are open. */
+  /**
+   * elections is how many of this session's elections are open.
+   *
+   * @return the number of elections made and not yet closed
+   */
   public int elections() {
     return elections.size();
   }
@@ -272,7 +300,12 @@ public final class EtcdSession implements AutoCloseable {
   public static final class Builder extends EtcdClientSettings<Builder> {
     private Builder() {}
 
-    /** prefix sets the key prefix of the session's elections (required; end it with "/"). */
+    /**
+     * prefix sets the key prefix of the session's elections (required; end it with "/").
+     *
+     * @param prefix the prefix, for example {@code /services/}
+     * @return this builder, for chaining
+     */
     public Builder prefix(String prefix) {
       return electionKey(prefix);
     }
@@ -282,6 +315,7 @@ public final class EtcdSession implements AutoCloseable {
      * given), as {@link EtcdSession#of} does with the two values; nothing runs until {@link
      * EtcdSession#start()}.
      *
+     * @return the session, not started
      * @throws IllegalArgumentException naming the field and value of a bad setting
      */
     public EtcdSession build() {

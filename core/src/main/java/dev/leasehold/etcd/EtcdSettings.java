@@ -55,7 +55,11 @@ public final class EtcdSettings {
     this.password = b.password();
   }
 
-  /** builder starts settings with nothing set: give endpoints or a client. */
+  /**
+   * builder starts settings with nothing set: give endpoints or a client.
+   *
+   * @return a new, empty builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -109,12 +113,20 @@ public final class EtcdSettings {
     /**
      * endpoints sets the etcd client URLs, such as {@code http://127.0.0.1:2379}, or
      * {@code https://...} for every endpoint once TLS is set ({@link #tls(Path)}).
+     *
+     * @param endpoints the URLs, {@code http://} or {@code https://}, at least one
+     * @return this builder, for chaining
      */
     public Builder endpoints(String... endpoints) {
       return endpoints(endpoints == null ? null : Arrays.asList(endpoints));
     }
 
-    /** endpoints sets the etcd client URLs. */
+    /**
+     * endpoints sets the etcd client URLs.
+     *
+     * @param endpoints the URLs, {@code http://} or {@code https://}, at least one
+     * @return this builder, for chaining
+     */
     public Builder endpoints(List<String> endpoints) {
       this.endpoints = endpoints == null ? null : new ArrayList<>(endpoints);
       return this;
@@ -130,6 +142,9 @@ public final class EtcdSettings {
      * client given cannot be replaced: after a long outage its channel reconnects on gRPC's own
      * backoff, which grows to two minutes, where an elector's own client reconnects within
      * {@code retryBackoffMax}.
+     *
+     * @param client the client to use
+     * @return this builder, for chaining
      */
     public Builder client(Client client) {
       this.client = client;
@@ -141,6 +156,9 @@ public final class EtcdSettings {
      * {@code caCertificate}, a PEM file (several certificates may follow one another); the
      * server's certificate must also name the endpoint's host (or {@link #tlsAuthority}).
      * Replaces {@link #tlsJvmDefaultTrust()}. The file is read at build.
+     *
+     * @param caCertificate the PEM file of the CA certificates to trust
+     * @return this builder, for chaining
      */
     public Builder tls(Path caCertificate) {
       this.tlsCa = caCertificate;
@@ -153,6 +171,8 @@ public final class EtcdSettings {
      * {@code cacerts}, or {@code javax.net.ssl.trustStore}) instead of a file given to
      * {@link #tls(Path)}, which it replaces. It has to be chosen: https endpoints without it
      * or {@code tls(...)} are rejected, so that no trust is taken for granted.
+     *
+     * @return this builder, for chaining
      */
     public Builder tlsJvmDefaultTrust() {
       this.tlsJvmDefaultTrust = true;
@@ -166,6 +186,10 @@ public final class EtcdSettings {
      * certificate first, {@code privateKey} its unencrypted PKCS#8 PEM key
      * ({@code BEGIN PRIVATE KEY}). Needs {@link #tls(Path)} or {@link #tlsJvmDefaultTrust()};
      * the files are read, and the key checked against the certificate, at build.
+     *
+     * @param certificateChain the PEM file with the client's certificate first
+     * @param privateKey the PEM file of the client's unencrypted PKCS#8 key
+     * @return this builder, for chaining
      */
     public Builder tlsClientCertificate(Path certificateChain, Path privateKey) {
       this.tlsCertificateChain = certificateChain;
@@ -177,6 +201,9 @@ public final class EtcdSettings {
      * tlsAuthority sets the host name the server's certificate must carry, for every endpoint
      * (by default each endpoint's own host); for certificates issued for a name other than the
      * one dialled. Needs TLS.
+     *
+     * @param authority the host name to check the server's certificate against
+     * @return this builder, for chaining
      */
     public Builder tlsAuthority(String authority) {
       this.tlsAuthority = authority;
@@ -189,6 +216,10 @@ public final class EtcdSettings {
      * and kept in memory as UTF-8 bytes for each client's lifetime, because jetcd
      * authenticates again whenever etcd drops the token (after an etcd restart, say). Over
      * {@code http://} endpoints the password and token cross the network in clear.
+     *
+     * @param user the etcd user
+     * @param password the user's password; copied, so the caller may clear the array
+     * @return this builder, for chaining
      */
     public Builder credentials(String user, char[] password) {
       this.user = user;
@@ -201,6 +232,7 @@ public final class EtcdSettings {
      * credential option may be set; a client certificate or authority needs TLS; then the
      * endpoints, the files and the credentials are checked.
      *
+     * @return the validated settings, independent of this builder
      * @throws IllegalArgumentException naming the option and its value
      */
     public EtcdSettings build() {

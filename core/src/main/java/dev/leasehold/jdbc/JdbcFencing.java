@@ -43,6 +43,9 @@ public final class JdbcFencing {
    * guard runs S7 on {@code connection} and returns if the row names {@code leadership}'s
    * epoch and holder token; the row then stays share-locked until the transaction ends.
    *
+   * @param connection the caller's connection, in a transaction (autocommit off), on the database
+   *     that holds the lease table
+   * @param leadership the term the caller's writes belong to, from a JDBC elector
    * @throws IllegalArgumentException if the connection is in autocommit mode (InnoDB would take
    *     no lock, and the guard would protect nothing), or the leadership is not a JDBC term
    * @throws StaleLeadershipException if the row names another term, is released or is gone;

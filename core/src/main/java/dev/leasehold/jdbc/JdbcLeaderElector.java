@@ -43,7 +43,11 @@ public final class JdbcLeaderElector {
 
   private JdbcLeaderElector() {}
 
-  /** builder starts configuring an elector. */
+  /**
+   * builder starts configuring an elector.
+   *
+   * @return a new builder with the neutral defaults, the default table and no connection source yet
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -52,6 +56,9 @@ public final class JdbcLeaderElector {
    * of creates an elector that has not started from the neutral settings and how to reach the
    * database; it makes no connection and starts no thread until {@link LeaderElector#start()}.
    *
+   * @param config the backend-neutral settings, validated
+   * @param settings how to reach the database and which table to use
+   * @return the elector, not started
    * @throws IllegalArgumentException naming the field and the value when the config does not
    *     suit a lease row (see {@link Builder}), or an argument is null
    */
@@ -66,7 +73,12 @@ public final class JdbcLeaderElector {
     return create(validated, settings);
   }
 
-  /** renewInterval is how long after its last committed renewal's send time a MASTER renews: TTL/6. */
+  /**
+   * renewInterval is how long after its last committed renewal's send time a MASTER renews: TTL/6.
+   *
+   * @param config the settings whose lease TTL sets the interval
+   * @return TTL/6 of the configured lease TTL
+   */
   public static Duration renewInterval(ElectorConfig config) {
     return Duration.ofNanos(SqlConfig.from(config, LeaseTable.DEFAULT_NAME).renewIntervalNanos());
   }
@@ -126,25 +138,50 @@ public final class JdbcLeaderElector {
 
     private Builder() {}
 
-    /** jdbcUrl opens the term session with {@code DriverManager}: {@link JdbcSettings.Builder#jdbcUrl}. */
+    /**
+     * jdbcUrl opens the term session with {@code DriverManager}: {@link
+     * JdbcSettings.Builder#jdbcUrl}.
+     *
+     * @param url the {@code jdbc:} URL, for example {@code jdbc:mariadb://db:3306/app}
+     * @param user the database user, or null to leave it to the URL
+     * @param password the user's password, or null to leave it to the URL
+     * @return this builder, for chaining
+     */
     public Builder jdbcUrl(String url, String user, String password) {
       jdbc.jdbcUrl(url, user, password);
       return this;
     }
 
-    /** dataSource opens the term session from a non-pooling DataSource: {@link JdbcSettings.Builder#dataSource}. */
+    /**
+     * dataSource opens the term session from a non-pooling DataSource: {@link
+     * JdbcSettings.Builder#dataSource}.
+     *
+     * @param dataSource a DataSource that opens a new server session at each call
+     * @return this builder, for chaining
+     */
     public Builder dataSource(DataSource dataSource) {
       jdbc.dataSource(dataSource);
       return this;
     }
 
-    /** table sets the lease table: {@link JdbcSettings.Builder#table}. */
+    /**
+     * table sets the lease table: {@link JdbcSettings.Builder#table}.
+     *
+     * @param table the table, {@code name} or {@code schema.name}
+     * @return this builder, for chaining
+     */
     public Builder table(String table) {
       jdbc.table(table);
       return this;
     }
 
-    /** createTable lets the elector create a missing table: {@link JdbcSettings.Builder#createTable}. */
+    /**
+     * createTable lets the elector create a missing table: {@link
+     * JdbcSettings.Builder#createTable}.
+     *
+     * @param createTable true to create a missing table
+     * @return this builder, for chaining
+     */
     public Builder createTable(boolean createTable) {
       jdbc.createTable(createTable);
       return this;
@@ -153,6 +190,9 @@ public final class JdbcLeaderElector {
     /**
      * allowRelaxedDurability accepts a server whose crash may lose the last commits: {@link
      * JdbcSettings.Builder#allowRelaxedDurability}.
+     *
+     * @param allow true to accept such a server
+     * @return this builder, for chaining
      */
     public Builder allowRelaxedDurability(boolean allow) {
       jdbc.allowRelaxedDurability(allow);
@@ -163,6 +203,7 @@ public final class JdbcLeaderElector {
      * settings validates how to reach the database, as set so far, into its value; the builder
      * stays usable, and later changes to it do not reach the value.
      *
+     * @return the validated settings, independent of this builder
      * @throws IllegalArgumentException naming the field and its value
      */
     public JdbcSettings settings() {
@@ -173,6 +214,9 @@ public final class JdbcLeaderElector {
      * build validates the settings and creates an elector that has not started, as {@link
      * JdbcLeaderElector#of} does with the two values; it makes no connection and starts no
      * thread until {@link LeaderElector#start()}.
+     *
+     * @return the elector, not started
+     * @throws IllegalArgumentException naming the field and its value
      */
     public LeaderElector build() {
       ElectorConfig c = checked(sqlConfig());

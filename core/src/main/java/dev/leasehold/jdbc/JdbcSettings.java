@@ -45,7 +45,11 @@ public final class JdbcSettings {
     this.options = new ServerCheck.Options(b.createTable, b.allowRelaxedDurability);
   }
 
-  /** builder starts settings with the default table and no opt-in: give jdbcUrl or dataSource. */
+  /**
+   * builder starts settings with the default table and no opt-in: give jdbcUrl or dataSource.
+   *
+   * @return a new builder with the default table and no connection source yet
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -97,6 +101,11 @@ public final class JdbcSettings {
      * timeouts and automatic reconnection off), for example
      * {@code jdbc:mariadb://db:3306/app}; the URL may carry the driver's options (TLS). The
      * preferred way: a pool's connections never serve the term session.
+     *
+     * @param url the {@code jdbc:} URL, for example {@code jdbc:mariadb://db:3306/app}
+     * @param user the database user, or null to leave it to the URL
+     * @param password the user's password, or null to leave it to the URL
+     * @return this builder, for chaining
      */
     public Builder jdbcUrl(String url, String user, String password) {
       this.jdbcUrl = url;
@@ -111,6 +120,9 @@ public final class JdbcSettings {
      * {@code org.mariadb.jdbc.MariaDbDataSource}), never hand out pooled ones: a pool is
      * detected at the first session (it gives the same server session back after close) and
      * refused with STORE_UNAVAILABLE. Use it when the driver needs configuring beyond a URL.
+     *
+     * @param dataSource a DataSource that opens a new server session at each call
+     * @return this builder, for chaining
      */
     public Builder dataSource(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -120,6 +132,9 @@ public final class JdbcSettings {
     /**
      * table sets the lease table, {@code name} or {@code schema.name}; default
      * {@code leasehold_lease} in the connection's database. Many elections share one table.
+     *
+     * @param table the table, {@code name} or {@code schema.name}
+     * @return this builder, for chaining
      */
     public Builder table(String table) {
       this.table = table;
@@ -130,6 +145,9 @@ public final class JdbcSettings {
      * createTable lets the elector create a missing table with PROTOCOL.md's DDL (needs the
      * CREATE privilege); default false: a missing table is reported, with the DDL to run, as
      * STORE_UNAVAILABLE.
+     *
+     * @param createTable true to create a missing table
+     * @return this builder, for chaining
      */
     public Builder createTable(boolean createTable) {
       this.createTable = createTable;
@@ -140,6 +158,9 @@ public final class JdbcSettings {
      * allowRelaxedDurability accepts a server with {@code innodb_flush_log_at_trx_commit <> 1},
      * whose crash may lose the last commits (a repeated epoch, a row living shorter than its
      * MASTER's deadline); default false: such a server is refused.
+     *
+     * @param allow true to accept such a server
+     * @return this builder, for chaining
      */
     public Builder allowRelaxedDurability(boolean allow) {
       this.allowRelaxedDurability = allow;
@@ -150,6 +171,7 @@ public final class JdbcSettings {
      * build validates the settings: exactly one of jdbcUrl (a {@code jdbc:} URL) and dataSource,
      * and a table name that fits PROTOCOL.md's DDL.
      *
+     * @return the validated settings
      * @throws IllegalArgumentException naming the field and its value
      */
     public JdbcSettings build() {

@@ -55,12 +55,20 @@ public final class LocalFaults {
   /**
    * expireLease ends the lease now, as if its TTL had run out: its keys are deleted in one new
    * revision and watchers are told. Returns false when no such lease is alive.
+   *
+   * @param leaseId the lease to end, as {@link dev.leasehold.LeaderInfo#leaseId()} shows it
+   * @return true when a live lease was ended
    */
   public boolean expireLease(long leaseId) {
     return store.fault(s -> s.revoke(leaseId));
   }
 
-  /** expireLeaseOf expires the lease the key is bound to; false when the key is absent. */
+  /**
+   * expireLeaseOf expires the lease the key is bound to; false when the key is absent.
+   *
+   * @param electionKey the election's key
+   * @return true when the key was present and its lease ended
+   */
   public boolean expireLeaseOf(String electionKey) {
     Objects.requireNonNull(electionKey, "electionKey");
     return store.fault(
@@ -73,6 +81,9 @@ public final class LocalFaults {
   /**
    * deleteKey deletes the key now, as an operator would, and leaves its lease alive; false
    * when the key is absent.
+   *
+   * @param electionKey the election's key
+   * @return true when the key was present and deleted
    */
   public boolean deleteKey(String electionKey) {
     Objects.requireNonNull(electionKey, "electionKey");

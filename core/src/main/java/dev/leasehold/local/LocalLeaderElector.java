@@ -29,7 +29,11 @@ import java.util.SplittableRandom;
 public final class LocalLeaderElector {
   private LocalLeaderElector() {}
 
-  /** builder starts configuring an elector. */
+  /**
+   * builder starts configuring an elector.
+   *
+   * @return a new builder with the neutral defaults and no store yet
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -38,6 +42,9 @@ public final class LocalLeaderElector {
    * of creates an elector that has not started, on {@code store} with the neutral settings; the
    * store is its only setting of its own.
    *
+   * @param config the backend-neutral settings, validated
+   * @param store the store to elect on, open
+   * @return the elector, not started
    * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
    *     least 1 s (the local store grants seconds, as etcd does), or the store is missing or
    *     closed
@@ -63,13 +70,24 @@ public final class LocalLeaderElector {
 
     private Builder() {}
 
-    /** store sets the store to elect on (required); electors elect among those sharing it. */
+    /**
+     * store sets the store to elect on (required); electors elect among those sharing it.
+     *
+     * @param store the store, shared by the electors that elect among each other
+     * @return this builder, for chaining
+     */
     public Builder store(LocalStore store) {
       this.store = store;
       return this;
     }
 
-    /** build validates the settings and creates an elector that has not started. */
+    /**
+     * build validates the settings and creates an elector that has not started.
+     *
+     * @return the elector, not started
+     * @throws IllegalArgumentException naming the field and its value, or when the store is missing
+     *     or closed
+     */
     public LeaderElector build() {
       ElectorConfig validated =
           buildConfig(

@@ -67,7 +67,11 @@ public final class LocalStore implements AutoCloseable {
   private long sweepAt;
   private long sweepSeq;
 
-  /** create makes an empty store with its own daemon thread, on {@link System#nanoTime()}. */
+  /**
+   * create makes an empty store with its own daemon thread, on {@link System#nanoTime()}.
+   *
+   * @return a new store, open; close it when done to stop its thread
+   */
   public static LocalStore create() {
     return new LocalStore(System::nanoTime, null);
   }
@@ -86,7 +90,11 @@ public final class LocalStore implements AutoCloseable {
     this.state = new StoreState(this::deliver);
   }
 
-  /** faults is the handle that expires leases, deletes keys and takes the store down, for tests. */
+  /**
+   * faults is the handle that expires leases, deletes keys and takes the store down, for tests.
+   *
+   * @return the fault handle of this store
+   */
   public LocalFaults faults() {
     return faults;
   }
@@ -94,18 +102,29 @@ public final class LocalStore implements AutoCloseable {
   /**
    * leaderOf is the key's holder as the store sees it now (candidate id, fencing token, lease),
    * or empty when the key is absent. It answers even while the store is unavailable.
+   *
+   * @param electionKey the election's key
+   * @return the holder, or empty when the key is absent
    */
   public Optional<LeaderInfo> leaderOf(String electionKey) {
     Objects.requireNonNull(electionKey, "electionKey");
     return inspect(s -> Optional.ofNullable(s.get(electionKey)).map(LocalStore::info));
   }
 
-  /** leaseCount is the number of live leases (a follower's standby lease counts); for tests. */
+  /**
+   * leaseCount is the number of live leases (a follower's standby lease counts); for tests.
+   *
+   * @return the number of live leases
+   */
   public int leaseCount() {
     return inspect(StoreState::leaseCount);
   }
 
-  /** keyCount is the number of keys present, participant keys included; for tests. */
+  /**
+   * keyCount is the number of keys present, participant keys included; for tests.
+   *
+   * @return the number of keys present
+   */
   public int keyCount() {
     return inspect(StoreState::keyCount);
   }
@@ -116,6 +135,8 @@ public final class LocalStore implements AutoCloseable {
    * over is no longer current. It is the store's view,
    * not the elector's deadline; check {@link Leadership#isValid()} as well.
    *
+   * @param term a term won on this store
+   * @return true while the store still holds the key for {@code term}
    * @throws IllegalStateException while the store is unavailable or after it was closed, as
    *     a store call would fail
    */
@@ -131,6 +152,9 @@ public final class LocalStore implements AutoCloseable {
    * it holds up every elector's store requests (not their event loops) while it runs, and it
    * must not wait for an elector event or store reply. An exception from the effect propagates.
    *
+   * @param term a term won on this store
+   * @param effect what to run while {@code term} is current, short and non-blocking
+   * @return true when {@code effect} ran, false when the term was no longer current
    * @throws IllegalStateException while the store is unavailable or after it was closed
    */
   public boolean runFenced(Leadership term, Runnable effect) {

@@ -76,7 +76,11 @@ public final class LeaseholdMetrics implements MeterBinder, AutoCloseable {
   private final Tags extraTags;
   private final List<Bound> bound = new CopyOnWriteArrayList<>();
 
-  /** LeaseholdMetrics will bind the meters of {@code elector}. */
+  /**
+   * LeaseholdMetrics will bind the meters of {@code elector}.
+   *
+   * @param elector the elector to measure; its meters are registered by {@link #bindTo}
+   */
   public LeaseholdMetrics(LeaderElector elector) {
     this(elector, Tags.empty());
   }
@@ -85,6 +89,9 @@ public final class LeaseholdMetrics implements MeterBinder, AutoCloseable {
    * LeaseholdMetrics will bind the meters of {@code elector} with {@code extraTags} added to
    * every meter: needed only when one registry gets the meters of two electors of the same
    * backend and key (in a test, say), which would otherwise share one meter id.
+   *
+   * @param elector the elector to measure; its meters are registered by {@link #bindTo}
+   * @param extraTags tags added to every meter, for example {@code Tags.of("elector", "a")}
    */
   public LeaseholdMetrics(LeaderElector elector, Iterable<Tag> extraTags) {
     this.elector = Objects.requireNonNull(elector, "elector");

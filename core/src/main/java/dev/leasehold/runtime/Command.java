@@ -27,7 +27,17 @@ public interface Command {
   record Publish(
       ElectorState from, ElectorState to, Cause cause, LeaderInfo leader, long nanoTime, Term term)
       implements Command {
-    /** Publish rejects an ELECTED without its term, and a term on any other cause. */
+    /**
+     * Publish rejects an ELECTED without its term, and a term on any other cause.
+     *
+     * @param from the role the listeners were last told
+     * @param to the role after the change
+     * @param cause why the change happened
+     * @param leader the leader known after the change, or null
+     * @param nanoTime the monotonic time of the change
+     * @param term the new term on ELECTED, null on every other cause
+     * @throws IllegalArgumentException for an ELECTED without a term, or a term on another cause
+     */
     public Publish {
       if ((cause == Cause.ELECTED) != (term != null)) {
         throw new IllegalArgumentException(

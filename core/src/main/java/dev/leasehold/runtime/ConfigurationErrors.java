@@ -16,12 +16,22 @@ public final class ConfigurationErrors {
 
   private ConfigurationErrors() {}
 
-  /** named marks {@code reason} as a configuration error. */
+  /**
+   * named marks {@code reason} as a configuration error.
+   *
+   * @param reason the store's refusal, for example {@code permission denied}
+   * @return {@code reason} with the prefix that marks it as a configuration error
+   */
   public static String named(String reason) {
     return reason.startsWith(PREFIX) ? reason : PREFIX + reason;
   }
 
-  /** is tells whether {@code reason} (null for none) names a configuration error. */
+  /**
+   * is tells whether {@code reason} (null for none) names a configuration error.
+   *
+   * @param reason a reported reason, or null
+   * @return true when {@code reason} carries the configuration-error prefix
+   */
   public static boolean is(String reason) {
     return reason != null && reason.startsWith(PREFIX);
   }

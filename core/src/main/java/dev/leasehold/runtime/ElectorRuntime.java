@@ -68,13 +68,28 @@ public final class ElectorRuntime implements LeaderElector {
   /**
    * ElectorRuntime wires a machine to a store; nothing runs until {@link #start()}. The name
    * labels its log lines.
+   *
+   * @param config the validated elector config
+   * @param machine the backend's machine, owned by this runtime from now on
+   * @param store the store the machine's calls go to
+   * @param scheduler the event loop and dispatcher this runtime runs on
+   * @param name the label of its log lines and threads, for example the election key
    */
   public ElectorRuntime(
       ElectorConfig config, Machine machine, StorePort store, Scheduler scheduler, String name) {
     this(config, machine, store, scheduler, name, LoggerFactory.getLogger(ElectorRuntime.class));
   }
 
-  /** ElectorRuntime logs its lifecycle and events to {@code log} (a session's elections share one). */
+  /**
+   * ElectorRuntime logs its lifecycle and events to {@code log} (a session's elections share one).
+   *
+   * @param config the validated elector config
+   * @param machine the backend's machine, owned by this runtime from now on
+   * @param store the store the machine's calls go to
+   * @param scheduler the event loop and dispatcher this runtime runs on
+   * @param name the label of its log lines and threads, for example the election key
+   * @param log where the lifecycle and events are logged
+   */
   public ElectorRuntime(
       ElectorConfig config, Machine machine, StorePort store, Scheduler scheduler, String name, Logger log) {
     this.log = Objects.requireNonNull(log, "log");
@@ -208,7 +223,11 @@ public final class ElectorRuntime implements LeaderElector {
     return lifecycle.closeOn(scheduler::execute, this::closeOnLoop, this::finishClose);
   }
 
-  /** whenClosed completes once a close finished (without starting one), for an owner's bookkeeping. */
+  /**
+   * whenClosed completes once a close finished (without starting one), for an owner's bookkeeping.
+   *
+   * @return a stage that completes once the close is done
+   */
   public CompletionStage<Void> whenClosed() {
     return lifecycle.whenClosed();
   }

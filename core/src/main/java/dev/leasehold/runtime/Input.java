@@ -20,7 +20,12 @@ public interface Input {
    * one step of the protocol; only the label differs.
    */
   record Resign(Cause cause) implements Input {
-    /** Resign rejects a cause other than RESIGNED or WORK_STALLED. */
+    /**
+     * Resign rejects a cause other than RESIGNED or WORK_STALLED.
+     *
+     * @param cause RESIGNED or WORK_STALLED
+     * @throws IllegalArgumentException for any other cause
+     */
     public Resign {
       if (cause != Cause.RESIGNED && cause != Cause.WORK_STALLED) {
         throw new IllegalArgumentException("a resign's cause must be RESIGNED or WORK_STALLED, but was " + cause);
@@ -41,7 +46,11 @@ public interface Input {
    * without knowing the backend's inputs.
    */
   interface Failed extends Input {
-    /** reason is why the call failed, as the store adapter described it. */
+    /**
+     * reason is why the call failed, as the store adapter described it.
+     *
+     * @return the reason, for logs and the STORE_UNAVAILABLE event
+     */
     String reason();
   }
 

@@ -33,6 +33,11 @@ public final class LeadershipWaiters {
   /**
    * LeadershipWaiters serves {@code scheduler}'s elector: {@code current} is its term, or null
    * (read on the loop), {@code closing} whether it began to close (read on the loop too).
+   *
+   * @param scheduler the elector's scheduler, whose loop reads the term and whose dispatcher
+   *     completes the futures
+   * @param current reads the current term, or null when there is none
+   * @param closing reads whether the elector began to close
    */
   public LeadershipWaiters(
       Scheduler scheduler, Supplier<? extends Leadership> current, BooleanSupplier closing) {
@@ -45,6 +50,8 @@ public final class LeadershipWaiters {
   /**
    * leading is a future of this elector's term: the current one if valid, else the next; it
    * fails with a {@link CancellationException} once the elector closes.
+   *
+   * @return a new future of the term
    */
   public CompletableFuture<Leadership> leading() {
     CompletableFuture<Leadership> f = new CompletableFuture<>();
@@ -70,6 +77,10 @@ public final class LeadershipWaiters {
   /**
    * await blocks until the elector leads, up to {@code timeout}; empty on timeout or close.
    * Interrupting the waiting thread ends the wait with {@link InterruptedException}.
+   *
+   * @param timeout how long to wait at most, not null; zero or negative checks once without waiting
+   * @return the term, or empty on timeout or close
+   * @throws InterruptedException if the waiting thread is interrupted
    */
   public Optional<Leadership> await(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
@@ -91,7 +102,11 @@ public final class LeadershipWaiters {
     waiting.remove(f);
   }
 
-  /** elected hands {@code term} to every waiter. */
+  /**
+   * elected hands {@code term} to every waiter.
+   *
+   * @param term the term just won
+   */
   public void elected(Leadership term) {
     for (CompletableFuture<Leadership> f : Set.copyOf(waiting)) {
       waiting.remove(f);

@@ -37,7 +37,12 @@ public final class Lifecycle {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private volatile Thread shutdownHook;
 
-  /** Lifecycle labels its one warning with {@code name} and writes it to {@code log}. */
+  /**
+   * Lifecycle labels its one warning with {@code name} and writes it to {@code log}.
+   *
+   * @param name the owner's name, in the warning
+   * @param log the logger the warning goes to
+   */
   public Lifecycle(String name, Logger log) {
     this.name = Objects.requireNonNull(name, "name");
     this.log = Objects.requireNonNull(log, "log");
@@ -47,6 +52,8 @@ public final class Lifecycle {
    * start marks the owner started, once and only before any close; with {@code closeOnShutdown}
    * it registers a JVM shutdown hook that runs {@code close}.
    *
+   * @param closeOnShutdown true to register the shutdown hook
+   * @param close what the hook runs: the owner's close
    * @return true the first time, when the owner should start; false after that or after a close
    */
   public boolean start(boolean closeOnShutdown, Runnable close) {
@@ -61,17 +68,29 @@ public final class Lifecycle {
     return true;
   }
 
-  /** isStarted tells whether start() succeeded. */
+  /**
+   * isStarted tells whether start() succeeded.
+   *
+   * @return true once start() returned true
+   */
   public boolean isStarted() {
     return started.get();
   }
 
-  /** isClosing tells whether a close began. */
+  /**
+   * isClosing tells whether a close began.
+   *
+   * @return true once a close began, also after it finished
+   */
   public boolean isClosing() {
     return closing.get();
   }
 
-  /** isRunning tells whether the owner started and no close began. */
+  /**
+   * isRunning tells whether the owner started and no close began.
+   *
+   * @return true between a successful start() and the beginning of a close
+   */
   public boolean isRunning() {
     return started.get() && !closing.get();
   }
@@ -101,6 +120,9 @@ public final class Lifecycle {
    * closeOn begins the close (once) and hands {@code onLoop} to the owner's {@code loop}; when
    * the loop is gone already, {@code loopGone} runs at once on the caller.
    *
+   * @param loop the owner's event loop
+   * @param onLoop the close's work on the loop
+   * @param loopGone what to run instead when the loop no longer accepts tasks
    * @return a stage that completes once the close finished
    */
   public CompletionStage<Void> closeOn(Executor loop, Runnable onLoop, Runnable loopGone) {
@@ -119,7 +141,11 @@ public final class Lifecycle {
     closed.complete(null);
   }
 
-  /** whenClosed completes once the close finished, without starting one. */
+  /**
+   * whenClosed completes once the close finished, without starting one.
+   *
+   * @return a stage that completes once the close finished
+   */
   public CompletionStage<Void> whenClosed() {
     return closed.minimalCompletionStage();
   }
@@ -128,6 +154,9 @@ public final class Lifecycle {
    * await waits up to {@code boundNanos} for the close to finish, then for {@code scheduler}'s
    * threads to end; it returns at once on the scheduler's dispatcher, and warns once when the
    * bound passes.
+   *
+   * @param scheduler the owner's scheduler, whose threads are awaited
+   * @param boundNanos how long to wait for the close, in nanoseconds
    */
   public void await(Scheduler scheduler, long boundNanos) {
     if (scheduler.onDispatcher()) {
@@ -143,7 +172,11 @@ public final class Lifecycle {
     }
   }
 
-  /** warnLate logs that a close did not finish within its bound. */
+  /**
+   * warnLate logs that a close did not finish within its bound.
+   *
+   * @param e what stopped the wait, logged with the warning
+   */
   public void warnLate(Exception e) {
     log.warn("{}: close did not finish in time: {}", name, e.toString());
   }

@@ -30,6 +30,11 @@ public final class ListenerBus {
   private final CopyOnWriteArrayList<Sub> subs = new CopyOnWriteArrayList<>();
   private final Executor dispatcher;
 
+  /**
+   * ListenerBus delivers through {@code dispatcher}, the elector's dispatcher thread.
+   *
+   * @param dispatcher the executor every subscription's executor is reached through
+   */
   public ListenerBus(Executor dispatcher) {
     this.dispatcher = dispatcher;
   }
@@ -44,6 +49,12 @@ public final class ListenerBus {
    * on {@code loop}, so the first event and later ones cannot interleave (a task accepted before
    * the loop shuts down still runs). Once the loop is gone the state can no longer change: the
    * listener is told on the calling thread, the only thread left that is not the elector's.
+   *
+   * @param loop the elector's event loop
+   * @param listener the listener, not null
+   * @param executor where the listener runs, not null
+   * @param snapshot makes the first event from the state on the loop
+   * @return the subscription; closing it stops the delivery
    */
   public Subscription subscribe(
       Executor loop, LeadershipListener listener, Executor executor, Supplier<LeadershipEvent> snapshot) {
@@ -70,6 +81,12 @@ public final class ListenerBus {
     }
   }
 
+  /**
+   * publish hands {@code event} to every subscription, after the events it was given before; called
+   * on the event loop only.
+   *
+   * @param event the event to deliver
+   */
   public void publish(LeadershipEvent event) {
     for (Sub s : subs) {
       s.enqueue(event);

@@ -16,31 +16,55 @@ import java.util.List;
  * <p>Not thread-safe: the runtime's event loop owns an instance.
  */
 public interface Machine {
-  /** step applies one input at monotonic time {@code now} and returns commands, in order. */
+  /**
+   * step applies one input at monotonic time {@code now} and returns commands, in order.
+   *
+   * @param input the input: a store reply, a timer or a user request
+   * @param now the monotonic time of the step, in nanoseconds
+   * @return the commands the step produced, in the order they must be carried out
+   */
   List<Command> step(Input input, long now);
 
-  /** role is the current role. */
+  /**
+   * role is the current role.
+   *
+   * @return the role after the last step
+   */
   ElectorState role();
 
   /**
    * leader is the leader last seen, or null. While MASTER it is this instance, with the current
    * term's fencing token: a token other than the {@link Term}'s means that term is over.
+   *
+   * @return the leader, or null when none is known
    */
   LeaderInfo leader();
 
-  /** deadline is the MASTER's local deadline (monotonic nanoseconds); meaningless otherwise. */
+  /**
+   * deadline is the MASTER's local deadline (monotonic nanoseconds); meaningless otherwise.
+   *
+   * @return the deadline in monotonic nanoseconds
+   */
   long deadline();
 
   /**
    * queueRead is the store call that lists the election's queue, for {@code participants()},
    * or null when the backend has none; it is sent outside the machine's own calls and its
    * reply goes to {@link #queueOf}, never to {@link #step}.
+   *
+   * @return the call, or null when the backend keeps no queue
    */
   default StoreCall queueRead() {
     return null;
   }
 
-  /** queueOf takes the queue, head first, out of the reply to {@link #queueRead}; it reads no state (it runs on the dispatcher). */
+  /**
+   * queueOf takes the queue, head first, out of the reply to {@link #queueRead}; it reads no state
+   * (it runs on the dispatcher).
+   *
+   * @param reply the reply to {@link #queueRead}
+   * @return the participants, head first
+   */
   default List<Participant> queueOf(Input reply) {
     return List.of();
   }
@@ -50,6 +74,8 @@ public interface Machine {
    * lease this instance holds, the one its deadline counts from (a grant, or a SQL take, counts
    * as the lease's first renewal), or {@link Long#MIN_VALUE} when it holds none. It changes
    * only when a renewal is confirmed; the runtime reports the round trip then.
+   *
+   * @return the send time in monotonic nanoseconds, or {@link Long#MIN_VALUE}
    */
   default long renewalSentAt() {
     return Long.MIN_VALUE;

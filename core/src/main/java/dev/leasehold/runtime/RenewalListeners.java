@@ -26,10 +26,21 @@ public final class RenewalListeners {
   private final CopyOnWriteArrayList<Consumer<Renewal>> listeners = new CopyOnWriteArrayList<>();
   private final Executor dispatcher;
 
+  /**
+   * RenewalListeners delivers on {@code dispatcher}, the elector's dispatcher thread.
+   *
+   * @param dispatcher the executor each renewal's delivery runs on
+   */
   public RenewalListeners(Executor dispatcher) {
     this.dispatcher = dispatcher;
   }
 
+  /**
+   * add subscribes {@code listener} to the renewals reported from now on.
+   *
+   * @param listener called with each renewal, not null
+   * @return the subscription; closing it removes the listener
+   */
   public Subscription add(Consumer<Renewal> listener) {
     Objects.requireNonNull(listener, "listener");
     listeners.add(listener);
@@ -43,7 +54,11 @@ public final class RenewalListeners {
     }
   }
 
-  /** report tells the listeners of {@code r} (an inner elector's renewal, for a fallback elector). */
+  /**
+   * report tells the listeners of {@code r} (an inner elector's renewal, for a fallback elector).
+   *
+   * @param r the renewal to hand on
+   */
   public void report(Renewal r) {
     if (listeners.isEmpty()) {
       return;

@@ -22,6 +22,10 @@ public abstract class RoleMachine implements Machine {
   /**
    * RoleMachine moves through {@code table} with a choke point that publishes into {@code fx}'s
    * step, reports what {@code reach} decides and runs {@link #left} on every role left.
+   *
+   * @param table the machine's legal moves
+   * @param fx the effects of the step being run
+   * @param reach the machine's count of failed calls
    */
   protected RoleMachine(Transitions table, StepEffects<?> fx, Reachability reach) {
     this.fx = Objects.requireNonNull(fx, "fx");
@@ -30,7 +34,11 @@ public abstract class RoleMachine implements Machine {
     this.roles = new Roles(table, fx, reach, this::left);
   }
 
-  /** roles is the machine's choke point. */
+  /**
+   * roles is the machine's choke point.
+   *
+   * @return the choke point every move of the role goes through
+   */
   protected final Roles roles() {
     return roles;
   }
@@ -48,13 +56,21 @@ public abstract class RoleMachine implements Machine {
     return fx.commands();
   }
 
-  /** apply handles one input; its commands go to the machine's effects. */
+  /**
+   * apply handles one input; its commands go to the machine's effects.
+   *
+   * @param input the step's input
+   * @param now the monotonic time of the step, in nanoseconds
+   */
   protected abstract void apply(Input input, long now);
 
   /**
    * left is the machine's hook for a role left, which {@link Roles} runs after the role changed
    * from {@code from} to {@code to} and before any event of the move: it cancels that role's
    * timers and forgets its calls in flight.
+   *
+   * @param from the role left
+   * @param to the role entered
    */
   protected abstract void left(ElectorState from, ElectorState to);
 

@@ -40,7 +40,13 @@ public final class Roles {
   /** Leaving is a machine's hook for a role left: it cancels that role's timers and forgets its calls. */
   @FunctionalInterface
   public interface Leaving {
-    /** left runs after the role changed from {@code from} to {@code to}, before any event of the move. */
+    /**
+     * left runs after the role changed from {@code from} to {@code to}, before any event of the
+     * move.
+     *
+     * @param from the role left
+     * @param to the role entered
+     */
     void left(ElectorState from, ElectorState to);
   }
 
@@ -60,6 +66,11 @@ public final class Roles {
    * Roles starts in {@code table}'s initial role with no leader known; it publishes into
    * {@code fx}'s step, reports what {@code reach} decides, and runs {@code leaving} on every
    * role left.
+   *
+   * @param table the machine's legal moves
+   * @param fx the effects of the step being run
+   * @param reach the machine's count of failed calls
+   * @param leaving the hook run on every role left
    */
   public Roles(Transitions table, StepEffects<?> fx, Reachability reach, Leaving leaving) {
     this.table = Objects.requireNonNull(table, "table");
@@ -70,17 +81,29 @@ public final class Roles {
     this.told = role;
   }
 
-  /** role is the current role. */
+  /**
+   * role is the current role.
+   *
+   * @return the role the machine is in
+   */
   public ElectorState role() {
     return role;
   }
 
-  /** leader is the leader last seen (this instance while MASTER), or null. */
+  /**
+   * leader is the leader last seen (this instance while MASTER), or null.
+   *
+   * @return the leader, or null when none is known
+   */
   public LeaderInfo leader() {
     return leader;
   }
 
-  /** owesLoss is true from {@link #stepDownUntold} until the loss is published. */
+  /**
+   * owesLoss is true from {@link #stepDownUntold} until the loss is published.
+   *
+   * @return true while the listeners still see a MASTER that has stepped down
+   */
   public boolean owesLoss() {
     return lossOwed;
   }
@@ -89,6 +112,12 @@ public final class Roles {
    * pick is the current role's handler among a machine's, and {@code owing}'s while a loss is
    * owed (the role is FOLLOWER, the listeners still see a MASTER); STOPPED has none.
    *
+   * @param <H> the machine's handler type
+   * @param follower the FOLLOWER's handler
+   * @param candidate the CANDIDATE's handler
+   * @param master the MASTER's handler
+   * @param owing the handler while a loss is owed
+   * @return the handler for the current role
    * @throws IllegalStateException when STOPPED: a machine handles its inputs itself then
    */
   public <H> H pick(H follower, H candidate, H master, H owing) {
@@ -116,6 +145,10 @@ public final class Roles {
    *       MASTER is the owed loss, if one is owed.
    * </ul>
    *
+   * @param to the role to move to
+   * @param cause the cause to publish, or null for a silent move
+   * @param who the leader to publish and report, or null
+   * @param now the monotonic time of the step, in nanoseconds
    * @return whether an event was published
    * @throws IllegalStateException for a move the table forbids, or one that would break pairing
    */
@@ -126,12 +159,26 @@ public final class Roles {
     return move(to, cause, who, null, now);
   }
 
-  /** elect moves the CANDIDATE (or, in a table without one, the FOLLOWER) to MASTER and publishes ELECTED with {@code term}. */
+  /**
+   * elect moves the CANDIDATE (or, in a table without one, the FOLLOWER) to MASTER and publishes
+   * ELECTED with {@code term}.
+   *
+   * @param term the new term, handed to the runtime in the ELECTED event
+   * @param self this instance as the leader, with the term's fencing token
+   * @param now the monotonic time of the step, in nanoseconds
+   */
   public void elect(Term term, LeaderInfo self, long now) {
     move(ElectorState.MASTER, Cause.ELECTED, self, Objects.requireNonNull(term, "term"), now);
   }
 
-  /** tell publishes a same-role event with the leader last seen (see moveTo); false when it was held back. */
+  /**
+   * tell publishes a same-role event with the leader last seen (see moveTo); false when it was held
+   * back.
+   *
+   * @param cause the cause to publish
+   * @param now the monotonic time of the step, in nanoseconds
+   * @return whether an event was published
+   */
   public boolean tell(Cause cause, long now) {
     return moveTo(told, cause, leader, now);
   }
@@ -139,6 +186,9 @@ public final class Roles {
   /**
    * see records the leader a follower saw ({@code seen}, null for none) and tells a new one as
    * LEADER_CHANGED; no leader is news to no one.
+   *
+   * @param seen the leader seen, or null for none
+   * @param now the monotonic time of the step, in nanoseconds
    */
   public void see(LeaderInfo seen, long now) {
     if (!Objects.equals(seen, leader)) {
@@ -167,6 +217,8 @@ public final class Roles {
   /**
    * failed counts a failed call (its reason is the step's, see {@link Reachability#begin}) and
    * publishes STORE_UNAVAILABLE once the outage is due for a report.
+   *
+   * @param now the monotonic time of the step, in nanoseconds
    */
   public void failed(long now) {
     if (reach.failed()) {
@@ -178,6 +230,8 @@ public final class Roles {
    * progressed records that the store gave the machine what it needs, and publishes
    * STORE_RECOVERED after a reported outage (held back while a loss is owed: the next progress
    * after the loss reports it).
+   *
+   * @param now the monotonic time of the step, in nanoseconds
    */
   public void progressed(long now) {
     if (reach.progressed()) {

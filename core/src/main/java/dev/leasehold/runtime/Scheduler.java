@@ -11,12 +11,17 @@ import java.util.concurrent.Executor;
  * <p>Thread-safe: every method may be called from any thread.
  */
 public interface Scheduler {
-  /** nanoTime is the monotonic clock in nanoseconds (differences only are meaningful). */
+  /**
+   * nanoTime is the monotonic clock in nanoseconds (differences only are meaningful).
+   *
+   * @return the current monotonic time, in nanoseconds
+   */
   long nanoTime();
 
   /**
    * execute runs {@code task} on the event loop after the tasks already submitted.
    *
+   * @param task the task, run on the event loop
    * @throws java.util.concurrent.RejectedExecutionException once {@link #shutdown()} began
    */
   void execute(Runnable task);
@@ -24,14 +29,25 @@ public interface Scheduler {
   /**
    * schedule runs {@code task} on the event loop after {@code delayNanos}, unless cancelled.
    *
+   * @param task the task, run on the event loop
+   * @param delayNanos the delay in nanoseconds; zero or less runs it as soon as the loop can
+   * @return the armed timer, to cancel it
    * @throws java.util.concurrent.RejectedExecutionException once {@link #shutdown()} began
    */
   Cancellable schedule(Runnable task, long delayNanos);
 
-  /** dispatcher is the executor that delivers events; never the event loop. */
+  /**
+   * dispatcher is the executor that delivers events; never the event loop.
+   *
+   * @return the dispatcher's executor
+   */
   Executor dispatcher();
 
-  /** onDispatcher is true when called on the dispatcher's thread. */
+  /**
+   * onDispatcher is true when called on the dispatcher's thread.
+   *
+   * @return true on the dispatcher's thread
+   */
   boolean onDispatcher();
 
   /**
@@ -40,7 +56,11 @@ public interface Scheduler {
    */
   void shutdown();
 
-  /** awaitTermination waits (bounded) for the threads to end; never from the dispatcher. */
+  /**
+   * awaitTermination waits (bounded) for the threads to end; never from the dispatcher.
+   *
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
   void awaitTermination() throws InterruptedException;
 
   /** Cancellable is an armed timer. */

@@ -31,6 +31,11 @@ public abstract class StepEffects<K extends Enum<K>> {
   /**
    * StepEffects keeps timers of the kinds in {@code kinds} and backs off from {@code
    * backoffInitialNanos} up to {@code backoffMaxNanos}, drawing jitter from {@code random}.
+   *
+   * @param kinds the machine's timer kinds
+   * @param backoffInitialNanos the first retry delay, in nanoseconds
+   * @param backoffMaxNanos the largest retry delay, in nanoseconds
+   * @param random the machine's one source of jitter
    */
   protected StepEffects(
       Class<K> kinds, long backoffInitialNanos, long backoffMaxNanos, RandomGenerator random) {
@@ -41,7 +46,11 @@ public abstract class StepEffects<K extends Enum<K>> {
     this.random = Objects.requireNonNull(random, "random");
   }
 
-  /** random is the machine's one source of randomness. */
+  /**
+   * random is the machine's one source of randomness.
+   *
+   * @return the random generator the machine was made with
+   */
   protected final RandomGenerator random() {
     return random;
   }
@@ -51,29 +60,50 @@ public abstract class StepEffects<K extends Enum<K>> {
     out = new ArrayList<>();
   }
 
-  /** commands is the current step's command list. */
+  /**
+   * commands is the current step's command list.
+   *
+   * @return the commands of the step so far, in order
+   */
   public final List<Command> commands() {
     return out;
   }
 
-  /** add appends a command. */
+  /**
+   * add appends a command.
+   *
+   * @param c the command to carry out after those already added
+   */
   public final void add(Command c) {
     out.add(c);
   }
 
-  /** id is a fresh operation id (or arming number); ids never repeat. */
+  /**
+   * id is a fresh operation id (or arming number); ids never repeat.
+   *
+   * @return a new id, larger than every one handed out before
+   */
   public final long id() {
     return nextId++;
   }
 
-  /** setTimer arms {@code kind} at {@code at}, replacing its previous arming. */
+  /**
+   * setTimer arms {@code kind} at {@code at}, replacing its previous arming.
+   *
+   * @param kind the timer's kind
+   * @param at the monotonic time to fire at, in nanoseconds
+   */
   public final void setTimer(K kind, long at) {
     long seq = id();
     armed.put(kind, seq);
     out.add(new Command.SetTimer(kind, seq, at));
   }
 
-  /** cancelTimer disarms {@code kind}; it says nothing when the kind is not armed. */
+  /**
+   * cancelTimer disarms {@code kind}; it says nothing when the kind is not armed.
+   *
+   * @param kind the timer's kind
+   */
   public final void cancelTimer(K kind) {
     if (armed.remove(kind) != null) {
       out.add(new Command.CancelTimer(kind));
@@ -90,6 +120,9 @@ public abstract class StepEffects<K extends Enum<K>> {
   /**
    * fired is the kind of a timer that went off for its latest arming, which it disarms; null
    * for an arming that was replaced or cancelled, or a timer that is not this machine's.
+   *
+   * @param t the timer input
+   * @return the timer's kind, or null when the firing is stale or not this machine's
    */
   public final K fired(Input.TimerFired t) {
     if (!kinds.isInstance(t.timer())) {
@@ -107,6 +140,9 @@ public abstract class StepEffects<K extends Enum<K>> {
   /**
    * backoff is the capped exponential delay after {@code n} failures, with equal jitter:
    * {@code min(max, initial × 2^(n−1))}, drawn uniformly in [½, 1] of that (PROTOCOL.md §4.4).
+   *
+   * @param n the number of failures in a row, at least 1
+   * @return the delay in nanoseconds
    */
   public final long backoff(long n) {
     long cap = backoffMaxNanos;

@@ -16,12 +16,18 @@ import java.util.function.Consumer;
  * thread and must never block it.
  */
 public interface StorePort {
-  /** guarantee is how far the mutual exclusion of this store's terms reaches. */
+  /**
+   * guarantee is how far the mutual exclusion of this store's terms reaches.
+   *
+   * @return the guarantee of this store's terms
+   */
   Guarantee guarantee();
 
   /**
    * backend names the store for health and metrics: {@code "etcd"}, {@code "jdbc"} or
    * {@code "local"}; a port of another store names its own (by default, from the guarantee).
+   *
+   * @return the backend's name
    */
   default String backend() {
     return switch (guarantee()) {
@@ -38,16 +44,34 @@ public interface StorePort {
    * call sends one request; the stage completes with the input that reports its reply,
    * including replies the store refused (a failure input of the call's own kind). An
    * exceptional completion is reported as {@link StoreCall#failed} with {@link #describe}.
+   *
+   * @param call the request
+   * @return a stage that completes with the reply's input
    */
   CompletionStage<? extends Input> call(StoreCall call);
 
-  /** send carries out a command without a single reply (a watch); inputs go to {@code inbox}. */
+  /**
+   * send carries out a command without a single reply (a watch); inputs go to {@code inbox}.
+   *
+   * @param command the command, such as a watch
+   * @param inbox where the command's inputs are delivered
+   */
   void send(Command command, Consumer<Input> inbox);
 
-  /** release gives the lease back once; the stage completes normally once the lease is gone. */
+  /**
+   * release gives the lease back once; the stage completes normally once the lease is gone.
+   *
+   * @param leaseId the lease to give back
+   * @return a stage that completes once the lease is gone
+   */
   CompletionStage<?> release(long leaseId);
 
-  /** describe turns a failure into the reason reported in logs and inputs. */
+  /**
+   * describe turns a failure into the reason reported in logs and inputs.
+   *
+   * @param failure the exception a call completed with
+   * @return the reason, short enough for a log line and an event
+   */
   String describe(Throwable failure);
 
   /** close ends watches and frees what {@link #open()} made; never throws. */

@@ -16,7 +16,13 @@ package dev.leasehold.runtime;
  *     (SQL: the row and its holder token); null when the store needs nothing more
  */
 public record Term(long token, long leaseId, long deadline, Term.Detail detail) {
-  /** Term is a term of a store that needs nothing beyond the token for its guard. */
+  /**
+   * Term is a term of a store that needs nothing beyond the token for its guard.
+   *
+   * @param token the term's fencing token
+   * @param leaseId the store's id of the lease the term rides on
+   * @param deadline the local deadline at the term's start, in monotonic nanoseconds
+   */
   public Term(long token, long leaseId, long deadline) {
     this(token, leaseId, deadline, null);
   }

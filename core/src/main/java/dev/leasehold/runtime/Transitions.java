@@ -75,28 +75,55 @@ public final class Transitions {
     return legal(from, to);
   }
 
-  /** initial is the role a machine starts in. */
+  /**
+   * initial is the role a machine starts in.
+   *
+   * @return the initial role
+   */
   public ElectorState initial() {
     return initial;
   }
 
-  /** isLegal tells whether the machine may move from one role to another. */
+  /**
+   * isLegal tells whether the machine may move from one role to another.
+   *
+   * @param from the role to move from
+   * @param to the role to move to
+   * @return true when the table allows the move
+   */
   public boolean isLegal(ElectorState from, ElectorState to) {
     return legal.get(from).contains(to);
   }
 
-  /** isSilent tells whether the move from one role to another is legal and publishes nothing. */
+  /**
+   * isSilent tells whether the move from one role to another is legal and publishes nothing.
+   *
+   * @param from the role to move from
+   * @param to the role to move to
+   * @return true for a legal move that publishes no event
+   */
   public boolean isSilent(ElectorState from, ElectorState to) {
     return silent.get(from).contains(to);
   }
 
-  /** successors is the set of roles reachable in one step from {@code from}. */
+  /**
+   * successors is the set of roles reachable in one step from {@code from}.
+   *
+   * @param from the role to move from
+   * @return the roles, possibly empty
+   */
   public Set<ElectorState> successors(ElectorState from) {
     // copyOf(EnumSet) accepts an empty set, unlike copyOf(Collection)
     return EnumSet.copyOf(legal.get(from));
   }
 
-  /** check throws IllegalStateException, naming the legal moves, unless {@code from -> to} is legal. */
+  /**
+   * check throws IllegalStateException, naming the legal moves, unless {@code from -> to} is legal.
+   *
+   * @param from the role to move from
+   * @param to the role to move to
+   * @throws IllegalStateException when the table forbids the move
+   */
   public void check(ElectorState from, ElectorState to) {
     if (!isLegal(from, to)) {
       throw new IllegalStateException(

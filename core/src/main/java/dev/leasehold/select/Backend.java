@@ -26,12 +26,21 @@ public enum Backend {
     this.guarantee = guarantee;
   }
 
-  /** guarantee is how far the mutual exclusion of a term won on this backend reaches. */
+  /**
+   * guarantee is how far the mutual exclusion of a term won on this backend reaches.
+   *
+   * @return {@link Guarantee#DISTRIBUTED} for etcd, {@link Guarantee#SINGLE_DATABASE} for JDBC,
+   *     {@link Guarantee#IN_PROCESS} for local
+   */
   public Guarantee guarantee() {
     return guarantee;
   }
 
-  /** propertyName is the name in {@code leasehold.backends}: etcd, jdbc or local. */
+  /**
+   * propertyName is the name in {@code leasehold.backends}: etcd, jdbc or local.
+   *
+   * @return the lower-case name, as {@link #parse(String)} reads it
+   */
   public String propertyName() {
     return name().toLowerCase(Locale.ROOT);
   }
@@ -40,6 +49,8 @@ public enum Backend {
    * parse reads a name as {@code leasehold.backends} spells it (case-insensitive, surrounding
    * blanks ignored).
    *
+   * @param name the name as given, for example {@code " ETCD "}
+   * @return the backend of that name
    * @throws IllegalArgumentException naming the value and the names accepted
    */
   public static Backend parse(String name) {

@@ -49,7 +49,11 @@ public final class Backends {
 
   private Backends() {}
 
-  /** builder starts configuring an elector in code. */
+  /**
+   * builder starts configuring an elector in code.
+   *
+   * @return a new builder with the neutral defaults, no backend and the FAIL_CLOSED policy
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -60,6 +64,9 @@ public final class Backends {
    * unknown {@code leasehold.*} key is an error. Code may add to the builder before {@code
    * build()} (a {@code LocalStore}, a {@code DataSource}).
    *
+   * @param properties the properties, keys such as {@code leasehold.backends} mapped to their
+   *     values; keys outside {@code leasehold.*} are ignored
+   * @return a builder holding what the properties set
    * @throws PropertyException naming the property and the value of the first problem; so does
    *     the builder's {@code build()}
    */
@@ -77,6 +84,8 @@ public final class Backends {
    * {@code LEASEHOLD_FENCING_TOKEN} and others), so a misspelt name is not caught here as it is by
    * {@link #fromProperties}.
    *
+   * @param environment the variables, names mapped to values, for example {@link System#getenv()}
+   * @return a builder holding what the variables set
    * @throws PropertyException naming the variable and the value of the first problem; so does
    *     the builder's {@code build()}
    */
@@ -89,12 +98,19 @@ public final class Backends {
   /**
    * propertyNames lists every {@code leasehold.*} property {@link #fromProperties} reads, in the
    * order of README.md's table.
+   *
+   * @return the property names, unmodifiable
    */
   public static List<String> propertyNames() {
     return BackendProperties.names();
   }
 
-  /** fromEnvironment reads this process's environment ({@link System#getenv()}). */
+  /**
+   * fromEnvironment reads this process's environment ({@link System#getenv()}).
+   *
+   * @return a builder holding what the {@code LEASEHOLD_*} variables set
+   * @throws PropertyException naming the variable and the value of the first problem
+   */
   public static Builder fromEnvironment() {
     return fromEnvironment(System.getenv());
   }
@@ -102,6 +118,8 @@ public final class Backends {
   /**
    * sharedLocalStore is the process-wide store of the local backend when no {@code local(store)}
    * is given, so that every such elector of this JVM elects among the others.
+   *
+   * @return the one shared store, made on first use
    */
   public static LocalStore sharedLocalStore() {
     return SharedLocal.STORE;
@@ -133,13 +151,23 @@ public final class Backends {
 
     private Builder() {}
 
-    /** backends sets the backends in order of preference (required, no repeats). */
+    /**
+     * backends sets the backends in order of preference (required, no repeats).
+     *
+     * @param backends the backends, most preferred first; at least one
+     * @return this builder, for chaining
+     */
     public Builder backends(Backend... backends) {
       this.backends = backends == null ? null : Arrays.asList(backends);
       return this;
     }
 
-    /** backends sets the backends in order of preference (required, no repeats). */
+    /**
+     * backends sets the backends in order of preference (required, no repeats).
+     *
+     * @param backends the backends, most preferred first; at least one
+     * @return this builder, for chaining
+     */
     public Builder backends(List<Backend> backends) {
       this.backends = backends == null ? null : new ArrayList<>(backends);
       return this;
@@ -149,6 +177,9 @@ public final class Backends {
      * etcd gives the etcd backend's own settings (endpoints or client, TLS, credentials); every
      * etcd elector built from this builder is made from them with this builder's neutral
      * settings.
+     *
+     * @param etcd the etcd settings, used when {@link Backend#ETCD} is listed
+     * @return this builder, for chaining
      */
     public Builder etcd(EtcdSettings etcd) {
       this.etcd = etcd == null ? null : new Given<>(etcd, null);
@@ -160,6 +191,9 @@ public final class Backends {
      * ({@link EtcdLeaderElector.Builder#settings()}): later changes to that builder do not reach
      * this one, and its neutral settings are not used (this builder's are). A problem in them is
      * reported by {@link #build()}, in its turn.
+     *
+     * @param etcd the builder to copy the etcd settings from
+     * @return this builder, for chaining
      */
     public Builder etcd(EtcdLeaderElector.Builder etcd) {
       if (etcd == null) {
@@ -174,6 +208,9 @@ public final class Backends {
      * jdbc gives the MariaDB/MySQL backend's own settings (jdbcUrl or dataSource, table,
      * opt-ins), used like {@link #etcd(EtcdSettings)}'s; the election key must then suit a lease
      * row's name.
+     *
+     * @param jdbc the JDBC settings, used when {@link Backend#JDBC} is listed
+     * @return this builder, for chaining
      */
     public Builder jdbc(JdbcSettings jdbc) {
       this.jdbc = jdbc == null ? null : new Given<>(jdbc, null);
@@ -183,6 +220,9 @@ public final class Backends {
     /**
      * jdbc takes the MariaDB/MySQL backend's own settings from a JDBC builder, as they are at this
      * call, like {@link #etcd(EtcdLeaderElector.Builder)}.
+     *
+     * @param jdbc the builder to copy the JDBC settings from
+     * @return this builder, for chaining
      */
     public Builder jdbc(JdbcLeaderElector.Builder jdbc) {
       if (jdbc == null) {
@@ -202,13 +242,23 @@ public final class Backends {
       this.jdbc = Given.of(settings);
     }
 
-    /** local sets the local backend's store; default {@link Backends#sharedLocalStore()}. */
+    /**
+     * local sets the local backend's store; default {@link Backends#sharedLocalStore()}.
+     *
+     * @param store the store the local electors elect in; null for the shared one
+     * @return this builder, for chaining
+     */
     public Builder local(LocalStore store) {
       this.local = store;
       return this;
     }
 
-    /** fallback sets the policy; default {@link FallbackPolicy#FAIL_CLOSED}. */
+    /**
+     * fallback sets the policy; default {@link FallbackPolicy#FAIL_CLOSED}.
+     *
+     * @param policy what to do when the active backend stays unreachable
+     * @return this builder, for chaining
+     */
     public Builder fallback(FallbackPolicy policy) {
       this.policy = policy;
       return this;
@@ -218,6 +268,9 @@ public final class Backends {
      * fallbackAfter sets how long the active backend must stay unreachable before a fallback;
      * default 30 s, at least the lease TTL. Longer rides out more outages on the stronger
      * backend; shorter restores a leader sooner and splits instances on shorter blips.
+     *
+     * @param fallbackAfter the outage that triggers a fallback, at least the lease TTL
+     * @return this builder, for chaining
      */
     public Builder fallbackAfter(Duration fallbackAfter) {
       this.fallbackAfter = fallbackAfter;
@@ -228,6 +281,9 @@ public final class Backends {
      * returnAfter sets how long the preferred backend must answer the probe before a return
      * (FALL_BACK_AND_RETURN); default 10 s, at least 0. Longer avoids returning into a backend
      * that is flapping; each return costs one handover.
+     *
+     * @param returnAfter how long the preferred backend must answer first, at least zero
+     * @return this builder, for chaining
      */
     public Builder returnAfter(Duration returnAfter) {
       this.returnAfter = returnAfter;
@@ -238,6 +294,7 @@ public final class Backends {
      * build validates the settings and creates an elector that has not started; no connection
      * is made and no thread starts until {@code start()}.
      *
+     * @return the elector, not started
      * @throws IllegalArgumentException naming the field (or property) and the value
      */
     public FallbackElector build() {

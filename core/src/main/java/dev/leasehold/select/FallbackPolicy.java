@@ -46,6 +46,8 @@ public enum FallbackPolicy {
    * parse reads a policy as {@code leasehold.fallback} spells it: {@code fail-closed},
    * {@code fall-back}, {@code fall-back-and-return} (case-insensitive; '_' for '-' accepted).
    *
+   * @param name the name as given, for example {@code FALL_BACK}
+   * @return the policy of that name
    * @throws IllegalArgumentException naming the value and the names accepted
    */
   public static FallbackPolicy parse(String name) {
@@ -60,7 +62,11 @@ public enum FallbackPolicy {
             + (name == null ? "null" : "\"" + name + "\""));
   }
 
-  /** propertyName is the policy as {@code leasehold.fallback} spells it, e.g. fall-back. */
+  /**
+   * propertyName is the policy as {@code leasehold.fallback} spells it, e.g. fall-back.
+   *
+   * @return the lower-case, hyphenated name, as {@link #parse(String)} reads it
+   */
   public String propertyName() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }

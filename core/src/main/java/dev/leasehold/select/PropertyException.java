@@ -14,7 +14,10 @@ package dev.leasehold.select;
 public final class PropertyException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
+  /** property is the refused property's name, serialized with the exception. */
   private final String property;
+
+  /** problem is the message's text after the name, serialized with the exception. */
   private final String problem;
 
   PropertyException(String property, String problem, String message, Throwable cause) {
@@ -26,6 +29,8 @@ public final class PropertyException extends IllegalArgumentException {
   /**
    * property is the refused property's name, such as {@code leasehold.ttl}, or the unknown
    * {@code leasehold.*} name as given.
+   *
+   * @return the property name, for example {@code leasehold.ttl}
    */
   public String property() {
     return property;
@@ -34,6 +39,8 @@ public final class PropertyException extends IllegalArgumentException {
   /**
    * problem is what is wrong, as the message says it after the name: {@code " must be >= 1s,
    * but was 200ms"}, or {@code "[1] must be a URL like ..."} for an item of a list.
+   *
+   * @return the problem, starting where the message's name ends
    */
   public String problem() {
     return problem;

@@ -35,7 +35,12 @@ public final class ElectorLifecycle implements SmartLifecycle {
   private final CompletableFuture<Void> stoppedSeen = new CompletableFuture<>();
   private boolean running;
 
-  /** ElectorLifecycle manages {@code elector} and subscribes {@code listeners} at start. */
+  /**
+   * ElectorLifecycle manages {@code elector} and subscribes {@code listeners} at start.
+   *
+   * @param elector the context's elector, not yet started
+   * @param listeners the context's listener beans, in the order they are subscribed; copied
+   */
   public ElectorLifecycle(LeaderElector elector, List<LeadershipListener> listeners) {
     this.elector = elector;
     this.listeners = List.copyOf(listeners);

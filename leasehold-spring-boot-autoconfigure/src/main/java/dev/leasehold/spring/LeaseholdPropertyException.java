@@ -17,15 +17,26 @@ public final class LeaseholdPropertyException extends RuntimeException {
   private static final Pattern MISSING_SETTINGS =
       Pattern.compile(".*backends names (etcd|jdbc), so .*", Pattern.DOTALL);
 
+  /** property is the refused property's name, serialized with the exception. */
   private final String property;
 
-  /** LeaseholdPropertyException reports {@code property} with a message that starts with its name. */
+  /**
+   * LeaseholdPropertyException reports {@code property} with a message that starts with its name.
+   *
+   * @param property the property's name, such as {@code leasehold.ttl}
+   * @param message the whole message, starting with the property's name
+   * @param cause core's refusal, or null
+   */
   public LeaseholdPropertyException(String property, String message, Throwable cause) {
     super(message, cause);
     this.property = property;
   }
 
-  /** property is the name of the refused property, such as {@code leasehold.ttl}. */
+  /**
+   * property is the name of the refused property, such as {@code leasehold.ttl}.
+   *
+   * @return the property's name, or {@code leasehold} when core named no property
+   */
   public String property() {
     return property;
   }

@@ -53,7 +53,12 @@ public final class ElectionMachine extends RoleMachine {
   private final Master master;
   private final Probing probing;
 
-  /** ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter. */
+  /**
+   * ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter.
+   *
+   * @param config the protocol settings, derived from the elector's config
+   * @param random the source of retry jitter; a seeded one makes a simulation repeatable
+   */
   public ElectionMachine(ProtocolConfig config, RandomGenerator random) {
     this(Objects.requireNonNull(config, "config"), new Effects(config, Objects.requireNonNull(random, "random")),
         new Reachability(Reachability.LASTING));
@@ -83,7 +88,11 @@ public final class ElectionMachine extends RoleMachine {
     return lease.deadline();
   }
 
-  /** leaseId is the lease this instance holds (standby, CANDIDATE or MASTER), or 0. */
+  /**
+   * leaseId is the lease this instance holds (standby, CANDIDATE or MASTER), or 0.
+   *
+   * @return the held lease's id, or 0 when none is held
+   */
   public long leaseId() {
     return lease.id();
   }
@@ -94,12 +103,20 @@ public final class ElectionMachine extends RoleMachine {
     return lease.renewalSentAt();
   }
 
-  /** grantedTtlSeconds is the TTL etcd granted the current lease, or 0. */
+  /**
+   * grantedTtlSeconds is the TTL etcd granted the current lease, or 0.
+   *
+   * @return the granted TTL in seconds, or 0 when no lease is held
+   */
   public long grantedTtlSeconds() {
     return lease.ttlSeconds();
   }
 
-  /** isUnavailable is true between a STORE_UNAVAILABLE report and the next progress. */
+  /**
+   * isUnavailable is true between a STORE_UNAVAILABLE report and the next progress.
+   *
+   * @return true while the store is reported unavailable
+   */
   public boolean isUnavailable() {
     return reach.isUnavailable();
   }

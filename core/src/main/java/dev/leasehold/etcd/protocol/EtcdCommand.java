@@ -19,7 +19,11 @@ public sealed interface EtcdCommand extends Command {
    * too, in the same read ({@link Participant}).
    */
   record Poll(long op, boolean participants) implements EtcdCommand, StoreCall {
-    /** Poll reads the key alone. */
+    /**
+     * Poll reads the key alone.
+     *
+     * @param op the operation id the result carries back
+     */
     public Poll(long op) {
       this(op, false);
     }
@@ -89,7 +93,11 @@ public sealed interface EtcdCommand extends Command {
    * before that lease's, as {@link Rank} does (PROTOCOL.md §4.5).
    */
   record ConfirmRead(long op, long rankOf) implements EtcdCommand, StoreCall {
-    /** ConfirmRead reads the key alone. */
+    /**
+     * ConfirmRead reads the key alone.
+     *
+     * @param op the operation id the result carries back
+     */
     public ConfirmRead(long op) {
       this(op, 0);
     }
@@ -113,7 +121,12 @@ public sealed interface EtcdCommand extends Command {
    * the participant keys under it too (the MASTER's watch: it picks the successor).
    */
   record Watch(long watchId, long fromRevision, boolean queue) implements EtcdCommand {
-    /** Watch watches the key alone. */
+    /**
+     * Watch watches the key alone.
+     *
+     * @param watchId the id the watch's notifications carry
+     * @param fromRevision the first revision to report, usually the last read revision + 1
+     */
     public Watch(long watchId, long fromRevision) {
       this(watchId, fromRevision, false);
     }

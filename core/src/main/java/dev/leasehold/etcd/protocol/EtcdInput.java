@@ -19,12 +19,25 @@ public sealed interface EtcdInput extends Input {
    */
   record PollResult(long op, KeyRecord key, long revision, List<Participant> participants)
       implements EtcdInput {
-    /** PollResult copies the participants. */
+    /**
+     * PollResult copies the participants.
+     *
+     * @param op the operation id of the {@link EtcdCommand.Poll} this answers
+     * @param key the key, or null when it is absent
+     * @param revision the store's revision at the read
+     * @param participants the queue, head first, or null when not asked for
+     */
     public PollResult {
       participants = participants == null ? null : List.copyOf(participants);
     }
 
-    /** PollResult is a read of the key alone. */
+    /**
+     * PollResult is a read of the key alone.
+     *
+     * @param op the operation id of the {@link EtcdCommand.Poll} this answers
+     * @param key the key, or null when it is absent
+     * @param revision the store's revision at the read
+     */
     public PollResult(long op, KeyRecord key, long revision) {
       this(op, key, revision, null);
     }
@@ -89,7 +102,14 @@ public sealed interface EtcdInput extends Input {
    */
   record ConfirmRead(long op, KeyRecord key, long revision, long raftTerm, long ahead)
       implements EtcdInput {
-    /** ConfirmRead of the key alone. */
+    /**
+     * ConfirmRead of the key alone.
+     *
+     * @param op the operation id of the {@link EtcdCommand.ConfirmRead} this answers
+     * @param key the key, or null when it is absent
+     * @param revision the store's revision at the read
+     * @param raftTerm etcd's raft term at the read, from the response header
+     */
     public ConfirmRead(long op, KeyRecord key, long revision, long raftTerm) {
       this(op, key, revision, raftTerm, -1);
     }

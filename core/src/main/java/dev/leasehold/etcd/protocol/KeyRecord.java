@@ -16,7 +16,15 @@ import java.util.Objects;
  * @param modRevision the key's last modification revision: the holder's fencing token
  */
 public record KeyRecord(String holderId, long leaseId, long createRevision, long modRevision) {
-  /** KeyRecord rejects a null holder and a non-positive create revision. */
+  /**
+   * KeyRecord rejects a null holder and a non-positive create revision.
+   *
+   * @param holderId the holder's candidate id, not null
+   * @param leaseId the lease the key is bound to, or 0
+   * @param createRevision the create revision, positive
+   * @param modRevision the mod revision
+   * @throws IllegalArgumentException for a create revision of 0 or less
+   */
   public KeyRecord {
     Objects.requireNonNull(holderId, "holderId");
     if (createRevision <= 0) {
@@ -24,7 +32,11 @@ public record KeyRecord(String holderId, long leaseId, long createRevision, long
     }
   }
 
-  /** token is the holder's fencing token: the key's mod revision. */
+  /**
+   * token is the holder's fencing token: the key's mod revision.
+   *
+   * @return the key's mod revision
+   */
   public long token() {
     return modRevision;
   }

@@ -40,7 +40,12 @@ public record ProtocolConfig(
    */
   public static final long RIDE_THROUGH_NANOS = 2_000_000_000L;
 
-  /** from derives the machine's config from a validated elector config. */
+  /**
+   * from derives the machine's config from a validated elector config.
+   *
+   * @param c the validated elector config
+   * @return the machine's config: durations in nanoseconds, the TTL in whole seconds
+   */
   public static ProtocolConfig from(ElectorConfig c) {
     return new ProtocolConfig(
         c.candidateId(),
@@ -58,6 +63,10 @@ public record ProtocolConfig(
   /**
    * deadline is the local deadline earned by a renewal sent at {@code sentAtNanos} and
    * confirmed with the given TTL: send time + TTL × (1 − maxDriftRate) − margin.
+   *
+   * @param sentAtNanos the monotonic time the renewal (or grant) was sent
+   * @param ttlSeconds the TTL etcd granted
+   * @return the deadline on the monotonic clock, in nanoseconds
    */
   public long deadline(long sentAtNanos, long ttlSeconds) {
     return sentAtNanos + (long) (ttlSeconds * 1_000_000_000L * (1 - maxDriftRate)) - marginNanos;
@@ -67,6 +76,9 @@ public record ProtocolConfig(
    * masterRenewIntervalNanos is how long after its last confirmed renewal's send time a MASTER
    * on a lease of {@code ttlSeconds} renews (PROTOCOL.md §4.4): as late as leaves {@link
    * #RIDE_THROUGH_NANOS} of its window (TTL × (1 − ρ) − margin), between TTL/6 and TTL/2.
+   *
+   * @param ttlSeconds the TTL etcd granted
+   * @return the interval in nanoseconds
    */
   public long masterRenewIntervalNanos(long ttlSeconds) {
     long ttl = ttlSeconds * 1_000_000_000L;

@@ -85,7 +85,12 @@ public final class SessionElection extends RoleMachine {
   private long firstReadBy = Long.MIN_VALUE;
   private boolean everRead;
 
-  /** SessionElection runs with the session's protocol settings; {@code random} jitters retries. */
+  /**
+   * SessionElection runs with the session's protocol settings; {@code random} jitters retries.
+   *
+   * @param config the session's protocol settings
+   * @param random the source of retry jitter; a seeded one makes a simulation repeatable
+   */
   public SessionElection(ProtocolConfig config, RandomGenerator random) {
     this(config, new Fx(config, random));
   }

@@ -34,7 +34,12 @@ public final class SessionLease implements Machine {
   private boolean closed;
   private long grantFailures;
 
-  /** SessionLease renews with the session's protocol settings; {@code random} jitters retries. */
+  /**
+   * SessionLease renews with the session's protocol settings; {@code random} jitters retries.
+   *
+   * @param config the session's protocol settings
+   * @param random the source of retry jitter; a seeded one makes a simulation repeatable
+   */
   public SessionLease(ProtocolConfig config, RandomGenerator random) {
     this.fx = new Effects(config, random);
     this.lease = new Lease(config, fx);
