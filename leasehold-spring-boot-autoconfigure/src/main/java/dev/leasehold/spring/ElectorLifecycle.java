@@ -88,7 +88,9 @@ public final class ElectorLifecycle implements SmartLifecycle {
                 subscriptions.forEach(Subscription::close);
                 subscriptions.clear();
               }
-              log.info("leasehold elector closed (lease released)");
+              // No claim about the lease here: core logs "could not release lease ...; lease left
+              // to expire in <= TTL" when the store did not confirm the release.
+              log.info("leasehold elector closed");
               callback.run();
             });
   }
