@@ -250,7 +250,7 @@ class FallbackIT {
       ETCD.cluster().member(0).stop();
       a.start();
       b.start();
-      // Two "processes", each with its own local store: both lead at once, the cost the docs state.
+      // Two "processes", each with its own local store: both lead at once, the cost docs/backends.md states.
       Leadership localA = awaitTerm(a, Guarantee.IN_PROCESS);
       Leadership localB = awaitTerm(b, Guarantee.IN_PROCESS);
       assertTrue(localA.isValid() && localB.isValid(), "both lead on their own local store");
