@@ -98,14 +98,26 @@ class ReleasesTest {
     assertTrue(done[0]);
   }
 
+  /** Failing is a release of lease 0x42 (TTL 5 s) whose every revoke fails with {@code failure}. */
+  private record Failing(ManualScheduler clock, RevokeStore store, FailureLogTest.Lines lines, Releases releases) {
+    static Failing with(RuntimeException failure) {
+      ManualScheduler s = new ManualScheduler();
+      RevokeStore store = new RevokeStore();
+      store.failure = failure;
+      FailureLogTest.Lines lines = new FailureLogTest.Lines();
+      Releases releases = new Releases(CONFIG, store, s, "t", lines);
+      releases.release(0x42, 5);
+      return new Failing(s, store, lines, releases);
+    }
+  }
+
   @Test
   void aReleaseThatCloseGivesUpOnIsReportedOnceAsLeftToExpireAndTheTwiceTtlWarningStaysQuiet() {
-    ManualScheduler s = new ManualScheduler();
-    RevokeStore store = new RevokeStore();
-    store.failure = new IllegalStateException("Shutdown in progress");
-    FailureLogTest.Lines lines = new FailureLogTest.Lines();
-    Releases releases = new Releases(CONFIG, store, s, "t", lines);
-    releases.release(0x42, 5);
+    Failing f = Failing.with(new IllegalStateException("Shutdown in progress"));
+    ManualScheduler s = f.clock();
+    RevokeStore store = f.store();
+    FailureLogTest.Lines lines = f.lines();
+    Releases releases = f.releases();
     s.runFor(Duration.ofSeconds(4).toNanos());
     boolean[] done = {false};
     // close waits past twice the TTL (10 s): the bound's line is the one that says what happened.
@@ -124,12 +136,10 @@ class ReleasesTest {
 
   @Test
   void aReleaseStillFailingAfterTwiceItsTtlWarnsOnceThenCloseSaysItWasLeftToExpire() {
-    ManualScheduler s = new ManualScheduler();
-    RevokeStore store = new RevokeStore();
-    store.failure = new IllegalStateException("connection refused");
-    FailureLogTest.Lines lines = new FailureLogTest.Lines();
-    Releases releases = new Releases(CONFIG, store, s, "t", lines);
-    releases.release(0x42, 5);
+    Failing f = Failing.with(new IllegalStateException("connection refused"));
+    ManualScheduler s = f.clock();
+    FailureLogTest.Lines lines = f.lines();
+    Releases releases = f.releases();
     s.runFor(Duration.ofSeconds(30).toNanos());
     assertEquals(
         List.of("t: lease 42 still not released after twice its TTL (java.lang.IllegalStateException:"

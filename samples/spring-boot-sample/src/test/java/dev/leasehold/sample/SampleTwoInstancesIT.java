@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.it.EtcdClusterExtension;
+import dev.leasehold.it.ProcessLines;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,27 +80,12 @@ class SampleTwoInstancesIT {
   private static final class Instance implements AutoCloseable {
     final String id;
     private final Process process;
-    private final List<String> lines = new ArrayList<>();
+    private final ProcessLines lines;
 
     private Instance(String id, Process process, Path logFile) throws IOException {
       this.id = id;
       this.process = process;
-      PrintWriter out = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8), true);
-      Thread reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)); out) {
-          for (String line; (line = r.readLine()) != null; ) {
-            out.println(line);
-            synchronized (lines) {
-              lines.add(line);
-            }
-          }
-        } catch (IOException ended) {
-          // The process is gone; what it printed is kept.
-        }
-      }, "sample-out-" + id);
-      reader.setDaemon(true);
-      reader.start();
+      this.lines = ProcessLines.follow(process, logFile, "sample-out-" + id, line -> line);
     }
 
     static Instance start(String id, String run, String lastBatch, Path logs) throws IOException {
@@ -128,9 +111,7 @@ class SampleTwoInstancesIT {
     }
 
     List<String> lines() {
-      synchronized (lines) {
-        return new ArrayList<>(lines);
-      }
+      return lines.snapshot();
     }
 
     /** matches are the pattern's matches in the lines so far, in order. */
