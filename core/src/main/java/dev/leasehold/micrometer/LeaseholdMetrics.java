@@ -107,7 +107,11 @@ public final class LeaseholdMetrics implements MeterBinder, AutoCloseable {
     this.extraTags = Tags.of(Objects.requireNonNull(extraTags, "extraTags"));
   }
 
-  /** bindTo registers the elector's meters with {@code registry} and starts counting. */
+  /**
+   * bindTo registers the elector's meters with {@code registry} and starts counting.
+   *
+   * @param registry the registry to register the meters with
+   */
   @Override
   public void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
