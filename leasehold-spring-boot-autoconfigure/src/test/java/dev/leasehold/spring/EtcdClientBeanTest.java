@@ -13,7 +13,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * The starter's jetcd Client: defined from leasehold.etcd.* when etcd is a configured backend and
  * the application has none, closed with the context. No etcd runs here: a client connects at
- * its first call, and none is made (SpringSampleIT uses the bean against a real etcd).
+ * its first call, and none is made (SampleTwoInstancesIT uses the bean against a real etcd).
  */
 class EtcdClientBeanTest {
   private final ApplicationContextRunner runner =
