@@ -4,4 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
-exec mvn -B verify "$@"
+# Two modules at a time: the model checker (protocol-spec, CPU-bound, one TLC worker) runs beside
+# the integration tests (it-tests, mostly waiting on etcd, mariadbd and postgres), which share no
+# ports or files; the whole suite takes about 10 min instead of 13.5 on two cores.
+exec mvn -B -T 2 verify -Dtlc.workers=1 "$@"
