@@ -20,6 +20,7 @@ public final class CurrentLeadership {
    * have ended since the call began ({@link Leadership#isValid()} tells), which the fencing
    * token guards against.
    *
+   * @return the running call's term
    * @throws IllegalStateException outside a fenced {@code @LeaderOnly} call
    */
   public static Leadership get() {
@@ -31,7 +32,11 @@ public final class CurrentLeadership {
     return term;
   }
 
-  /** find returns the term of the fenced {@code @LeaderOnly} call running on this thread, if any. */
+  /**
+   * find returns the term of the fenced {@code @LeaderOnly} call running on this thread, if any.
+   *
+   * @return the running call's term, or empty outside a fenced call
+   */
   public static Optional<Leadership> find() {
     return Optional.ofNullable(CURRENT.get());
   }

@@ -35,7 +35,12 @@ public final class ElectorLifecycle implements SmartLifecycle {
   private final CompletableFuture<Void> stoppedSeen = new CompletableFuture<>();
   private boolean running;
 
-  /** ElectorLifecycle manages {@code elector} and subscribes {@code listeners} at start. */
+  /**
+   * ElectorLifecycle manages {@code elector} and subscribes {@code listeners} at start.
+   *
+   * @param elector the elector to start and close
+   * @param listeners the listeners to subscribe, in order
+   */
   public ElectorLifecycle(LeaderElector elector, List<LeadershipListener> listeners) {
     this.elector = elector;
     this.listeners = List.copyOf(listeners);

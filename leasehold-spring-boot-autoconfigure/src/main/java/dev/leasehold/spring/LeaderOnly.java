@@ -45,12 +45,16 @@ public @interface LeaderOnly {
    * and always through {@link CurrentLeadership#get()} for the duration of the call (the only
    * way on a {@code @Scheduled} method, which Spring requires to take no arguments). Default
    * false.
+   *
+   * @return whether the call gets its term
    */
   boolean fenced() default false;
 
   /**
    * interruptOnLoss interrupts the thread running the call when its term ends (the thread's
    * interrupt flag is cleared again when the call returns); default true.
+   *
+   * @return whether a call is interrupted when its term ends
    */
   boolean interruptOnLoss() default true;
 }

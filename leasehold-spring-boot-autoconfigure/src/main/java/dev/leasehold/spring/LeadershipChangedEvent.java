@@ -22,33 +22,59 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
 
   private final transient LeadershipEvent event;
 
-  /** LeadershipChangedEvent wraps {@code event}, reported by {@code elector}. */
+  /**
+   * LeadershipChangedEvent wraps {@code event}, reported by {@code elector}.
+   *
+   * @param elector the elector that reported the event (the event's source)
+   * @param event the elector's event
+   */
   public LeadershipChangedEvent(LeaderElector elector, LeadershipEvent event) {
     super(elector);
     this.event = Objects.requireNonNull(event, "event");
   }
 
-  /** event is the elector's event. */
+  /**
+   * event is the elector's event.
+   *
+   * @return the event
+   */
   public LeadershipEvent event() {
     return event;
   }
 
-  /** elector is the elector that reported the event. */
+  /**
+   * elector is the elector that reported the event.
+   *
+   * @return the elector
+   */
   public LeaderElector elector() {
     return (LeaderElector) getSource();
   }
 
-  /** isElected is true when the event makes this instance leader (see {@link LeadershipEvent#isElected()}). */
+  /**
+   * isElected is true when the event makes this instance leader (see {@link
+   * LeadershipEvent#isElected()}).
+   *
+   * @return whether this instance was elected
+   */
   public boolean isElected() {
     return event.isElected();
   }
 
-  /** isLost is true when the event ends this instance's term (see {@link LeadershipEvent#isLost()}). */
+  /**
+   * isLost is true when the event ends this instance's term (see {@link LeadershipEvent#isLost()}).
+   *
+   * @return whether this instance's term ended
+   */
   public boolean isLost() {
     return event.isLost();
   }
 
-  /** leadership is the term just won, on an elected event. */
+  /**
+   * leadership is the term just won, on an elected event.
+   *
+   * @return the term, or empty when the event elects no one here
+   */
   public Optional<Leadership> leadership() {
     return event.leadership();
   }

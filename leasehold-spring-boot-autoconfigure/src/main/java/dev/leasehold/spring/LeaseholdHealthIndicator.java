@@ -31,7 +31,12 @@ public final class LeaseholdHealthIndicator implements HealthIndicator {
   private final LeaderElector elector;
   private final ElectorLifecycle lifecycle;
 
-  /** LeaseholdHealthIndicator reports {@code elector}, run by {@code lifecycle}. */
+  /**
+   * LeaseholdHealthIndicator reports {@code elector}, run by {@code lifecycle}.
+   *
+   * @param elector the elector whose health is reported
+   * @param lifecycle the lifecycle that starts and closes it
+   */
   public LeaseholdHealthIndicator(LeaderElector elector, ElectorLifecycle lifecycle) {
     this.elector = elector;
     this.lifecycle = lifecycle;

@@ -17,7 +17,11 @@ import org.springframework.boot.actuate.info.InfoContributor;
 public final class LeaseholdInfoContributor implements InfoContributor {
   private final LeaderElector elector;
 
-  /** LeaseholdInfoContributor describes {@code elector}. */
+  /**
+   * LeaseholdInfoContributor describes {@code elector}.
+   *
+   * @param elector the elector described
+   */
   public LeaseholdInfoContributor(LeaderElector elector) {
     this.elector = elector;
   }

@@ -17,15 +17,26 @@ public final class LeaseholdPropertyException extends RuntimeException {
   private static final Pattern MISSING_SETTINGS =
       Pattern.compile(".*backends names (etcd|jdbc), so .*", Pattern.DOTALL);
 
+  /** The name of the refused property. */
   private final String property;
 
-  /** LeaseholdPropertyException reports {@code property} with a message that starts with its name. */
+  /**
+   * LeaseholdPropertyException reports {@code property} with a message that starts with its name.
+   *
+   * @param property the refused property's name, such as {@code leasehold.ttl}
+   * @param message the message, starting with the property's name
+   * @param cause core's refusal, or null
+   */
   public LeaseholdPropertyException(String property, String message, Throwable cause) {
     super(message, cause);
     this.property = property;
   }
 
-  /** property is the name of the refused property, such as {@code leasehold.ttl}. */
+  /**
+   * property is the name of the refused property, such as {@code leasehold.ttl}.
+   *
+   * @return the property's name
+   */
   public String property() {
     return property;
   }
