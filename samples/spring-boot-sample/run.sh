@@ -6,8 +6,10 @@
 #                                                        # else 127.0.0.1:2379, else a throwaway one
 #   INSTANCES=3 ./samples/spring-boot-sample/run.sh
 #
-# Then: curl -s localhost:8080/actuator/health/leasehold; kill -9 the leader's pid (printed
-# below) and watch the other instance take the job over within the TTL (5 s). Ctrl-C stops all.
+# It says which instance leads ("[sample] leader: sample-0, pid ..., port 8080"), again at each
+# change; each instance also logs "sample-0 leads now (fencing token N)" or "sample-1 follows:
+# sample-0 leads (fencing token N)". kill -9 the leader's pid and watch the other instance take
+# the job over within the TTL (5 s). Ctrl-C stops all.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 INSTANCES="${INSTANCES:-2}"
@@ -40,9 +42,32 @@ if [[ -z "${LEASEHOLD_ETCD_ENDPOINTS:-}" ]]; then
   fi
 fi
 
+instances=()
 for i in $(seq 0 $((INSTANCES - 1))); do
   PORT=$((8080 + i)) java -jar "$JAR" --leasehold.candidate-id="sample-$i" &
   pids+=($!)
+  instances+=($!)
   echo "[sample] sample-$i: pid $!, http://127.0.0.1:$((8080 + i))/actuator/health/leasehold"
+done
+
+# Which instance leads: the one whose health says MASTER. Printed at each change, until every
+# instance has exited.
+last=""
+while :; do
+  leader="none" alive=0
+  for i in "${!instances[@]}"; do
+    kill -0 "${instances[$i]}" 2>/dev/null || continue
+    alive=1
+    if curl -sf -m 1 "http://127.0.0.1:$((8080 + i))/actuator/health/leasehold" 2>/dev/null \
+        | grep -q '"state":"MASTER"'; then
+      leader="sample-$i, pid ${instances[$i]}, port $((8080 + i))"
+    fi
+  done
+  [[ $alive == 1 ]] || break
+  if [[ "$leader" != "$last" ]]; then
+    echo "[sample] leader: $leader"
+    last="$leader"
+  fi
+  sleep 1
 done
 wait

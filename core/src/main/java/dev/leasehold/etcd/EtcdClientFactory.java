@@ -95,10 +95,38 @@ final class EtcdClientFactory implements Supplier<Client> {
    * which grows with the calls in flight, when null).
    */
   Client get(java.util.concurrent.ExecutorService executor) {
-    ClientBuilder b = Client.builder();
+    ClientBuilder b = connection();
     if (executor != null) {
       b.executorService(executor);
     }
+    // Fail fast instead of waiting for a connection: with jetcd's default (wait for ready) a
+    // call to an etcd that refuses the connection or the TLS handshake hangs until the
+    // elector's rpcTimeout, and the reason (refused, certificate not trusted) is lost.
+    // One quick retry within the rpcTimeout still lets jetcd renew an expired auth token.
+    long retryMillis = Math.max(1, rpcTimeout.toMillis() / 5);
+    // Calls that hang are cancelled at their deadline instead of piling up on a hung member,
+    // and a member without a leader says so at once (EtcdCallPolicy).
+    b.interceptor(new EtcdCallPolicy(rpcTimeout));
+    b.waitForReady(false)
+        .retryMaxAttempts(1)
+        .retryDelay(retryMillis)
+        .retryMaxDelay(2 * retryMillis);
+    return b.build();
+  }
+
+  /** connection is {@link #connection(List, Trust, ClientKey, String, String, byte[])} of this factory's. */
+  ClientBuilder connection() {
+    return connection(endpoints, trust, clientKey, authority, user, password);
+  }
+
+  /**
+   * connection is a jetcd builder with the endpoints, TLS material and credentials only, and
+   * jetcd's defaults for everything else; {@code password} is UTF-8.
+   */
+  static ClientBuilder connection(
+      List<String> endpoints, Trust trust, ClientKey clientKey, String authority, String user,
+      byte[] password) {
+    ClientBuilder b = Client.builder();
     if (authority != null) {
       // Before endpoints(): jetcd bakes the authority into the target it computes there.
       b.authority(authority);
@@ -122,19 +150,7 @@ final class EtcdClientFactory implements Supplier<Client> {
     if (user != null) {
       b.user(ByteSequence.from(user, StandardCharsets.UTF_8)).password(ByteSequence.from(password));
     }
-    // Fail fast instead of waiting for a connection: with jetcd's default (wait for ready) a
-    // call to an etcd that refuses the connection or the TLS handshake hangs until the
-    // elector's rpcTimeout, and the reason (refused, certificate not trusted) is lost.
-    // One quick retry within the rpcTimeout still lets jetcd renew an expired auth token.
-    long retryMillis = Math.max(1, rpcTimeout.toMillis() / 5);
-    // Calls that hang are cancelled at their deadline instead of piling up on a hung member,
-    // and a member without a leader says so at once (EtcdCallPolicy).
-    b.interceptor(new EtcdCallPolicy(rpcTimeout));
-    b.waitForReady(false)
-        .retryMaxAttempts(1)
-        .retryDelay(retryMillis)
-        .retryMaxDelay(2 * retryMillis);
-    return b.build();
+    return b;
   }
 
   /** trustFrom reads the CA certificates of {@code field} from a PEM file. */
@@ -257,7 +273,7 @@ final class EtcdClientFactory implements Supplier<Client> {
     }
   }
 
-  private static byte[] utf8(char[] chars) {
+  static byte[] utf8(char[] chars) {
     ByteBuffer b = StandardCharsets.UTF_8.encode(CharBuffer.wrap(chars));
     byte[] out = Arrays.copyOfRange(b.array(), b.position(), b.limit());
     Arrays.fill(b.array(), (byte) 0);

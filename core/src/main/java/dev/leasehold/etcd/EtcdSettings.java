@@ -1,6 +1,7 @@
 package dev.leasehold.etcd;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,6 +78,28 @@ public final class EtcdSettings {
     return client != null
         ? null
         : new EtcdClientFactory(endpoints, trust, clientKey, authority, user, password, rpcTimeout);
+  }
+
+  /**
+   * clientBuilder is a jetcd {@link ClientBuilder} with these settings' endpoints, TLS material
+   * and credentials, and jetcd's defaults for everything else: for the application's own client
+   * (a fenced job's writes, say), which reaches etcd as the elector does. The caller adds
+   * options, builds the client and closes it. Unlike the clients an elector makes, it has no
+   * {@link EtcdCallPolicy} (so jetcd's long-lived {@code keepAlive()} streams work) and waits
+   * for a connection, as jetcd does by default.
+   *
+   * @return a new builder on each call
+   * @throws IllegalStateException when these settings hold a client given with {@code
+   *     client(...)}, which has its own connection settings
+   */
+  public ClientBuilder clientBuilder() {
+    if (client != null) {
+      throw new IllegalStateException(
+          "clientBuilder needs settings made from endpoints, but these hold a client given with client(...)");
+    }
+    return EtcdClientFactory.connection(
+        endpoints, trust, clientKey, authority, user,
+        password == null ? null : EtcdClientFactory.utf8(password));
   }
 
   @Override

@@ -1,6 +1,8 @@
 package dev.leasehold.runtime;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -15,15 +17,17 @@ import org.slf4j.LoggerFactory;
  * close gives up waiting. Time alone does not end it: a store that was down kept the lease
  * (etcd restores a stopped member's leases with a fresh TTL), so a revoke still matters once
  * it is back, and without it the key would stay for another TTL. Once twice the granted TTL has
- * passed, one WARN says so. A reply that comes after its attempt timed out still ends the
+ * passed, one WARN says so (not while close waits: close reports the outcome). Each lease gets
+ * at most one line saying it was not released: when close stops waiting for it, "could not
+ * release lease ...; lease left to expire in <= TTL", and nothing after that claims otherwise.
+ * A reply that comes after its attempt timed out still ends the
  * release: every revoke etcd receives is a raft proposal, even for a lease already gone, so a
  * retry it makes unnecessary is not sent.
  *
  * <p>Not thread-safe: confined to the runtime's event loop.
  */
 final class Releases {
-  private static final Logger log = LoggerFactory.getLogger(Releases.class);
-
+  private final Logger log;
   private final StorePort store;
   private final Scheduler scheduler;
   private final String name;
@@ -36,6 +40,11 @@ final class Releases {
   private Scheduler.Cancellable doneBound;
 
   Releases(ElectorConfig config, StorePort store, Scheduler scheduler, String name) {
+    this(config, store, scheduler, name, LoggerFactory.getLogger(Releases.class));
+  }
+
+  Releases(ElectorConfig config, StorePort store, Scheduler scheduler, String name, Logger log) {
+    this.log = log;
     this.store = store;
     this.scheduler = scheduler;
     this.name = name;
@@ -48,7 +57,7 @@ final class Releases {
   /** release starts giving {@code leaseId} back; {@code ttlSeconds} is its granted TTL (0: unknown). */
   void release(long leaseId, long ttlSeconds) {
     long ttl = ttlSeconds > 0 ? ttlSeconds * 1_000_000_000L : requestedTtlNanos;
-    Release r = new Release(leaseId, scheduler.nanoTime() + 2 * ttl);
+    Release r = new Release(leaseId, ttl, scheduler.nanoTime() + 2 * ttl);
     pending.add(r);
     r.attempt(0);
   }
@@ -68,7 +77,7 @@ final class Releases {
 
   private void giveUpAll() {
     for (Release r : Set.copyOf(pending)) {
-      r.giveUp("close could not wait longer");
+      r.giveUp(r.lastFailure == null ? "no answer before close stopped waiting" : r.lastFailure);
     }
   }
 
@@ -85,13 +94,16 @@ final class Releases {
   /** Release is one lease being given back. */
   private final class Release {
     final long leaseId;
+    final long ttlNanos;
     final long warnAt;
     int round;
     boolean over;
     boolean warned;
+    String lastFailure;
 
-    Release(long leaseId, long warnAt) {
+    Release(long leaseId, long ttlNanos, long warnAt) {
       this.leaseId = leaseId;
+      this.ttlNanos = ttlNanos;
       this.warnAt = warnAt;
     }
 
@@ -140,7 +152,9 @@ final class Releases {
       if (ofRound != round) {
         return; // a late failure of an attempt already retried
       }
-      if (!warned && scheduler.nanoTime() - warnAt >= 0) {
+      lastFailure = failure;
+      // While close waits, its bound ends this release soon and giveUp says what became of it.
+      if (!warned && whenDone == null && scheduler.nanoTime() - warnAt >= 0) {
         warned = true;
         log.warn(
             "{}: lease {} still not released after twice its TTL ({}); retrying until the store"
@@ -165,10 +179,11 @@ final class Releases {
       }
       over = true;
       log.warn(
-          "{}: could not release lease {} ({}); it expires within its TTL",
+          "{}: could not release lease {} ({}); lease left to expire in <= TTL ({})",
           name,
           Long.toHexString(leaseId),
-          failure);
+          failure,
+          Durations.human(Duration.ofNanos(ttlNanos)));
       finished(this);
     }
   }

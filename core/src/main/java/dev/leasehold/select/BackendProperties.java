@@ -80,7 +80,7 @@ final class BackendProperties {
     return new Property(name, List.of(fields));
   }
 
-  /** names lists every property name, in the README's order. */
+  /** names lists every property name, in the order of docs/configuration.md's property table. */
   static List<String> names() {
     return PROPERTIES.stream().map(Property::name).toList();
   }

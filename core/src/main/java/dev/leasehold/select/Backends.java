@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -60,7 +61,8 @@ public final class Backends {
 
   /**
    * fromProperties starts a builder from {@code leasehold.*} properties (the table in
-   * README.md, section "Choosing a backend and a fallback policy"); other keys are ignored, an
+   * docs/configuration.md, section "From properties or the environment"; the policies in
+   * docs/backends.md, "Choosing a backend and a fallback policy"); other keys are ignored, an
    * unknown {@code leasehold.*} key is an error. Code may add to the builder before {@code
    * build()} (a {@code LocalStore}, a {@code DataSource}).
    *
@@ -97,7 +99,7 @@ public final class Backends {
 
   /**
    * propertyNames lists every {@code leasehold.*} property {@link #fromProperties} reads, in the
-   * order of README.md's table.
+   * order of the table in docs/configuration.md, section "From properties or the environment".
    *
    * @return the property names, unmodifiable
    */
@@ -240,6 +242,27 @@ public final class Backends {
 
     void jdbcFrom(Supplier<JdbcSettings> settings) {
       this.jdbc = Given.of(settings);
+    }
+
+    /**
+     * etcdSettings is the etcd backend's settings this builder holds (given to {@code etcd(...)}
+     * or made from the {@code leasehold.etcd.*} properties), for a jetcd client of the
+     * application's that should reach etcd as the elector does ({@link
+     * EtcdSettings#clientBuilder()}).
+     *
+     * @return the settings, or empty when none were given
+     * @throws IllegalArgumentException naming the option (or property) and the value, when the
+     *     settings were refused
+     */
+    public Optional<EtcdSettings> etcdSettings() {
+      if (etcd == null) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(etcd.get());
+      } catch (IllegalArgumentException e) {
+        throw properties == null ? e : properties.named(e);
+      }
     }
 
     /**

@@ -62,7 +62,10 @@ class LeaseholdMetricsTest {
     a.start();
     await().atMost(SOON).until(a::isLeader);
     b.start();
-    await().atMost(SOON).until(() -> value("leader_election_total", "b", "result", "lost").orElse(0) >= 1);
+    await().atMost(SOON).until(() -> b.health().leader().isPresent());
+    // b follows a and never led: no lost term on either side.
+    assertEquals(0.0, value("leader_election_total", "b", "result", "lost").orElseThrow());
+    assertEquals(0.0, value("leader_election_total", "a", "result", "lost").orElseThrow());
 
     assertEquals(1.0, value("leader_election_total", "a", "result", "elected").orElseThrow());
     assertEquals(0.0, value("leader_election_total", "a", "result", "failed").orElseThrow());
@@ -85,6 +88,8 @@ class LeaseholdMetricsTest {
         () -> value("leader_transitions_total", "a", "cause", "RESIGNED").orElse(0) == 1
             && value("leader_election_total", "b", "result", "elected").orElse(0) == 1);
     assertEquals(0.0, value("leader_leading", "a").orElseThrow());
+    assertEquals(1.0, value("leader_election_total", "a", "result", "lost").orElseThrow(), "a's term ended");
+    assertEquals(0.0, value("leader_election_total", "b", "result", "lost").orElseThrow(), "b's has not");
 
     store.faults().makeUnavailable();
     await().atMost(SOON).until(() -> value("leader_store_unavailable", "a").orElse(0) == 1

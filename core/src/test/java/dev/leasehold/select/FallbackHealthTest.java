@@ -77,18 +77,29 @@ class FallbackHealthTest {
     assertTrue(h.storeReachable(), "the fallback store answers: " + h);
     assertTrue(h.running());
     assertFalse(h.healthy(), "fallen back is not healthy");
-    assertEquals(1.0, registry.get("leader.fallback").gauge().value());
-    await().atMost(SOON).until(() -> registry.get("leader.fallbacks").counter().count() == 1);
+    // Each backend has its meters; the fallback's show it in force and count its one FALLBACK.
+    assertEquals(1.0, registry.get("leader.fallback").tag("backend", "local").gauge().value());
+    assertEquals(0.0, registry.get("leader.fallback").tag("backend", "etcd").gauge().value());
+    await().atMost(SOON).until(
+        () -> registry.get("leader.fallbacks").tag("backend", "local").counter().count() == 1);
     await().atMost(SOON).until(() -> !renewals.isEmpty());
 
     preferred.faults().makeAvailable();
     await().atMost(SOON).until(() -> elector.fallbackInForce().isEmpty() && elector.isLeader());
     await().atMost(SOON).until(() -> elector.health().healthy());
     assertEquals("etcd", elector.health().backend());
-    assertEquals(0.0, registry.get("leader.fallback").gauge().value());
-    assertEquals(1.0, registry.get("leader.fallbacks").counter().count(), "one fallback, counted once");
-    assertTrue(registry.get("leader.transitions").tag("cause", Cause.ELECTED.name()).counter().count() >= 2,
-        "elected on the fallback store, then again on the preferred one");
+    for (String backend : List.of("etcd", "local")) {
+      assertEquals(0.0, registry.get("leader.fallback").tag("backend", backend).gauge().value());
+    }
+    assertEquals(1.0, registry.get("leader.fallbacks").tag("backend", "local").counter().count(),
+        "one fallback, counted once");
+    assertEquals(0.0, registry.get("leader.fallbacks").tag("backend", "etcd").counter().count());
+    await().atMost(SOON).until(() -> registry.find("leader.transitions").tag("backend", "etcd")
+        .tag("cause", Cause.ELECTED.name()).counter() != null);
+    assertEquals(1.0, registry.get("leader.transitions").tag("backend", "local")
+        .tag("cause", Cause.ELECTED.name()).counter().count(), "elected on the fallback store");
+    assertEquals(1.0, registry.get("leader.transitions").tag("backend", "etcd")
+        .tag("cause", Cause.ELECTED.name()).counter().count(), "then again on the preferred one");
     metrics.close();
   }
 }

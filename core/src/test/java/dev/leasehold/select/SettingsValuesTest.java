@@ -117,4 +117,26 @@ class SettingsValuesTest {
     assertEquals(Duration.ofMillis(2450), EtcdLeaderElector.renewInterval(ttl5));
     assertEquals(Duration.ofSeconds(5).dividedBy(6), JdbcLeaderElector.renewInterval(ttl5));
   }
+
+  @Test
+  void theBuilderHandsOutTheEtcdSettingsItHoldsForAnApplicationClient() {
+    Backends.Builder b = Backends.fromProperties(Map.of(
+        "leasehold.backends", "etcd", "leasehold.key", "/jobs",
+        "leasehold.etcd.endpoints", "http://127.0.0.1:2379,http://127.0.0.1:2381"));
+    EtcdSettings etcd = b.etcdSettings().orElseThrow();
+    assertEquals("EtcdSettings{endpoints=[http://127.0.0.1:2379, http://127.0.0.1:2381]}", etcd.toString());
+    // A client is made from them (it connects at its first call; none is made here).
+    etcd.clientBuilder().build().close();
+    assertTrue(Backends.builder().etcdSettings().isEmpty(), "none given");
+    assertEquals("leasehold.etcd.endpoints=\"localhost\": endpoints[0] must be a URL like"
+            + " http://127.0.0.1:2379 (scheme must be http or https), but was \"localhost\"",
+        refused(() -> Backends.fromProperties(Map.of("leasehold.backends", "etcd", "leasehold.key", "/jobs",
+            "leasehold.etcd.endpoints", "localhost")).etcdSettings()));
+    try (io.etcd.jetcd.Client given = io.etcd.jetcd.Client.builder().endpoints("http://127.0.0.1:2379").build()) {
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> EtcdSettings.builder().client(given).build().clientBuilder());
+      assertEquals("clientBuilder needs settings made from endpoints, but these hold a client given with"
+          + " client(...)", e.getMessage());
+    }
+  }
 }

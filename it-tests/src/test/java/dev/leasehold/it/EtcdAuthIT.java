@@ -169,7 +169,8 @@ class EtcdAuthIT {
 
   @Test
   void etcd34GrantsAndRevokesLeasesWithoutAnyCredentials() throws Exception {
-    // The least-privilege finding the README states: the lease API is not guarded in etcd 3.4.
+    // The least-privilege finding docs/operations.md states ("Least privilege on etcd"): the
+    // lease API is not guarded in etcd 3.4.
     try (Client anonymous = ETCD.cluster().clientBuilder().build()) {
       long id = anonymous.getLeaseClient().grant(5).get(5, TimeUnit.SECONDS).getID();
       assertTrue(ETCD.cluster().leaseIds().contains(id));

@@ -21,6 +21,7 @@ import dev.leasehold.select.Backend;
 import dev.leasehold.select.Backends;
 import dev.leasehold.select.FallbackElector;
 import dev.leasehold.select.FallbackPolicy;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -102,15 +103,33 @@ class FallbackIT {
         () -> e.leadership().filter(t -> t.isValid() && t.guarantee() == g), Optional::isPresent).orElseThrow();
   }
 
-  /** samples are the values of every sample of {@code name} in a Prometheus scrape. */
-  private static List<String> samples(PrometheusMeterRegistry registry, String name) {
-    List<String> out = new ArrayList<>();
+  /**
+   * value is the sample of {@code name} in a Prometheus scrape whose labels include {@code
+   * labels} (name, value, ...); NaN when there is none.
+   */
+  private static double value(PrometheusMeterRegistry registry, String name, String... labels) {
+    lines:
     for (String line : registry.scrape().split("\n")) {
-      if (line.startsWith(name + "{")) {
-        out.add(line.substring(line.lastIndexOf(' ') + 1));
+      if (!line.startsWith(name + "{")) {
+        continue;
       }
+      String set = line.substring(name.length(), line.lastIndexOf('}') + 1);
+      for (int i = 0; i < labels.length; i += 2) {
+        if (!set.contains(labels[i] + "=\"" + labels[i + 1] + "\"")) {
+          continue lines;
+        }
+      }
+      return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
     }
-    return out;
+    return Double.NaN;
+  }
+
+  /** leaderSeries are the election, leading and fallback lines of a scrape, for the log. */
+  private static String leaderSeries(PrometheusMeterRegistry registry) {
+    return String.join("\n", registry.scrape().lines()
+        .filter(l -> l.startsWith("leader_election_total{") || l.startsWith("leader_leading{")
+            || l.startsWith("leader_fallback"))
+        .toList());
   }
 
   @Test
@@ -140,7 +159,8 @@ class FallbackIT {
     e.start();
     awaitTerm(e, Guarantee.DISTRIBUTED);
     assertTrue(e.health().healthy(), e.health().toString());
-    assertEquals(List.of("0.0"), samples(registry, "leader_fallback"));
+    assertEquals(0.0, value(registry, "leader_fallback", "backend", "etcd"));
+    assertEquals(0.0, value(registry, "leader_fallback", "backend", "local"));
     long stopped = System.nanoTime();
     ETCD.cluster().member(0).stop();
 
@@ -159,9 +179,21 @@ class FallbackIT {
     List<String> warn = capture.lines(name).stream().filter(l -> l.startsWith("WARN ")).toList();
     assertEquals(1, warn.size(), warn.toString());
     assertTrue(warn.get(0).contains("FALLBACK from etcd to local") && warn.get(0).contains("IN_PROCESS"), warn.get(0));
-    // The metric and the health say so too: one fallback counted, one in force, not healthy.
-    await().atMost(WAIT).until(() -> samples(registry, "leader_fallbacks_total").equals(List.of("1.0")));
-    assertEquals(List.of("1.0"), samples(registry, "leader_fallback"));
+    // The metrics and the health say so too: one fallback counted, one in force, not healthy.
+    // The binder was bound before start(), on etcd; each event still counts under the backend
+    // that produced it: the etcd term's election and loss under etcd, the local term under local.
+    await().atMost(WAIT).until(() -> value(registry, "leader_fallbacks_total", "backend", "local") == 1.0
+        && value(registry, "leader_election_total", "backend", "local", "result", "elected") == 1.0);
+    log.info("scrape with etcd down under FALL_BACK:\n{}", leaderSeries(registry));
+    assertEquals(1.0, value(registry, "leader_election_total", "backend", "etcd", "result", "elected"));
+    assertEquals(1.0, value(registry, "leader_election_total", "backend", "etcd", "result", "lost"));
+    assertEquals(0.0, value(registry, "leader_election_total", "backend", "local", "result", "lost"));
+    assertEquals(1.0, value(registry, "leader_transitions_total", "backend", "etcd", "cause", "LEASE_EXPIRED_LOCALLY"));
+    assertEquals(0.0, value(registry, "leader_fallbacks_total", "backend", "etcd"));
+    assertEquals(1.0, value(registry, "leader_leading", "backend", "local"));
+    assertEquals(0.0, value(registry, "leader_leading", "backend", "etcd"));
+    assertEquals(1.0, value(registry, "leader_fallback", "backend", "local"));
+    assertEquals(0.0, value(registry, "leader_fallback", "backend", "etcd"));
     assertEquals(Optional.of("local"), e.health().fallback());
     assertFalse(e.health().healthy(), "fallen back is not healthy");
     metrics.close();
@@ -208,14 +240,30 @@ class FallbackIT {
     FallbackElector b = track(builder("b", Backend.ETCD, Backend.LOCAL)
         .fallback(FallbackPolicy.FALL_BACK_AND_RETURN).local(LocalStore.create()).build(), "b");
     EtcdTerms etcdTerms = new EtcdTerms(electors);
+    // Bound before start(), as Spring binds them.
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    LeaseholdMetrics metricsA = new LeaseholdMetrics(a, Tags.of("instance", "a"));
+    LeaseholdMetrics metricsB = new LeaseholdMetrics(b, Tags.of("instance", "b"));
+    metricsA.bindTo(registry);
+    metricsB.bindTo(registry);
     try {
       ETCD.cluster().member(0).stop();
       a.start();
       b.start();
-      // Two "processes", each with its own local store: both lead at once, the cost the README states.
+      // Two "processes", each with its own local store: both lead at once, the cost docs/backends.md states.
       Leadership localA = awaitTerm(a, Guarantee.IN_PROCESS);
       Leadership localB = awaitTerm(b, Guarantee.IN_PROCESS);
       assertTrue(localA.isValid() && localB.isValid(), "both lead on their own local store");
+      await().atMost(WAIT).until(() -> value(registry, "leader_election_total",
+          "instance", "b", "backend", "local", "result", "elected") == 1.0);
+      log.info("scrape with etcd down under FALL_BACK_AND_RETURN:\n{}", leaderSeries(registry));
+      for (String x : List.of("a", "b")) {
+        assertEquals(1.0, value(registry, "leader_election_total", "instance", x, "backend", "local", "result", "elected"));
+        assertEquals(0.0, value(registry, "leader_election_total", "instance", x, "backend", "etcd", "result", "elected"));
+        assertEquals(1.0, value(registry, "leader_leading", "instance", x, "backend", "local"));
+        assertEquals(0.0, value(registry, "leader_leading", "instance", x, "backend", "etcd"));
+        assertEquals(1.0, value(registry, "leader_fallbacks_total", "instance", x, "backend", "local"));
+      }
 
       long restarted = System.nanoTime();
       ETCD.cluster().restoreAll();
@@ -240,10 +288,26 @@ class FallbackIT {
       }
       log.info("returned to etcd: {} leads {} ms after etcd restarted", etcdLeader.config().candidateId(),
           (System.nanoTime() - restarted) / 1_000_000);
+      String leader = etcdLeader.config().candidateId();
+      await().atMost(WAIT).until(() -> value(registry, "leader_election_total",
+          "instance", leader, "backend", "etcd", "result", "elected") == 1.0);
+      log.info("scrape after the return:\n{}", leaderSeries(registry));
+      for (String x : List.of("a", "b")) {
+        // Each local term ended (RESIGNED by the return) and is counted under local.
+        assertEquals(1.0, value(registry, "leader_election_total", "instance", x, "backend", "local", "result", "lost"));
+        assertEquals(0.0, value(registry, "leader_leading", "instance", x, "backend", "local"));
+        assertEquals(0.0, value(registry, "leader_fallback", "instance", x, "backend", "local"));
+        assertEquals(x.equals(leader) ? 1.0 : 0.0,
+            value(registry, "leader_leading", "instance", x, "backend", "etcd"));
+        assertEquals(x.equals(leader) ? 1.0 : 0.0,
+            value(registry, "leader_election_total", "instance", x, "backend", "etcd", "result", "elected"));
+      }
       etcdLeader.resign();
       await().atMost(WAIT).until(() -> etcdTerms.count() >= 2);
     } finally {
       etcdTerms.close();
+      metricsA.close();
+      metricsB.close();
     }
     log.info("etcd terms sampled: {}, overlapping samples: {}", etcdTerms.count(), etcdTerms.overlaps());
     assertEquals(0, etcdTerms.overlaps(), "at most one valid etcd leadership at any sampled instant");

@@ -20,7 +20,7 @@ public final class CurrentLeadership {
    * have ended since the call began ({@link Leadership#isValid()} tells), which the fencing
    * token guards against.
    *
-   * @return the term the running fenced call was given, possibly ended by now
+   * @return the running call's term
    * @throws IllegalStateException outside a fenced {@code @LeaderOnly} call
    */
   public static Leadership get() {
@@ -35,7 +35,7 @@ public final class CurrentLeadership {
   /**
    * find returns the term of the fenced {@code @LeaderOnly} call running on this thread, if any.
    *
-   * @return the term, or empty when no fenced {@code @LeaderOnly} call runs on this thread
+   * @return the running call's term, or empty outside a fenced call
    */
   public static Optional<Leadership> find() {
     return Optional.ofNullable(CURRENT.get());

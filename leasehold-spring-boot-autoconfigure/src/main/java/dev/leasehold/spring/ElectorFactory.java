@@ -1,10 +1,13 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.etcd.EtcdSettings;
 import dev.leasehold.local.LocalStore;
 import dev.leasehold.select.Backends;
 import dev.leasehold.select.FallbackElector;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -50,6 +53,34 @@ final class ElectorFactory {
     } catch (IllegalArgumentException e) {
       throw LeaseholdPropertyException.fromCore(e);
     }
+  }
+
+  /**
+   * etcdSettings is the etcd settings core makes from the {@code leasehold.etcd.*} properties,
+   * the value the elector's etcd electors are made from; for the application's jetcd client.
+   *
+   * @throws LeaseholdPropertyException naming the property and the value of the first problem
+   */
+  static EtcdSettings etcdSettings(Environment env) {
+    Optional<EtcdSettings> settings;
+    try {
+      settings = Backends.fromProperties(properties(env)).etcdSettings();
+    } catch (IllegalArgumentException e) {
+      throw LeaseholdPropertyException.fromCore(e);
+    }
+    return settings.orElseThrow(() -> new LeaseholdPropertyException("leasehold.etcd.endpoints",
+        "leasehold.etcd.endpoints must be set for the etcd client, but was not", null));
+  }
+
+  /**
+   * namesEtcd is true when the properties name etcd as a backend (the starter's default) and
+   * give its endpoints.
+   */
+  static boolean namesEtcd(Environment env) {
+    Map<String, String> p = properties(env);
+    boolean listed = Arrays.stream(p.get("leasehold.backends").split(","))
+        .anyMatch(b -> b.trim().equalsIgnoreCase("etcd"));
+    return listed && p.containsKey("leasehold.etcd.endpoints");
   }
 
   /**

@@ -38,8 +38,8 @@ public final class ElectorLifecycle implements SmartLifecycle {
   /**
    * ElectorLifecycle manages {@code elector} and subscribes {@code listeners} at start.
    *
-   * @param elector the context's elector, not yet started
-   * @param listeners the context's listener beans, in the order they are subscribed; copied
+   * @param elector the elector to start and close
+   * @param listeners the listeners to subscribe, in order
    */
   public ElectorLifecycle(LeaderElector elector, List<LeadershipListener> listeners) {
     this.elector = elector;
@@ -93,7 +93,9 @@ public final class ElectorLifecycle implements SmartLifecycle {
                 subscriptions.forEach(Subscription::close);
                 subscriptions.clear();
               }
-              log.info("leasehold elector closed (lease released)");
+              // No claim about the lease here: core logs "could not release lease ...; lease left
+              // to expire in <= TTL" when the store did not confirm the release.
+              log.info("leasehold elector closed");
               callback.run();
             });
   }

@@ -46,7 +46,7 @@ public @interface LeaderOnly {
    * way on a {@code @Scheduled} method, which Spring requires to take no arguments). Default
    * false.
    *
-   * @return true to hand the method its term
+   * @return whether the call gets its term
    */
   boolean fenced() default false;
 
@@ -54,7 +54,7 @@ public @interface LeaderOnly {
    * interruptOnLoss interrupts the thread running the call when its term ends (the thread's
    * interrupt flag is cleared again when the call returns); default true.
    *
-   * @return true to interrupt the call when its term ends
+   * @return whether a call is interrupted when its term ends
    */
   boolean interruptOnLoss() default true;
 }

@@ -25,8 +25,8 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
   /**
    * LeadershipChangedEvent wraps {@code event}, reported by {@code elector}.
    *
-   * @param elector the elector that reported the event; the Spring event's source
-   * @param event the elector's event, not null
+   * @param elector the elector that reported the event (the event's source)
+   * @param event the elector's event
    */
   public LeadershipChangedEvent(LeaderElector elector, LeadershipEvent event) {
     super(elector);
@@ -36,7 +36,7 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
   /**
    * event is the elector's event.
    *
-   * @return the wrapped event, never null
+   * @return the event
    */
   public LeadershipEvent event() {
     return event;
@@ -45,7 +45,7 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
   /**
    * elector is the elector that reported the event.
    *
-   * @return the reporting elector, the same object as {@link #getSource()}
+   * @return the elector
    */
   public LeaderElector elector() {
     return (LeaderElector) getSource();
@@ -55,7 +55,7 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
    * isElected is true when the event makes this instance leader (see {@link
    * LeadershipEvent#isElected()}).
    *
-   * @return true for ELECTED, and for SUBSCRIBED to MASTER
+   * @return whether this instance was elected
    */
   public boolean isElected() {
     return event.isElected();
@@ -64,7 +64,7 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
   /**
    * isLost is true when the event ends this instance's term (see {@link LeadershipEvent#isLost()}).
    *
-   * @return true when the event leaves MASTER for a loss cause
+   * @return whether this instance's term ended
    */
   public boolean isLost() {
     return event.isLost();
@@ -73,7 +73,7 @@ public final class LeadershipChangedEvent extends ApplicationEvent {
   /**
    * leadership is the term just won, on an elected event.
    *
-   * @return the term, or empty when the event is not to MASTER
+   * @return the term, or empty when the event elects no one here
    */
   public Optional<Leadership> leadership() {
     return event.leadership();

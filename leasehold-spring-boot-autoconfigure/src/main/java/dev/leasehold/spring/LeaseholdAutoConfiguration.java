@@ -4,6 +4,7 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipListener;
 import dev.leasehold.local.LocalStore;
 import dev.leasehold.select.FallbackElector;
+import io.etcd.jetcd.Client;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,10 +15,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * LeaseholdAutoConfiguration creates the context's {@link LeaderElector} from {@code
@@ -25,7 +30,8 @@ import org.springframework.core.env.Environment;
  * defines its own elector), starts it with the context and
  * closes it on shutdown ({@link ElectorLifecycle}), publishes its events as {@link
  * LeadershipChangedEvent}s (and Spring Integration's leader events when that is on the class
- * path), and applies {@link LeaderOnly} to bean methods.
+ * path), applies {@link LeaderOnly} to bean methods, and, when etcd is a configured backend,
+ * defines a jetcd {@link Client} for the application unless it has one.
  *
  * <p>{@code @LeaderOnly} is applied even with {@code leasehold.enabled=false}: without an
  * elector nobody leads, and leader-only methods are skipped (fail closed), never run on every
@@ -61,6 +67,14 @@ public class LeaseholdAutoConfiguration {
     return new LeaderOnlyChecker();
   }
 
+  /** EtcdConfigured matches when {@code leasehold.*} names etcd as a backend and gives its endpoints. */
+  static final class EtcdConfigured implements Condition {
+    @Override
+    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      return ElectorFactory.namesEtcd(context.getEnvironment());
+    }
+  }
+
   /** ElectorConfiguration holds the elector and its companions, unless {@code leasehold.enabled=false}. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnProperty(prefix = "leasehold", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -74,6 +88,22 @@ public class LeaseholdAutoConfiguration {
     @ConditionalOnMissingBean(LeaderElector.class)
     FallbackElector leaseholdElector(Environment environment, ObjectProvider<LocalStore> store) {
       return ElectorFactory.build(environment, store.getIfAvailable());
+    }
+
+    /**
+     * leaseholdEtcdClient is a jetcd {@link Client} for the application's own calls (a fenced
+     * job's writes), made from the etcd settings core makes of {@code leasehold.etcd.*}: the
+     * endpoints, TLS material and credentials the elector uses. Defined only when etcd is a
+     * configured backend and the application has no {@code Client} bean; closed with the
+     * context. The elector does not use it: it keeps its own clients, which it can replace
+     * after a long outage (within {@code retry-backoff-max}) and which carry its per-call
+     * deadlines; a client shared with the application could be neither.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(Client.class)
+    @Conditional(EtcdConfigured.class)
+    Client leaseholdEtcdClient(Environment environment) {
+      return ElectorFactory.etcdSettings(environment).clientBuilder().build();
     }
 
     /** leaseholdLifecycle starts the elector with the context and closes it (resigning) on shutdown. */

@@ -18,7 +18,8 @@ public final class LeaseholdFailureAnalyzer extends AbstractFailureAnalyzer<Leas
     return new FailureAnalysis(
         "Invalid Leasehold configuration: " + cause.getMessage(),
         "Update the application's configuration: fix '" + cause.property()
-            + "' (see the leasehold.* properties in Leasehold's README, section Spring Boot).",
+            + "' (see the leasehold.* properties in Leasehold's docs/spring-boot.md, section"
+            + " Properties).",
         cause);
   }
 }

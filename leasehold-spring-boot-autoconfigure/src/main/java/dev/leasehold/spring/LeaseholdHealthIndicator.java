@@ -34,9 +34,8 @@ public final class LeaseholdHealthIndicator implements HealthIndicator {
   /**
    * LeaseholdHealthIndicator reports {@code elector}, run by {@code lifecycle}.
    *
-   * @param elector the elector whose {@link LeaderElector#health()} is reported
-   * @param lifecycle the lifecycle that starts and closes {@code elector}, which tells whether it
-   *     runs
+   * @param elector the elector whose health is reported
+   * @param lifecycle the lifecycle that starts and closes it
    */
   public LeaseholdHealthIndicator(LeaderElector elector, ElectorLifecycle lifecycle) {
     this.elector = elector;

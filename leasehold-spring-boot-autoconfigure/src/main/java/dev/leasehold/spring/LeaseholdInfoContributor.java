@@ -20,7 +20,7 @@ public final class LeaseholdInfoContributor implements InfoContributor {
   /**
    * LeaseholdInfoContributor describes {@code elector}.
    *
-   * @param elector the elector whose configuration and state are shown
+   * @param elector the elector described
    */
   public LeaseholdInfoContributor(LeaderElector elector) {
     this.elector = elector;

@@ -17,14 +17,14 @@ public final class LeaseholdPropertyException extends RuntimeException {
   private static final Pattern MISSING_SETTINGS =
       Pattern.compile(".*backends names (etcd|jdbc), so .*", Pattern.DOTALL);
 
-  /** property is the refused property's name, serialized with the exception. */
+  /** The name of the refused property. */
   private final String property;
 
   /**
    * LeaseholdPropertyException reports {@code property} with a message that starts with its name.
    *
-   * @param property the property's name, such as {@code leasehold.ttl}
-   * @param message the whole message, starting with the property's name
+   * @param property the refused property's name, such as {@code leasehold.ttl}
+   * @param message the message, starting with the property's name
    * @param cause core's refusal, or null
    */
   public LeaseholdPropertyException(String property, String message, Throwable cause) {
@@ -35,7 +35,7 @@ public final class LeaseholdPropertyException extends RuntimeException {
   /**
    * property is the name of the refused property, such as {@code leasehold.ttl}.
    *
-   * @return the property's name, or {@code leasehold} when core named no property
+   * @return the property's name
    */
   public String property() {
     return property;

@@ -147,7 +147,7 @@ class LeaseholdPropertiesTest {
     FailureAnalysis analysis = new LeaseholdFailureAnalyzer().analyze(failure);
     assertThat(analysis).as("analysis of %s", failure).isNotNull();
     assertThat(analysis.getDescription()).contains(message);
-    assertThat(analysis.getAction()).contains("'" + property + "'");
+    assertThat(analysis.getAction()).contains("'" + property + "'", "docs/spring-boot.md, section Properties");
     Throwable t = failure;
     while (!(t instanceof LeaseholdPropertyException)) {
       t = t.getCause();

@@ -20,7 +20,8 @@ public final class SharedClient {
 
   /**
    * build makes a client on {@code endpoints} with the given interceptors and a small fixed
-   * executor, as the README advises for a client many electors share: jetcd's default cached
+   * executor, as docs/configuration.md advises (the {@code client(c)} row of the etcd builder's
+   * table) for a client many electors share: jetcd's default cached
    * pool starts a thread per call in flight (a thousand at a cold start).
    */
   public static Client build(String[] endpoints, ClientInterceptor... interceptors) {

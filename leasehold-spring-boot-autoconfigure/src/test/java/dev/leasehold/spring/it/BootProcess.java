@@ -1,10 +1,7 @@
 package dev.leasehold.spring.it;
 
-import java.io.BufferedReader;
+import dev.leasehold.it.ProcessLines;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,35 +14,18 @@ import java.util.function.Predicate;
  * BootProcess runs {@link FencedJobApplication} in a child JVM on this JVM's class path,
  * collecting its "@@ " protocol lines and writing all its output to a log file.
  *
- * <p>Thread-safe: lines are collected by a reader thread into a list guarded by its lock.
+ * <p>Thread-safe: lines are collected by a reader thread ({@link ProcessLines}).
  */
 final class BootProcess implements AutoCloseable {
   private final String id;
   private final Process process;
-  private final List<String> lines = new ArrayList<>();
+  private final ProcessLines lines;
 
   private BootProcess(String id, Process process, Path log) throws IOException {
     this.id = id;
     this.process = process;
-    PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)); out) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          out.println(line);
-          if (line.startsWith("@@ ")) {
-            synchronized (lines) {
-              lines.add(line.substring(3));
-            }
-          }
-        }
-      } catch (IOException ended) {
-        // The process is gone; what it printed is kept.
-      }
-    }, "boot-out-" + id);
-    reader.setDaemon(true);
-    reader.start();
+    this.lines = ProcessLines.follow(process, log, "boot-out-" + id,
+        line -> line.startsWith("@@ ") ? line.substring(3) : null);
   }
 
   /** start launches the application with {@code args} (Boot's --name=value properties). */
@@ -67,9 +47,7 @@ final class BootProcess implements AutoCloseable {
 
   /** lines is a snapshot of the protocol lines so far, without their "@@ " prefix. */
   List<String> lines() {
-    synchronized (lines) {
-      return new ArrayList<>(lines);
-    }
+    return lines.snapshot();
   }
 
   /** awaitLine waits for a protocol line that matches, or throws after the timeout. */

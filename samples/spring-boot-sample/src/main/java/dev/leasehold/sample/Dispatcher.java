@@ -31,6 +31,7 @@ public class Dispatcher {
   private final ByteSequence lastBatch;
   private long batch;
 
+  /** Dispatcher writes with {@code etcd}, the starter's client, to {@code lastBatchKey}. */
   Dispatcher(Client etcd, @Value("${sample.last-batch-key}") String lastBatchKey) {
     this.etcd = etcd;
     this.lastBatch = ByteSequence.from(lastBatchKey, StandardCharsets.UTF_8);
