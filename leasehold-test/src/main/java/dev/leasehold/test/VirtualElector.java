@@ -1,0 +1,273 @@
+package dev.leasehold.test;
+
+import dev.leasehold.ElectorConfig;
+import dev.leasehold.ElectorHealth;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeaderInfo;
+import dev.leasehold.LeaderTask;
+import dev.leasehold.LeaderTaskOutcome;
+import dev.leasehold.Leadership;
+import dev.leasehold.LeadershipListener;
+import dev.leasehold.Renewal;
+import dev.leasehold.Subscription;
+import dev.leasehold.etcd.protocol.ElectionMachine;
+import dev.leasehold.etcd.protocol.ProtocolConfig;
+import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.test.engine.SimClock;
+import dev.leasehold.test.engine.SimScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+
+/**
+ * VirtualElector is one instance of a service on a {@link VirtualStore}: core's real elector
+ * (runtime and etcd protocol machine) on a virtual event loop and dispatcher, with a clock of its
+ * own (which {@link VirtualFaults#drift} can make run fast or slow), its own link to the store
+ * ({@link VirtualFaults#partition}), and an {@link #executor()} for the instance's own work, which
+ * {@link VirtualFaults#pause} holds along with the elector.
+ *
+ * <p>It behaves as the production elector, with two differences made for the test thread:
+ * {@link #awaitLeadership} and {@link #close()}, called from the thread that drives the time,
+ * run virtual time while they wait instead of blocking; and {@code runWhileLeader} is not
+ * available, because it runs the task on a real thread of its own and waits in real time (run
+ * leader work on {@link #executor()} from a listener, or in a {@link LeaseholdSimulation}).
+ *
+ * <p>Not thread-safe: the test thread that drives the time uses it, and the code it runs.
+ */
+public final class VirtualElector implements LeaderElector {
+  private final VirtualStore store;
+  private final VirtualTime time;
+  private final SimClock clock;
+  private final SimScheduler loop;
+  private final SimScheduler worker;
+  private final StoreLink link;
+  private final ElectorRuntime runtime;
+  private final VirtualExecutor executor;
+
+  private VirtualElector(VirtualStore store, ElectorConfig config) {
+    this.store = store;
+    this.time = store.time();
+    SplittableRandom rnd = time.random();
+    // nanoTime's origin is arbitrary: each instance reads its own.
+    this.clock = new SimClock(rnd.nextLong(-1_000_000_000_000_000L, 1_000_000_000_000_000L), 1.0);
+    this.loop = time.thread(clock);
+    this.worker = time.thread(clock);
+    this.link = new StoreLink(
+        LocalBackend.port(store.local(), config.electionKey(), config.candidateId()), time);
+    ElectionMachine machine = new ElectionMachine(ProtocolConfig.from(config), rnd.split());
+    this.runtime = new ElectorRuntime(
+        config, machine, link, loop, config.candidateId() + "@" + config.electionKey());
+    this.executor = new VirtualExecutor(worker);
+  }
+
+  /**
+   * executor is this instance's own single thread, on its clock, for the instance's work: code
+   * that schedules on a {@link ScheduledExecutorService} runs here unchanged, on virtual time. It
+   * is held while the instance is paused.
+   */
+  public ScheduledExecutorService executor() {
+    return executor;
+  }
+
+  /** nanoTime is this instance's monotonic clock, as its elector reads it. */
+  public long nanoTime() {
+    return loop.nanoTime();
+  }
+
+  /** store is the store this instance elects on. */
+  public VirtualStore store() {
+    return store;
+  }
+
+  @Override
+  public ElectorConfig config() {
+    return runtime.config();
+  }
+
+  @Override
+  public void start() {
+    runtime.start();
+  }
+
+  @Override
+  public ElectorState state() {
+    return runtime.state();
+  }
+
+  @Override
+  public boolean isLeader() {
+    return runtime.isLeader();
+  }
+
+  @Override
+  public Optional<LeaderInfo> currentLeader() {
+    return runtime.currentLeader();
+  }
+
+  @Override
+  public ElectorHealth health() {
+    return runtime.health();
+  }
+
+  @Override
+  public Optional<Leadership> leadership() {
+    return runtime.leadership();
+  }
+
+  @Override
+  public CompletionStage<Leadership> whenLeading() {
+    return runtime.whenLeading();
+  }
+
+  /**
+   * awaitLeadership runs virtual time until this instance leads, for at most {@code timeout}
+   * of virtual time, and returns its term; empty on timeout or once the elector stopped.
+   *
+   * @throws IllegalStateException when called from code the time is running (a listener or a
+   *     task), where a wait could never end
+   */
+  @Override
+  public Optional<Leadership> awaitLeadership(Duration timeout) {
+    VirtualTime.requireNonNegative(timeout, "timeout");
+    time.runUntil(() -> valid().isPresent() || runtime.state() == ElectorState.STOPPED, timeout);
+    return valid();
+  }
+
+  private Optional<Leadership> valid() {
+    return runtime.leadership().filter(Leadership::isValid);
+  }
+
+  /**
+   * runWhileLeader is not available on virtual time.
+   *
+   * @throws UnsupportedOperationException always: the task would run on a real thread
+   */
+  @Override
+  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) {
+    throw noRunWhileLeader();
+  }
+
+  /**
+   * runWhileLeader is not available on virtual time.
+   *
+   * @throws UnsupportedOperationException always: the task would run on a real thread
+   */
+  @Override
+  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace) {
+    throw noRunWhileLeader();
+  }
+
+  private static UnsupportedOperationException noRunWhileLeader() {
+    return new UnsupportedOperationException(
+        "runWhileLeader runs its task on a real thread and waits in real time, which virtual time"
+            + " cannot drive: schedule the work on executor() when the term begins and cancel it"
+            + " on whenLost() (or test it with @LeaseholdSimulation)");
+  }
+
+  @Override
+  public CompletionStage<List<dev.leasehold.Participant>> participants() {
+    return runtime.participants();
+  }
+
+  @Override
+  public void resign() {
+    runtime.resign();
+  }
+
+  @Override
+  public Subscription onLeadershipChanged(LeadershipListener listener) {
+    return runtime.onLeadershipChanged(listener);
+  }
+
+  @Override
+  public Subscription onLeadershipChanged(LeadershipListener listener, Executor executor) {
+    return runtime.onLeadershipChanged(listener, executor);
+  }
+
+  @Override
+  public Subscription onRenewal(Consumer<Renewal> listener) {
+    return runtime.onRenewal(listener);
+  }
+
+  /**
+   * close closes the elector (resigning a term it holds) and, called from the thread that drives
+   * the time, runs virtual time until the close is over; from code the time runs, it only starts
+   * the close. Idempotent. The executor is shut down too.
+   */
+  @Override
+  public void close() {
+    CompletionStage<Void> closed = runtime.closeAsync();
+    executor.shutdown();
+    if (!time.isRunning()) {
+      long bound = 4 * runtime.config().rpcTimeout().toNanos() + 2_000_000_000L;
+      time.runUntil(() -> closed.toCompletableFuture().isDone(), Duration.ofNanos(bound));
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> closeAsync() {
+    executor.shutdown();
+    return runtime.closeAsync();
+  }
+
+  @Override
+  public String toString() {
+    return runtime.config().candidateId() + "@" + runtime.config().electionKey();
+  }
+
+  // ---- for the faults ----
+
+  void partition(boolean cut) {
+    if (cut) {
+      link.cut();
+    } else {
+      link.heal();
+    }
+  }
+
+  void pause(boolean paused) {
+    if (paused) {
+      loop.pause();
+      worker.pause();
+    } else {
+      loop.resume();
+      worker.resume();
+    }
+  }
+
+  void drift(double rate) {
+    clock.setRate(time.nanoTime(), rate);
+    loop.clockChanged();
+    worker.clockChanged();
+  }
+
+  /**
+   * Builder configures a {@link VirtualElector}: the settings of every backend (inherited from
+   * {@link ElectorConfig.Settings}), validated as the local backend does (a TTL of whole seconds,
+   * at least 1 s). The elector closes with its store.
+   *
+   * <p>Not thread-safe.
+   */
+  public static final class Builder extends ElectorConfig.Settings<Builder> {
+    private final VirtualStore store;
+
+    Builder(VirtualStore store) {
+      this.store = store;
+    }
+
+    /** build validates the settings and creates an elector of the store that has not started. */
+    public VirtualElector build() {
+      ElectorConfig config = buildConfig(
+          Duration.ofSeconds(1), Duration.ofSeconds(1), "the local store grants seconds, as etcd does");
+      VirtualElector e = new VirtualElector(store, config);
+      store.add(e);
+      return e;
+    }
+  }
+}
