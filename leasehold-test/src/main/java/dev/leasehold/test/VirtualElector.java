@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,14 +34,17 @@ import java.util.function.Consumer;
  * {@link VirtualFaults#pause} holds along with the elector.
  *
  * <p>It behaves as the production elector, with two differences made for the test thread:
- * {@link #awaitLeadership} and {@link #close()}, called from the thread that drives the time,
- * run virtual time while they wait instead of blocking; and {@code runWhileLeader} is not
+ * {@link #awaitLeadership}, {@link #close()} and {@link #closeAsync()}, called from outside the
+ * code the time runs, run virtual time while they wait instead of blocking; and {@code runWhileLeader} is not
  * available, because it runs the task on a real thread of its own and waits in real time (run
  * leader work on {@link #executor()} from a listener, or in a {@link LeaseholdSimulation}).
  *
  * <p>Not thread-safe: the test thread that drives the time uses it, and the code it runs.
  */
 public final class VirtualElector implements LeaderElector {
+  /** DISPATCH_SLACK is more than a dispatcher's latest wake-up (20 ms): what was published is heard within it. */
+  static final Duration DISPATCH_SLACK = Duration.ofMillis(50);
+
   private final VirtualStore store;
   private final VirtualTime time;
   private final SimClock clock;
@@ -195,25 +199,29 @@ public final class VirtualElector implements LeaderElector {
     return runtime.onRenewal(listener);
   }
 
-  /**
-   * close closes the elector (resigning a term it holds) and, called from the thread that drives
-   * the time, runs virtual time until the close is over; from code the time runs, it only starts
-   * the close. Idempotent. The executor is shut down too.
-   */
+  /** close closes the elector (resigning a term it holds), as {@link #closeAsync()} does; idempotent. */
   @Override
   public void close() {
-    CompletionStage<Void> closed = runtime.closeAsync();
-    executor.shutdown();
-    if (!time.isRunning()) {
-      long bound = 4 * runtime.config().rpcTimeout().toNanos() + 2_000_000_000L;
-      time.runUntil(() -> closed.toCompletableFuture().isDone(), Duration.ofNanos(bound));
-    }
+    closeAsync();
   }
 
+  /**
+   * closeAsync closes the elector (resigning a term it holds) and shuts its executor down.
+   * Called from outside the code the time runs (the test thread, or a framework closing its
+   * context), it runs virtual time until the close is over and the listeners have heard
+   * CLOSED, and returns a completed stage; from code the time runs, it only starts the close.
+   */
   @Override
   public CompletionStage<Void> closeAsync() {
     executor.shutdown();
-    return runtime.closeAsync();
+    CompletableFuture<Void> closed = runtime.closeAsync().toCompletableFuture();
+    if (!time.isRunning()) {
+      long bound = 4 * runtime.config().rpcTimeout().toNanos() + 2_000_000_000L;
+      time.runUntil(closed::isDone, Duration.ofNanos(bound));
+      // The CLOSED event reaches listeners on the dispatcher just after.
+      time.advance(DISPATCH_SLACK);
+    }
+    return closed;
   }
 
   @Override
