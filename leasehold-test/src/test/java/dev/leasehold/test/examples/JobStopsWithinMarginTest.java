@@ -47,19 +47,30 @@ class JobStopsWithinMarginTest {
     }
   }
 
+  /** Instances are two instances running the job, a leading (its first term), b following. */
+  record Instances(VirtualElector a, VirtualElector b, ReportJob job, Leadership first) {
+    static Instances startedWithALeader(VirtualStore store) {
+      VirtualElector a = store.elector().electionKey(KEY).candidateId("a").leaseTtl(Duration.ofSeconds(5)).build();
+      VirtualElector b = store.elector().electionKey(KEY).candidateId("b").leaseTtl(Duration.ofSeconds(5)).build();
+      ReportJob job = new ReportJob();
+      job.install(a, store.time());
+      job.install(b, store.time());
+      a.start();
+      Leadership first = a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+      b.start();
+      return new Instances(a, b, job, first);
+    }
+  }
+
   @Test
   void theJobStopsBeforeTheStoreCouldElectAnotherLeader() {
     long realStart = System.nanoTime();
     VirtualTime time = VirtualTime.create();
     try (VirtualStore store = VirtualStore.create(time)) {
-      VirtualElector a = store.elector().electionKey(KEY).candidateId("a").leaseTtl(Duration.ofSeconds(5)).build();
-      VirtualElector b = store.elector().electionKey(KEY).candidateId("b").leaseTtl(Duration.ofSeconds(5)).build();
-      ReportJob job = new ReportJob();
-      job.install(a, time);
-      job.install(b, time);
-      a.start();
-      Leadership first = a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
-      b.start();
+      Instances two = Instances.startedWithALeader(store);
+      VirtualElector a = two.a();
+      ReportJob job = two.job();
+      Leadership first = two.first();
       time.advance(Duration.ofSeconds(3));
 
       List<LeadershipEvent> lost = new ArrayList<>();
@@ -92,14 +103,11 @@ class JobStopsWithinMarginTest {
   void aPausedLeaderWritesNothingWhenItWakesUpPastItsDeadline() {
     VirtualTime time = VirtualTime.create();
     try (VirtualStore store = VirtualStore.create(time)) {
-      VirtualElector a = store.elector().electionKey(KEY).candidateId("a").leaseTtl(Duration.ofSeconds(5)).build();
-      VirtualElector b = store.elector().electionKey(KEY).candidateId("b").leaseTtl(Duration.ofSeconds(5)).build();
-      ReportJob job = new ReportJob();
-      job.install(a, time);
-      job.install(b, time);
-      a.start();
-      Leadership first = a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
-      b.start();
+      Instances two = Instances.startedWithALeader(store);
+      VirtualElector a = two.a();
+      VirtualElector b = two.b();
+      ReportJob job = two.job();
+      Leadership first = two.first();
       time.advance(Duration.ofSeconds(1));
 
       Duration pausedAt = time.elapsed();
