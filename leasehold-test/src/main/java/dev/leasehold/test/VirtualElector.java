@@ -35,11 +35,15 @@ import java.util.function.Consumer;
  *
  * <p>It behaves as the production elector, with two differences made for the test thread:
  * {@link #awaitLeadership}, {@link #close()} and {@link #closeAsync()}, called from outside the
- * code the time runs, run virtual time while they wait instead of blocking; and {@code runWhileLeader} is not
- * available, because it runs the task on a real thread of its own and waits in real time (run
- * leader work on {@link #executor()} from a listener, or in a {@link LeaseholdSimulation}).
+ * code the time runs, run virtual time while they wait instead of blocking; and {@code
+ * runWhileLeader} is not available, because it runs the task on a real thread of its own and
+ * waits in real time (run leader work on {@link #executor()} from a listener, or in a
+ * {@link LeaseholdSimulation}).
  *
- * <p>Not thread-safe: the test thread that drives the time uses it, and the code it runs.
+ * <p>Thread safety: its reads ({@link #state()}, {@link #isLeader()}, {@link #leadership()},
+ * {@link #currentLeader()}, {@link #health()}, and a {@link Leadership}'s {@code isValid()}) may
+ * be called from any thread, as on the production elector; everything else only from the thread
+ * that drives the time, or the code the time runs.
  */
 public final class VirtualElector implements LeaderElector {
   /** DISPATCH_SLACK is more than a dispatcher's latest wake-up (20 ms): what was published is heard within it. */

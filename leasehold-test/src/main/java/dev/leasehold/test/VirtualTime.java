@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -129,8 +130,7 @@ public final class VirtualTime {
    * await runs virtual time until {@code stage} completes, for at most {@code max}, and returns
    * its value.
    *
-   * @throws java.util.concurrent.TimeoutException (wrapped in {@link AssertionError}) when
-   *     {@code max} passed first
+   * @throws AssertionError when {@code max} passed first
    * @throws CompletionException with the stage's failure as its cause when it failed
    */
   public <T> T await(CompletionStage<T> stage, Duration max) {
@@ -169,7 +169,7 @@ public final class VirtualTime {
   }
 
   /** random draws from the run's randomness. */
-  java.util.SplittableRandom random() {
+  SplittableRandom random() {
     return queue.rnd;
   }
 
