@@ -1,7 +1,11 @@
 package dev.leasehold.test;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
 
 /**
  * LeaderContext is what one simulated instance gives the user's leader-only code: its elector
@@ -10,10 +14,11 @@ import java.util.concurrent.ScheduledExecutorService;
  * that takes its elector, executor and clock as parameters (as code usually does under
  * dependency injection) runs in a simulation unchanged.
  *
- * <p>What cannot be simulated: threads the code starts itself, {@code Thread.sleep} and other
- * blocking waits (a task runs to its end before anything else happens; a pause inside it would
- * stop the whole simulation): write "wait, then act" as a task scheduled later on
- * {@link #scheduler()}.
+ * <p>Code that blocks (sleeps, waits for a future) runs on a simulated thread ({@link
+ * #thread}), where {@link #sleep} and {@link #await} wait in virtual time; a task on {@link
+ * #scheduler()} runs to its end before anything else happens, so it must not block. What cannot
+ * be simulated: threads the code starts itself, {@code Thread.sleep}, and blocking waits other
+ * than these two.
  *
  * <p>Not thread-safe: the simulation's one thread runs the code that uses it.
  */
@@ -51,6 +56,51 @@ public final class LeaderContext {
   /** resource is what the instances write to, checked by the simulation. */
   public SimulatedResource resource() {
     return resource;
+  }
+
+  /**
+   * thread starts a simulated thread of this instance running {@code body} (see {@link
+   * VirtualElector#thread}); interrupting it from a listener wakes a {@link #sleep} or {@link
+   * #await} in it with {@link InterruptedException}.
+   */
+  public Thread thread(String name, Runnable body) {
+    return elector.thread(name, body);
+  }
+
+  /**
+   * sleep waits {@code duration} of the instance's virtual time, on one of its simulated
+   * threads.
+   *
+   * @throws InterruptedException when the thread is interrupted before or during the sleep
+   * @throws IllegalStateException when not called on a simulated thread of this instance
+   */
+  public void sleep(Duration duration) throws InterruptedException {
+    VirtualTime.requireNonNegative(duration, "duration");
+    current("sleep").sleep(duration);
+  }
+
+  /**
+   * await waits until {@code stage} completes, for at most {@code timeout} of the instance's
+   * virtual time, on one of its simulated threads, and returns its value.
+   *
+   * @throws InterruptedException when the thread is interrupted before or during the wait
+   * @throws TimeoutException when {@code timeout} passed first
+   * @throws ExecutionException when the stage failed
+   * @throws IllegalStateException when not called on a simulated thread of this instance
+   */
+  public <T> T await(CompletionStage<T> stage, Duration timeout)
+      throws InterruptedException, TimeoutException, ExecutionException {
+    VirtualTime.requireNonNegative(timeout, "timeout");
+    return current("await").await(stage, timeout);
+  }
+
+  private SimulatedThread current(String what) {
+    if (Thread.currentThread() instanceof SimulatedThread t && t.owner() == elector) {
+      return t;
+    }
+    throw new IllegalStateException("LeaderContext." + what + " waits on a simulated thread of " + id()
+        + " (start one with thread(name, body)), but was called on " + Thread.currentThread().getName()
+        + ": on the scheduler, schedule the rest of the work instead");
   }
 
   /** note adds a line of the instance's own to the history a failure prints. */

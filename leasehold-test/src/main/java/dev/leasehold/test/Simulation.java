@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * elector on one {@link VirtualStore}, through many seeded schedules of faults and delays, and
  * checks every run: by default, that no unfenced write to the {@link SimulatedResource} lands
  * outside its term (the leader-only sections of two terms never overlap), plus any invariant
- * the setup adds ({@link Schedule#invariant}). The first failing schedule ends the run with a
+ * the setup adds ({@link Schedule#invariant}), and that no simulated thread of the user's
+ * ({@link LeaderContext#thread}) ends by an exception. The first failing schedule ends the run with a
  * {@link SimulationFailure} that names its seed, a replay command and the run's history.
  *
  * <p>Each schedule: the instances start within the first 500 ms; from 2 s on, one to four
@@ -148,6 +149,25 @@ public final class Simulation {
         time.at(plan.nextLong(500_000_000L), e::start);
       }
       planFaults(plan);
+      String failure;
+      try {
+        failure = runChecked(schedule);
+      } catch (RuntimeException stopped) {
+        // A simulated thread that blocked outside the kit: the run cannot go on.
+        failure = "the run stopped: " + stopped.getMessage();
+      } finally {
+        for (VirtualElector e : electors) {
+          e.endThreads();
+        }
+      }
+      if (failure != null) {
+        throw new SimulationFailure(failure, index, count, runSeed,
+            replay + " -D" + SEED_PROPERTY + "=" + runSeed, history.lines(), history.count());
+      }
+    }
+
+    /** runChecked runs the schedule, checking after every event, and returns the first failure or null. */
+    private String runChecked(Schedule schedule) {
       String[] failure = new String[1];
       time.runUntil(() -> {
         String v = resource.violation();
@@ -155,13 +175,23 @@ public final class Simulation {
           String broken = schedule.broken();
           v = broken == null ? null : "invariant '" + broken + "' does not hold";
         }
+        if (v == null) {
+          v = threadFailure();
+        }
         failure[0] = v;
         return v != null;
       }, duration);
-      if (failure[0] != null) {
-        throw new SimulationFailure(failure[0], index, count, runSeed,
-            replay + " -D" + SEED_PROPERTY + "=" + runSeed, history.lines(), history.count());
+      return failure[0];
+    }
+
+    private String threadFailure() {
+      for (VirtualElector e : electors) {
+        String f = e.threadFailure();
+        if (f != null) {
+          return f;
+        }
       }
+      return null;
     }
 
     private void record(String id, LeadershipEvent ev) {

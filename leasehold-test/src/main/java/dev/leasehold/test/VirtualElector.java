@@ -17,7 +17,9 @@ import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.test.engine.SimClock;
 import dev.leasehold.test.engine.SimScheduler;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +59,7 @@ public final class VirtualElector implements LeaderElector {
   private final StoreLink link;
   private final ElectorRuntime runtime;
   private final VirtualExecutor executor;
+  private final List<SimulatedThread> threads = new ArrayList<>();
 
   private VirtualElector(VirtualStore store, ElectorConfig config) {
     this.store = store;
@@ -81,6 +84,22 @@ public final class VirtualElector implements LeaderElector {
    */
   public ScheduledExecutorService executor() {
     return executor;
+  }
+
+  /**
+   * thread starts a simulated thread of this instance running {@code body}, at the current
+   * virtual instant: code on it may block with {@link LeaderContext#sleep} and {@link
+   * LeaderContext#await}, which wait in virtual time, and {@link Thread#interrupt()} from a
+   * listener wakes it, as on a real thread. Its turns come through the instance's own thread, so
+   * a pause of the instance holds it too; closing the store ends it.
+   */
+  public Thread thread(String name, Runnable body) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(body, "body");
+    SimulatedThread t = new SimulatedThread(this, worker, name, body);
+    threads.add(t);
+    t.begin();
+    return t;
   }
 
   /** nanoTime is this instance's monotonic clock, as its elector reads it. */
@@ -233,7 +252,25 @@ public final class VirtualElector implements LeaderElector {
     return runtime.config().candidateId() + "@" + runtime.config().electionKey();
   }
 
-  // ---- for the faults ----
+  // ---- for the store, the simulation and the faults ----
+
+  /** endThreads ends the simulated threads still waiting in the kit (the test is over). */
+  void endThreads() {
+    for (SimulatedThread t : threads) {
+      t.abandon();
+    }
+    threads.clear();
+  }
+
+  /** threadFailure is the first exception that ended a simulated thread of this instance, or null. */
+  String threadFailure() {
+    for (SimulatedThread t : threads) {
+      if (t.died() != null) {
+        return t.getName() + " ended by " + t.died();
+      }
+    }
+    return null;
+  }
 
   void partition(boolean cut) {
     if (cut) {

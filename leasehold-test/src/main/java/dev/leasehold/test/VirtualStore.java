@@ -73,12 +73,15 @@ public final class VirtualStore implements AutoCloseable {
 
   /**
    * close closes every elector that is still open (running virtual time while they release
-   * their leases), then the store; idempotent.
+   * their leases), ends their simulated threads, then closes the store; idempotent.
    */
   @Override
   public void close() {
     for (VirtualElector e : electors) {
       e.close();
+    }
+    for (VirtualElector e : electors) {
+      e.endThreads();
     }
     store.close();
   }
