@@ -17,8 +17,9 @@ import java.util.function.Consumer;
  * checks every run: by default, that no unfenced write to the {@link SimulatedResource} lands
  * outside its term (the leader-only sections of two terms never overlap), plus any invariant
  * the setup adds ({@link Schedule#invariant}), and that no simulated thread of the user's
- * ({@link LeaderContext#thread}) ends by an exception. The first failing schedule ends the run with a
- * {@link SimulationFailure} that names its seed, a replay command and the run's history.
+ * ({@link LeaderContext#thread}) ends by an exception. The first failing schedule ends the run
+ * with a {@link SimulationFailure} that names its seed, a replay command and the run's history,
+ * in which the electors' own warnings appear in order (they do not go to the test's log).
  *
  * <p>Each schedule: the instances start within the first 500 ms; from 2 s on, one to four
  * faults of the allowed kinds ({@link Fault}) strike at random times, with random lengths up
@@ -133,7 +134,8 @@ public final class Simulation {
       for (int i = 1; i <= instances; i++) {
         VirtualElector.Builder b = store.elector().electionKey(KEY).candidateId("i" + i);
         Simulation.this.electors.accept(b);
-        VirtualElector e = b.build();
+        String id = "i" + i;
+        VirtualElector e = b.log(new HistoryLog(history, id, id + "@" + KEY)).build();
         electors.add(e);
         contexts.add(new LeaderContext(e, resource, history));
       }

@@ -27,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
 
 /**
  * VirtualElector is one instance of a service on a {@link VirtualStore}: core's real elector
@@ -61,7 +62,7 @@ public final class VirtualElector implements LeaderElector {
   private final VirtualExecutor executor;
   private final List<SimulatedThread> threads = new ArrayList<>();
 
-  private VirtualElector(VirtualStore store, ElectorConfig config) {
+  private VirtualElector(VirtualStore store, ElectorConfig config, Logger log) {
     this.store = store;
     this.time = store.time();
     SplittableRandom rnd = time.random();
@@ -72,8 +73,10 @@ public final class VirtualElector implements LeaderElector {
     this.link = new StoreLink(
         LocalBackend.port(store.local(), config.electionKey(), config.candidateId()), time);
     ElectionMachine machine = new ElectionMachine(ProtocolConfig.from(config), rnd.split());
-    this.runtime = new ElectorRuntime(
-        config, machine, link, loop, config.candidateId() + "@" + config.electionKey());
+    String name = config.candidateId() + "@" + config.electionKey();
+    this.runtime = log == null
+        ? new ElectorRuntime(config, machine, link, loop, name)
+        : new ElectorRuntime(config, machine, link, loop, name, log);
     this.executor = new VirtualExecutor(worker);
   }
 
@@ -305,16 +308,23 @@ public final class VirtualElector implements LeaderElector {
    */
   public static final class Builder extends ElectorConfig.Settings<Builder> {
     private final VirtualStore store;
+    private Logger log;
 
     Builder(VirtualStore store) {
       this.store = store;
+    }
+
+    /** log is where the elector's runtime logs, instead of its usual logger; for the simulation. */
+    Builder log(Logger log) {
+      this.log = log;
+      return this;
     }
 
     /** build validates the settings and creates an elector of the store that has not started. */
     public VirtualElector build() {
       ElectorConfig config = buildConfig(
           Duration.ofSeconds(1), Duration.ofSeconds(1), "the local store grants seconds, as etcd does");
-      VirtualElector e = new VirtualElector(store, config);
+      VirtualElector e = new VirtualElector(store, config, log);
       store.add(e);
       return e;
     }
