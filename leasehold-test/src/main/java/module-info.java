@@ -11,7 +11,7 @@ module dev.leasehold.test {
   requires org.slf4j;
   // Optional: only the Spring test slice uses them.
   requires static spring.beans;
-  requires static spring.context;
+  requires static transitive spring.context;
   requires static spring.core;
 
   exports dev.leasehold.test;

@@ -69,19 +69,19 @@ public final class LeaderContext {
 
   /**
    * sleep waits {@code duration} of the instance's virtual time, on one of its simulated
-   * threads.
+   * threads ({@link VirtualElector#sleep}).
    *
    * @throws InterruptedException when the thread is interrupted before or during the sleep
    * @throws IllegalStateException when not called on a simulated thread of this instance
    */
   public void sleep(Duration duration) throws InterruptedException {
-    VirtualTime.requireNonNegative(duration, "duration");
-    current("sleep").sleep(duration);
+    elector.sleep(duration);
   }
 
   /**
    * await waits until {@code stage} completes, for at most {@code timeout} of the instance's
-   * virtual time, on one of its simulated threads, and returns its value.
+   * virtual time, on one of its simulated threads, and returns its value ({@link
+   * VirtualElector#await}).
    *
    * @throws InterruptedException when the thread is interrupted before or during the wait
    * @throws TimeoutException when {@code timeout} passed first
@@ -90,17 +90,7 @@ public final class LeaderContext {
    */
   public <T> T await(CompletionStage<T> stage, Duration timeout)
       throws InterruptedException, TimeoutException, ExecutionException {
-    VirtualTime.requireNonNegative(timeout, "timeout");
-    return current("await").await(stage, timeout);
-  }
-
-  private SimulatedThread current(String what) {
-    if (Thread.currentThread() instanceof SimulatedThread t && t.owner() == elector) {
-      return t;
-    }
-    throw new IllegalStateException("LeaderContext." + what + " waits on a simulated thread of " + id()
-        + " (start one with thread(name, body)), but was called on " + Thread.currentThread().getName()
-        + ": on the scheduler, schedule the rest of the work instead");
+    return elector.await(stage, timeout);
   }
 
   /** note adds a line of the instance's own to the history a failure prints. */

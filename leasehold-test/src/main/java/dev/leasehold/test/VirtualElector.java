@@ -24,8 +24,10 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 
@@ -91,8 +93,8 @@ public final class VirtualElector implements LeaderElector {
 
   /**
    * thread starts a simulated thread of this instance running {@code body}, at the current
-   * virtual instant: code on it may block with {@link LeaderContext#sleep} and {@link
-   * LeaderContext#await}, which wait in virtual time, and {@link Thread#interrupt()} from a
+   * virtual instant: code on it may block with {@link #sleep} and {@link #await}, which wait in
+   * virtual time, and {@link Thread#interrupt()} from a
    * listener wakes it, as on a real thread. Its turns come through the instance's own thread, so
    * a pause of the instance holds it too; closing the store ends it.
    */
@@ -103,6 +105,43 @@ public final class VirtualElector implements LeaderElector {
     threads.add(t);
     t.begin();
     return t;
+  }
+
+  /**
+   * sleep waits {@code duration} of this instance's virtual time, on one of its simulated
+   * threads ({@link #thread}).
+   *
+   * @throws InterruptedException when the thread is interrupted before or during the sleep
+   * @throws IllegalStateException when not called on a simulated thread of this instance
+   */
+  public void sleep(Duration duration) throws InterruptedException {
+    VirtualTime.requireNonNegative(duration, "duration");
+    current("sleep").sleep(duration);
+  }
+
+  /**
+   * await waits until {@code stage} completes, for at most {@code timeout} of this instance's
+   * virtual time, on one of its simulated threads ({@link #thread}), and returns its value.
+   *
+   * @throws InterruptedException when the thread is interrupted before or during the wait
+   * @throws TimeoutException when {@code timeout} passed first
+   * @throws ExecutionException when the stage failed
+   * @throws IllegalStateException when not called on a simulated thread of this instance
+   */
+  public <T> T await(CompletionStage<T> stage, Duration timeout)
+      throws InterruptedException, TimeoutException, ExecutionException {
+    Objects.requireNonNull(stage, "stage");
+    VirtualTime.requireNonNegative(timeout, "timeout");
+    return current("await").await(stage, timeout);
+  }
+
+  private SimulatedThread current(String what) {
+    if (Thread.currentThread() instanceof SimulatedThread t && t.owner() == this) {
+      return t;
+    }
+    throw new IllegalStateException(what + " waits on a simulated thread of "
+        + runtime.config().candidateId() + " (start one with thread(name, body)), but was called on "
+        + Thread.currentThread().getName() + ": on an executor, schedule the rest of the work instead");
   }
 
   /** nanoTime is this instance's monotonic clock, as its elector reads it. */

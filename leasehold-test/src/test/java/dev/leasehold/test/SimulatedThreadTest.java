@@ -75,8 +75,7 @@ class SimulatedThreadTest {
       Thread sleeper = a.thread("sleeper", () -> {
         try {
           Thread.sleep(0); // a real call outside the kit that does not block is fine
-          SimulatedThread self = (SimulatedThread) Thread.currentThread();
-          self.sleep(Duration.ofHours(1));
+          a.sleep(Duration.ofHours(1));
         } catch (InterruptedException e) {
           woke.add(time.elapsed());
         }
@@ -104,6 +103,6 @@ class SimulatedThreadTest {
       }
     });
     assertEquals(1, refused.size());
-    assertTrue(refused.get(0).startsWith("LeaderContext.sleep waits on a simulated thread of i1"), refused.get(0));
+    assertTrue(refused.get(0).startsWith("sleep waits on a simulated thread of i1"), refused.get(0));
   }
 }
