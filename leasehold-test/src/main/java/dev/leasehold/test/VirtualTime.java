@@ -25,12 +25,13 @@ import java.util.function.BooleanSupplier;
  * is the same every time for the same seed.
  *
  * <p>What runs on it: the electors' real runtime and protocol machine, the store's lease
- * expiry, timers, listener calls, and tasks given to a virtual executor. What does not: threads
- * the code under test starts itself, real sleeps, and blocking waits on other threads (a
- * {@code Future.get()} inside a listener would wait for an event that only this thread can run).
- * Block on the test thread through {@link #await}, or through the electors' own
- * {@link VirtualElector#awaitLeadership} and {@link VirtualElector#close}, which run virtual
- * time while they wait.
+ * expiry, timers, listener calls, tasks given to a virtual executor, and the instances'
+ * simulated threads ({@link VirtualElector#thread}), whose {@code sleep} and {@code await} wait
+ * in virtual time. What does not: threads the code under test starts itself, real sleeps, and
+ * other blocking waits (a {@code Future.get()} inside a listener would wait for an event that
+ * only this thread can run). Block on the test thread through {@link #await}, or through the
+ * electors' own {@link VirtualElector#awaitLeadership} and {@link VirtualElector#close}, which
+ * run virtual time while they wait.
  *
  * <p>Not thread-safe: one test thread drives it; the code it runs must not call it back.
  */
