@@ -58,6 +58,24 @@ class SimulationTest {
   }
 
   @Test
+  void theSeedPropertyRunsThatOneSchedule() {
+    SimulationFailure found = assertThrows(SimulationFailure.class, () -> Simulation.builder().schedules(50).build()
+        .run(schedule -> schedule.instances().forEach(i -> writer(i, false))));
+    System.setProperty(Simulation.SEED_PROPERTY, Long.toString(found.seed()));
+    try {
+      SimulationFailure replayed = assertThrows(SimulationFailure.class, () -> Simulation.builder().schedules(50).build()
+          .run(schedule -> schedule.instances().forEach(i -> writer(i, false))));
+      assertEquals(found.seed(), replayed.seed());
+      assertEquals(0, replayed.schedule());
+      assertEquals(found.history(), replayed.history(), "the same run, event for event");
+      Simulation.Result one = Simulation.builder().build().run(schedule -> { });
+      assertEquals(1, one.schedules());
+    } finally {
+      System.clearProperty(Simulation.SEED_PROPERTY);
+    }
+  }
+
+  @Test
   void settingsAreCheckedAndNamed() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Simulation.builder().duration(Duration.ofSeconds(5)).build());
