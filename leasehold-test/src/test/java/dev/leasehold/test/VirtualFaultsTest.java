@@ -76,6 +76,25 @@ class VirtualFaultsTest {
   }
 
   @Test
+  void theWatchdogResignsATermWhoseWorkStoppedBeatingOnVirtualTime() {
+    VirtualElector c = store.elector().electionKey("/watched").candidateId("c").leaseTtl(Duration.ofSeconds(2))
+        .workStallTimeout(Duration.ofSeconds(3)).build();
+    c.start();
+    Leadership term = c.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+    java.util.concurrent.ScheduledFuture<?> beat = c.executor().scheduleAtFixedRate(
+        term::heartbeat, 0, 1, java.util.concurrent.TimeUnit.SECONDS);
+    time.advance(Duration.ofSeconds(30));
+    assertTrue(term.isValid(), "a beating term holds");
+    beat.cancel(false); // the work hangs
+    Duration hung = time.elapsed();
+    LeadershipEvent lost = lossOf(term);
+    assertEquals(Cause.WORK_STALLED, lost.cause());
+    Duration after = time.elapsed().minus(hung);
+    // The last heartbeat came within the second before the hang; the watchdog fires 3 s after it.
+    assertTrue(after.compareTo(Duration.ofSeconds(2)) > 0 && after.compareTo(Duration.ofMillis(3500)) < 0, after.toString());
+  }
+
+  @Test
   void aDriftRateMustBePositive() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> store.faults().drift(a, 0));
     assertEquals("rate must be > 0 and finite, but was 0.0", e.getMessage());
