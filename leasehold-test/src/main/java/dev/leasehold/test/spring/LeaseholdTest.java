@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Import;
  * LeaseholdTest, on a {@code @SpringBootTest} class, replaces the context's elector with a
  * controllable one: a real elector on virtual time ({@link dev.leasehold.test.VirtualStore}),
  * which the auto-configuration then starts, closes and wires to {@code @LeaderOnly} and the
- * leadership events as in production. The test inject {@link LeadershipControl} and calls
+ * leadership events as in production. The test injects {@link LeadershipControl} and calls
  * {@link LeadershipControl#grant()} and {@link LeadershipControl#revoke} to start and end terms,
  * with no store to run and no TTL to wait out:
  *
