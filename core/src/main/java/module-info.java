@@ -6,7 +6,7 @@
  * dev.leasehold.micrometer} binds meters when the application has Micrometer (an optional
  * dependency). The backend-neutral runtime
  * ({@code dev.leasehold.runtime}) and the etcd protocol machine ({@code dev.leasehold.etcd.protocol})
- * are internal and not exported.
+ * are internal: exported only to the test kit ({@code dev.leasehold.test}).
  */
 module dev.leasehold.core {
   requires transitive jetcd.core;
@@ -30,4 +30,11 @@ module dev.leasehold.core {
   exports dev.leasehold.local;
   exports dev.leasehold.micrometer;
   exports dev.leasehold.select;
+
+  // The test kit (leasehold-test) runs real electors on virtual time: it builds the runtime and
+  // the etcd machine itself, and a LocalStore on its scheduler through the store's
+  // package-private constructor. Nobody else sees these packages.
+  exports dev.leasehold.runtime to dev.leasehold.test;
+  exports dev.leasehold.etcd.protocol to dev.leasehold.test;
+  opens dev.leasehold.local to dev.leasehold.test;
 }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module exports the API, the backends' builders and the metrics binder, never the runtime
- * or the machine; only the binder's package touches the optional Micrometer.
+ * or the machine (those only to the test kit); only the binder's package touches the optional
+ * Micrometer.
  */
 class ModuleBoundaryTest {
   @Test
@@ -30,6 +31,7 @@ class ModuleBoundaryTest {
     }
     Set<String> exported =
         d.exports().stream()
+            .filter(e -> !e.isQualified())
             .map(ModuleDescriptor.Exports::source)
             .collect(Collectors.toCollection(TreeSet::new));
     assertEquals("dev.leasehold.core", d.name());
@@ -37,6 +39,19 @@ class ModuleBoundaryTest {
         Set.of("dev.leasehold", "dev.leasehold.etcd", "dev.leasehold.jdbc", "dev.leasehold.local",
             "dev.leasehold.micrometer", "dev.leasehold.select"),
         exported);
+    // The test kit alone reaches the internals: the runtime and the machine, and the local
+    // store's package-private constructor.
+    Set<String> toTheKit =
+        d.exports().stream()
+            .filter(ModuleDescriptor.Exports::isQualified)
+            .map(e -> e.source() + " to " + e.targets())
+            .collect(Collectors.toCollection(TreeSet::new));
+    assertEquals(
+        Set.of("dev.leasehold.etcd.protocol to [dev.leasehold.test]", "dev.leasehold.runtime to [dev.leasehold.test]"),
+        toTheKit);
+    assertEquals(
+        Set.of("dev.leasehold.local to [dev.leasehold.test]"),
+        d.opens().stream().map(o -> o.source() + " to " + o.targets()).collect(Collectors.toSet()));
     // Micrometer is optional: read only if present at run time.
     ModuleDescriptor.Requires micrometer =
         d.requires().stream().filter(r -> r.name().equals("micrometer.core")).findFirst().orElseThrow();

@@ -3,6 +3,7 @@ package dev.leasehold.local;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.Leadership;
 import dev.leasehold.etcd.protocol.KeyRecord;
+import dev.leasehold.runtime.Scheduler;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +58,8 @@ public final class LocalStore implements AutoCloseable {
   private final LongSupplier clock;
   private final ScheduledThreadPoolExecutor thread;
   private final Executor work;
+  // When set, the store's thread is a scheduler's loop: the test kit's virtual time.
+  private final Scheduler loop;
   private final LocalFaults faults = new LocalFaults(this);
 
   // Guarded by lock.
@@ -64,6 +67,7 @@ public final class LocalStore implements AutoCloseable {
   private String unavailable;
   private boolean closed;
   private ScheduledFuture<?> sweep;
+  private Scheduler.Cancellable loopSweep;
   private long sweepAt;
   private long sweepSeq;
 
@@ -87,6 +91,19 @@ public final class LocalStore implements AutoCloseable {
     thread.setRemoveOnCancelPolicy(true);
     thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.work = work != null ? work : thread;
+    this.loop = null;
+    this.state = new StoreState(this::deliver);
+  }
+
+  /**
+   * LocalStore runs on {@code loop}: its clock, requests, deliveries and sweeps; for the test
+   * kit ({@code dev.leasehold.test}), which reaches it through the package it is opened to.
+   */
+  LocalStore(Scheduler loop) {
+    this.loop = Objects.requireNonNull(loop, "loop");
+    this.clock = loop::nanoTime;
+    this.thread = null;
+    this.work = loop::execute;
     this.state = new StoreState(this::deliver);
   }
 
@@ -183,12 +200,14 @@ public final class LocalStore implements AutoCloseable {
       }
       closed = true;
       state.failWatches("local store closed");
-      if (sweep != null) {
-        sweep.cancel(false);
-      }
+      cancelSweep();
     }
     // Deliveries already queued still run.
-    thread.shutdown();
+    if (loop != null) {
+      loop.shutdown();
+    } else {
+      thread.shutdown();
+    }
   }
 
   // ---- for the port and the faults ----
@@ -324,20 +343,38 @@ public final class LocalStore implements AutoCloseable {
   private void armSweeper() {
     long now = clock.getAsLong();
     long next = state.nextExpiry(now + IDLE_SWEEP_NANOS);
-    if (sweep != null && !sweep.isDone() && sweepAt - next <= 0) {
+    if (sweepArmed() && sweepAt - next <= 0) {
       return;
     }
-    if (sweep != null) {
-      sweep.cancel(false);
-    }
+    cancelSweep();
     sweepAt = next;
     long seq = ++sweepSeq;
+    long delay = Math.max(MIN_SWEEP_NANOS, next - now);
     try {
-      sweep =
-          thread.schedule(
-              () -> sweep(seq), Math.max(MIN_SWEEP_NANOS, next - now), TimeUnit.NANOSECONDS);
+      if (loop != null) {
+        loopSweep = loop.schedule(() -> sweep(seq), delay);
+      } else {
+        sweep = thread.schedule(() -> sweep(seq), delay, TimeUnit.NANOSECONDS);
+      }
     } catch (RejectedExecutionException closedAlready) {
       sweep = null;
+      loopSweep = null;
+    }
+  }
+
+  /** sweepArmed is true while a sweep is scheduled and has not run; called under the lock. */
+  private boolean sweepArmed() {
+    return loop != null ? loopSweep != null : sweep != null && !sweep.isDone();
+  }
+
+  private void cancelSweep() {
+    if (sweep != null) {
+      sweep.cancel(false);
+      sweep = null;
+    }
+    if (loopSweep != null) {
+      loopSweep.cancel();
+      loopSweep = null;
     }
   }
 
@@ -348,6 +385,7 @@ public final class LocalStore implements AutoCloseable {
       }
       if (seq == sweepSeq) {
         sweep = null;
+        loopSweep = null;
       }
       // Time runs on while the store is unavailable: leases expire as on a server cut off
       // from all its clients.

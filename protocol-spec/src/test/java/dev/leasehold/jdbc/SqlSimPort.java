@@ -5,7 +5,7 @@ import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
-import dev.leasehold.spec.sim.EventQueue;
+import dev.leasehold.test.engine.EventQueue;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

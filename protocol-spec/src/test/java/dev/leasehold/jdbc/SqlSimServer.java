@@ -1,6 +1,6 @@
 package dev.leasehold.jdbc;
 
-import dev.leasehold.spec.sim.EventQueue;
+import dev.leasehold.test.engine.EventQueue;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

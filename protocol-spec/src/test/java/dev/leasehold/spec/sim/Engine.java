@@ -2,6 +2,7 @@ package dev.leasehold.spec.sim;
 
 import dev.leasehold.spec.sim.Simulation.Inv;
 import dev.leasehold.spec.sim.Simulation.Violation;
+import dev.leasehold.test.engine.EventQueue;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

@@ -5,6 +5,8 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.etcd.protocol.ElectionMachine;
 import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.test.engine.SimClock;
+import dev.leasehold.test.engine.SimScheduler;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;

@@ -2,6 +2,9 @@ package dev.leasehold.spec.sim;
 
 import dev.leasehold.spec.sim.Scenario.Fault;
 import dev.leasehold.spec.sim.Stats.Stat;
+import dev.leasehold.test.engine.EventQueue;
+import dev.leasehold.test.engine.SimClock;
+import dev.leasehold.test.engine.SimScheduler;
 import java.util.EnumSet;
 import java.util.List;
 import org.slf4j.event.Level;

@@ -1,5 +1,6 @@
 package dev.leasehold.spec.sim;
 
+import dev.leasehold.test.engine.SimClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,7 +1,7 @@
 package dev.leasehold.spec.sim.session;
 
-import dev.leasehold.spec.sim.EventQueue;
-import dev.leasehold.spec.sim.SimClock;
+import dev.leasehold.test.engine.EventQueue;
+import dev.leasehold.test.engine.SimClock;
 import dev.leasehold.spec.sim.SimLog;
 import dev.leasehold.spec.sim.session.SessionChecks.Inv;
 import dev.leasehold.spec.sim.session.SessionChecks.Violation;

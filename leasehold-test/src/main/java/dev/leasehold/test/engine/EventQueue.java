@@ -1,4 +1,4 @@
-package dev.leasehold.spec.sim;
+package dev.leasehold.test.engine;
 
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;

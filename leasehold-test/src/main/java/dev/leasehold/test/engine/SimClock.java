@@ -1,4 +1,4 @@
-package dev.leasehold.spec.sim;
+package dev.leasehold.test.engine;
 
 /**
  * SimClock is a candidate's monotonic clock: piecewise linear in true time, with an arbitrary

@@ -1,4 +1,4 @@
-package dev.leasehold.spec.sim;
+package dev.leasehold.test.engine;
 
 import dev.leasehold.runtime.Scheduler;
 import java.util.ArrayDeque;
@@ -121,7 +121,7 @@ public final class SimScheduler implements Scheduler {
   }
 
   /** isShutdown is true once the runtime shut the loop down (its close is over). */
-  boolean isShutdown() {
+  public boolean isShutdown() {
     return shutdown;
   }
 
@@ -148,7 +148,7 @@ public final class SimScheduler implements Scheduler {
   }
 
   /** clockChanged re-arms the timers after the clock's rate changed. */
-  void clockChanged() {
+  public void clockChanged() {
     for (Timer t : timers) {
       t.ev.cancelled = true;
       arm(t);
@@ -156,7 +156,7 @@ public final class SimScheduler implements Scheduler {
   }
 
   /** pendingTimers is the number of armed timers (for the trace). */
-  int pendingTimers() {
+  public int pendingTimers() {
     return timers.size();
   }
 
