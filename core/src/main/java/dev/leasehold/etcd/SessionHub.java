@@ -4,6 +4,8 @@ import dev.leasehold.Guarantee;
 import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.etcd.protocol.SessionCommand;
 import dev.leasehold.etcd.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.SessionMember;
+import dev.leasehold.etcd.protocol.Spread;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Scheduler;
@@ -19,12 +21,17 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * renewal the watch is asked for a progress notification, and if it has not reached the
  * previous renewal's revision by then it is restarted, and the prefix re-read for every
  * election.
+ *
+ * <p>With spreading on (PROTOCOL.md §11.7), the session also registers itself as a member (a key
+ * on its lease), keeps the fleet's view (the members and who holds each election key) from the
+ * same watch, and after each confirmed renewal asks its elections above its target to move to
+ * the members below theirs.
  *
  * <p>Thread safety: the store-port methods, the watch's state and its callbacks' follow-ups
  * run on the lease's event loop; {@link #join}, {@link #leave} and {@link #deleteLater} come
@@ -84,13 +96,29 @@ final class SessionHub implements StorePort {
   private int watchFailures;
   private boolean closed;
 
+  // Spreading (weight 0: off). The fleet's view and the moves are confined to the lease's loop.
+  private final int weight;
+  private final String candidateId;
+  private final String membersPrefix;
+  private final Map<Long, SessionMember> members = new HashMap<>();
+  private final Map<String, KeyRecord> held = new HashMap<>();
+  private long viewRevision;
+  private long registeredLease;
+  private boolean registering;
+  // Moves asked for and not yet seen landed, by key: the round they were asked in.
+  private final Map<String, Long> moving = new HashMap<>();
+  private long round;
+
   /** CALLS_IN_FLIGHT bounds the elections' transactions at etcd at once (see CallGate). */
   static final int CALLS_IN_FLIGHT = 64;
 
   SessionHub(
       Client client, EtcdPort lease, String prefix, Scheduler loop, Executor elections, long backoffNanos,
-      long rpcTimeoutNanos) {
+      long rpcTimeoutNanos, int weight, String candidateId) {
     this.client = client;
+    this.weight = weight;
+    this.candidateId = candidateId;
+    this.membersPrefix = prefix + SessionMember.MEMBERS;
     this.elections = elections;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime, rpcTimeoutNanos);
@@ -171,6 +199,23 @@ final class SessionHub implements StorePort {
     laterDeletes.put(key, token);
   }
 
+  /**
+   * transfer is a move (PROTOCOL.md §11.7): {@code Txn If ModRevision(key) == token ∧
+   * CreateRevision(M(to)) == to.createRevision Then Put(key, to's id, lease = to's lease)}.
+   */
+  CompletableFuture<TxnResponse> transfer(ByteSequence key, long token, SessionMember to) {
+    ByteSequence member = bytes(SessionMember.key(prefix, to.leaseId()));
+    return client.getKVClient().txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(token)),
+            new Cmp(member, Cmp.Op.EQUAL, CmpTarget.createRevision(to.createRevision())))
+        .Then(Op.put(key, bytes(to.candidateId()), PutOption.builder().withLeaseId(to.leaseId()).build()))
+        .commit();
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
   private void retryLaterDeletes() {
     laterDeletes.forEach((key, token) -> gated(() -> fencedDelete(key, token)).whenComplete((r, e) -> {
       if (e == null) {
@@ -207,6 +252,9 @@ final class SessionHub implements StorePort {
       retryLaterDeletes();
       if (r.revision() > 0) {
         checkWatch(r.revision());
+      }
+      if (weight > 0) {
+        spread(r.leaseId());
       }
     } else if (command instanceof SessionCommand.Ended e) {
       live = null;
@@ -314,6 +362,10 @@ final class SessionHub implements StorePort {
       loop.execute(() -> { if (generation == watchGeneration) { watchFailures = 0; reread(generation); } });
       return;
     }
+    if (weight > 0 && !r.getEvents().isEmpty()) {
+      List<WatchEvent> events = List.copyOf(r.getEvents());
+      loop.execute(() -> viewEvents(events));
+    }
     for (WatchEvent e : r.getEvents()) {
       KeyValue kv = e.getKeyValue();
       Consumer<Input> inbox = inboxes.get(kv.getKey().toString(StandardCharsets.UTF_8));
@@ -353,12 +405,129 @@ final class SessionHub implements StorePort {
             return;
           }
           Map<String, KeyRecord> present = new HashMap<>();
-          for (KeyValue kv : t.getGetResponses().get(0).getKvs()) {
-            present.put(kv.getKey().toString(StandardCharsets.UTF_8), EtcdRecords.record(kv));
-          }
           long rev = t.getHeader().getRevision();
+          if (weight > 0) {
+            members.clear();
+            held.clear();
+            viewRevision = rev;
+          }
+          for (KeyValue kv : t.getGetResponses().get(0).getKvs()) {
+            String k = kv.getKey().toString(StandardCharsets.UTF_8);
+            if (weight > 0) {
+              view(k, kv, true);
+            }
+            present.put(k, EtcdRecords.record(kv));
+          }
           listed = true;
           inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
+        }));
+  }
+
+  // ---- spreading (PROTOCOL.md §11.7), on the lease's loop ----
+
+  private void viewEvents(List<WatchEvent> events) {
+    for (WatchEvent e : events) {
+      KeyValue kv = e.getKeyValue();
+      if (kv.getModRevision() > viewRevision) {
+        view(kv.getKey().toString(StandardCharsets.UTF_8), kv, e.getEventType() == WatchEvent.EventType.PUT);
+      }
+    }
+  }
+
+  /** view applies one key of the prefix, put or deleted, to the fleet's view. */
+  private void view(String key, KeyValue kv, boolean put) {
+    if (key.startsWith(membersPrefix)) {
+      long lease;
+      try {
+        lease = Long.parseUnsignedLong(key.substring(membersPrefix.length()), 16);
+      } catch (NumberFormatException notOne) {
+        return;
+      }
+      SessionMember m = put ? SessionMember.parse(kv.getLease(), kv.getValue().toString(StandardCharsets.UTF_8),
+          kv.getCreateRevision()) : null;
+      if (m != null && m.leaseId() == lease) {
+        members.put(lease, m);
+      } else {
+        members.remove(lease);
+      }
+      return;
+    }
+    if (!put) {
+      held.remove(key);
+      moving.remove(key);
+      return;
+    }
+    KeyRecord k = EtcdRecords.record(kv);
+    held.put(key, k);
+    SessionInput.Live l = live;
+    if (l != null && k.leaseId() != l.leaseId()) {
+      moving.remove(key);
+    } else if (l != null && k.createRevision() != k.modRevision() && !inboxes.containsKey(key)) {
+      // Moved to this session, which has no such election open: freed for those that have.
+      gated(() -> fencedDelete(bytes(key), k.modRevision()));
+    }
+  }
+
+  /**
+   * spread runs after each confirmed renewal: the session registers as a member on a new lease,
+   * then, once its view shows it, asks its elections above its target to move (Spread), one
+   * election per move, and waits for the moves it asked for before it plans again.
+   */
+  private void spread(long leaseId) {
+    if (registeredLease != leaseId) {
+      register(leaseId);
+      return;
+    }
+    round++;
+    moving.values().removeIf(asked -> asked < round - 2); // lost or refused: the view tells
+    if (!listed || !members.containsKey(leaseId) || !moving.isEmpty()) {
+      return;
+    }
+    Map<Long, Integer> count = new HashMap<>();
+    Set<String> open = new HashSet<>(inboxes.keySet());
+    List<String> mine = new java.util.ArrayList<>();
+    held.forEach((key, k) -> {
+      if (members.containsKey(k.leaseId())) {
+        count.merge(k.leaseId(), 1, Integer::sum);
+        open.add(key);
+        if (k.leaseId() == leaseId) {
+          mine.add(key);
+        }
+      }
+    });
+    Iterator<String> next = mine.iterator();
+    for (Spread.Move m : Spread.moves(members.values(), count, open.size())) {
+      if (m.from().leaseId() != leaseId) {
+        continue;
+      }
+      for (int i = 0; i < m.count() && next.hasNext(); ) {
+        String key = next.next();
+        Consumer<Input> inbox = inboxes.get(key);
+        if (inbox != null) {
+          moving.put(key, round);
+          inbox.accept(new SessionInput.MoveTo(m.to(), held.get(key).modRevision()));
+          i++;
+        }
+      }
+    }
+  }
+
+  private void register(long leaseId) {
+    if (registering) {
+      return;
+    }
+    registering = true;
+    ByteSequence key = bytes(SessionMember.key(prefix, leaseId));
+    client.getKVClient()
+        .put(key, bytes(SessionMember.value(weight, candidateId)), PutOption.builder().withLeaseId(leaseId).build())
+        .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS)
+        .whenComplete((r, e) -> loop.execute(() -> {
+          registering = false;
+          if (e == null) {
+            registeredLease = leaseId;
+          } else {
+            log.debug("registering the member {} failed; retried at the next renewal", key, e);
+          }
         }));
   }
 }
