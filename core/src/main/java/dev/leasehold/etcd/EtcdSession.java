@@ -134,6 +134,17 @@ public final class EtcdSession implements AutoCloseable {
     return create(EtcdClientSettings.byEtcdRule(config, settings), settings, 0);
   }
 
+  /**
+   * spreading makes a session as {@link #of} does, with spreading on and this member's {@code
+   * weight} ({@link Builder#spread(boolean)}, {@link Builder#weight(int)}).
+   *
+   * @throws IllegalArgumentException as {@link #of} does, or if the weight is out of range
+   */
+  public static EtcdSession spreading(ElectorConfig config, EtcdSettings settings, int weight) {
+    Builder.checkWeight(weight);
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings, weight);
+  }
+
   private static EtcdSession create(ElectorConfig validated, EtcdSettings settings, int weight) {
     Client given = settings.givenClient();
     if (given != null) {
@@ -308,11 +319,15 @@ public final class EtcdSession implements AutoCloseable {
      * @throws IllegalArgumentException naming the value if it is out of range
      */
     public Builder weight(int weight) {
+      this.weight = checkWeight(weight);
+      return this;
+    }
+
+    static int checkWeight(int weight) {
       if (weight < 1 || weight > MAX_WEIGHT) {
         throw new IllegalArgumentException("weight must be from 1 to " + MAX_WEIGHT + ", but was " + weight);
       }
-      this.weight = weight;
-      return this;
+      return weight;
     }
 
     /** prefix sets the key prefix of the session's elections (required; end it with "/"). */

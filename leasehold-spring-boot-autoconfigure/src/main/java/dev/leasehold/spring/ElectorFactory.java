@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.etcd.EtcdSession;
 import dev.leasehold.local.LocalStore;
 import dev.leasehold.select.Backends;
 import dev.leasehold.select.FallbackElector;
@@ -28,6 +29,9 @@ final class ElectorFactory {
   /** ENABLED is the starter's own property, which core does not know. */
   private static final String ENABLED = "leasehold.enabled";
 
+  /** JOBS is the prefix of the starter's own properties of {@code @LeaderOnly(key)}'s session. */
+  private static final String JOBS = "leasehold.jobs.";
+
   private static final Pattern INDEXED = Pattern.compile("(.+?)(?:\\[(\\d+)]|\\.(\\d+))");
 
   private ElectorFactory() {}
@@ -47,6 +51,36 @@ final class ElectorFactory {
         b.local(localStore);
       }
       return b.build();
+    } catch (IllegalArgumentException e) {
+      throw LeaseholdPropertyException.fromCore(e);
+    }
+  }
+
+  /**
+   * jobSession builds the spreading session of {@code @LeaderOnly(key)} methods from {@code
+   * leasehold.*}: the elector's settings, with the prefix {@code leasehold.jobs.prefix}
+   * (default {@code leasehold.key + "/jobs/"}) and this instance's {@code leasehold.jobs.weight}
+   * (default 1). A refusal is rethrown naming the property.
+   */
+  static EtcdSession jobSession(Environment env) {
+    Map<String, String> p = properties(env);
+    String weight = env.getProperty(JOBS + "weight", "1");
+    int w;
+    try {
+      w = Integer.parseInt(weight.trim());
+    } catch (NumberFormatException e) {
+      w = 0;
+    }
+    if (w < 1 || w > EtcdSession.Builder.MAX_WEIGHT) {
+      throw new LeaseholdPropertyException(JOBS + "weight", JOBS + "weight=\"" + weight
+          + "\": must be a whole number from 1 to " + EtcdSession.Builder.MAX_WEIGHT, null);
+    }
+    String prefix = env.getProperty(JOBS + "prefix");
+    if (prefix == null || prefix.isBlank()) {
+      prefix = p.getOrDefault("leasehold.key", "") + "/jobs/";
+    }
+    try {
+      return Backends.fromProperties(p).spreadingSession(prefix, w);
     } catch (IllegalArgumentException e) {
       throw LeaseholdPropertyException.fromCore(e);
     }
@@ -74,6 +108,7 @@ final class ElectorFactory {
     }
     lists.forEach((key, items) -> p.put(canonical(key), String.join(",", items.values())));
     p.remove(ENABLED);
+    p.keySet().removeIf(k -> k.startsWith(JOBS));
     p.putIfAbsent("leasehold.backends", "etcd");
     return p;
   }
