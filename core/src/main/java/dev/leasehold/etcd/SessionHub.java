@@ -103,11 +103,23 @@ final class SessionHub implements StorePort {
   private final Map<Long, SessionMember> members = new HashMap<>();
   private final Map<String, KeyRecord> held = new HashMap<>();
   private long viewRevision;
+  // The watch's events while a re-read is in flight: those newer than the read are applied
+  // again over it (the read may be older than events the loop took first).
+  private final List<WatchEvent> sinceReread = new java.util.ArrayList<>();
+  private boolean rereading;
   private long registeredLease;
   private boolean registering;
   // Moves asked for and not yet seen landed, by key: the round they were asked in.
   private final Map<String, Long> moving = new HashMap<>();
   private long round;
+  // Members change (a join, a leave) in bursts: moves wait for a round with no change, so that
+  // a plan made between two joins does not move elections twice.
+  private long membersChanges;
+  private long plannedChanges = -1;
+  // Whether this member holds at least its share's ceiling (then it prefers no free key), and
+  // what each election was last told of its preference.
+  private boolean full;
+  private final Map<String, Boolean> told = new ConcurrentHashMap<>();
 
   /** CALLS_IN_FLIGHT bounds the elections' transactions at etcd at once (see CallGate). */
   static final int CALLS_IN_FLIGHT = 64;
@@ -171,6 +183,7 @@ final class SessionHub implements StorePort {
 
   void leave(String key) {
     inboxes.remove(key);
+    told.remove(key);
   }
 
   /**
@@ -393,6 +406,10 @@ final class SessionHub implements StorePort {
 
   /** reread reads the prefix once the watch is created, so nothing between is missed. */
   private void reread(long generation) {
+    if (!rereading) {
+      rereading = true;
+      sinceReread.clear();
+    }
     EtcdRecords.read(client, Op.get(prefixBytes, GetOption.builder().isPrefix(true).build()))
         .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS) // a caller's client may set no deadline
         .whenComplete((t, e) -> loop.execute(() -> {
@@ -409,7 +426,6 @@ final class SessionHub implements StorePort {
           if (weight > 0) {
             members.clear();
             held.clear();
-            viewRevision = rev;
           }
           for (KeyValue kv : t.getGetResponses().get(0).getKvs()) {
             String k = kv.getKey().toString(StandardCharsets.UTF_8);
@@ -418,7 +434,18 @@ final class SessionHub implements StorePort {
             }
             present.put(k, EtcdRecords.record(kv));
           }
+          rereading = false;
+          if (weight > 0) {
+            membersChanges++;
+            viewRevision = rev;
+            List<WatchEvent> newer = List.copyOf(sinceReread);
+            sinceReread.clear();
+            viewEvents(newer);
+          }
           listed = true;
+          if (weight > 0) {
+            prefer();
+          }
           inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
         }));
   }
@@ -426,12 +453,42 @@ final class SessionHub implements StorePort {
   // ---- spreading (PROTOCOL.md §11.7), on the lease's loop ----
 
   private void viewEvents(List<WatchEvent> events) {
+    if (rereading) {
+      sinceReread.addAll(events);
+    }
+    boolean membersChanged = false;
     for (WatchEvent e : events) {
       KeyValue kv = e.getKeyValue();
       if (kv.getModRevision() > viewRevision) {
-        view(kv.getKey().toString(StandardCharsets.UTF_8), kv, e.getEventType() == WatchEvent.EventType.PUT);
+        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+        membersChanged |= key.startsWith(membersPrefix);
+        view(key, kv, e.getEventType() == WatchEvent.EventType.PUT);
       }
     }
+    if (membersChanged) {
+      membersChanges++;
+      prefer();
+    }
+  }
+
+  /**
+   * prefer tells each election whether this member is the one that campaigns at once when its
+   * key is free (Spread.preferred), if that changed: not while it holds its share's ceiling,
+   * and always before it is a member in its own view (as without spreading).
+   */
+  private void prefer() {
+    SessionInput.Live l = live;
+    if (l == null) {
+      return;
+    }
+    boolean member = members.containsKey(l.leaseId());
+    inboxes.forEach((key, inbox) -> {
+      boolean mine = !member
+          || !full && Spread.preferred(members.values(), key).leaseId() == l.leaseId();
+      if (!Boolean.valueOf(mine).equals(told.put(key, mine))) {
+        inbox.accept(new SessionInput.Preferred(mine));
+      }
+    });
   }
 
   /** view applies one key of the prefix, put or deleted, to the fleet's view. */
@@ -470,8 +527,9 @@ final class SessionHub implements StorePort {
 
   /**
    * spread runs after each confirmed renewal: the session registers as a member on a new lease,
-   * then, once its view shows it, asks its elections above its target to move (Spread), one
-   * election per move, and waits for the moves it asked for before it plans again.
+   * then, once its view shows it and the members did not change since the last renewal, asks its
+   * elections above its target to move (Spread), one election per move, and waits for the moves
+   * it asked for before it plans again.
    */
   private void spread(long leaseId) {
     if (registeredLease != leaseId) {
@@ -480,7 +538,7 @@ final class SessionHub implements StorePort {
     }
     round++;
     moving.values().removeIf(asked -> asked < round - 2); // lost or refused: the view tells
-    if (!listed || !members.containsKey(leaseId) || !moving.isEmpty()) {
+    if (!listed || !members.containsKey(leaseId)) {
       return;
     }
     Map<Long, Integer> count = new HashMap<>();
@@ -496,6 +554,15 @@ final class SessionHub implements StorePort {
       }
     });
     Iterator<String> next = mine.iterator();
+    long total = members.values().stream().mapToLong(SessionMember::weight).sum();
+    long quota = (long) open.size() * members.get(leaseId).weight();
+    full = mine.size() >= (quota + total - 1) / total;
+    prefer();
+    boolean settled = plannedChanges == membersChanges;
+    plannedChanges = membersChanges;
+    if (!moving.isEmpty() || !settled) {
+      return;
+    }
     for (Spread.Move m : Spread.moves(members.values(), count, open.size())) {
       if (m.from().leaseId() != leaseId) {
         continue;

@@ -86,6 +86,10 @@ public final class SessionElection extends RoleMachine {
   private long transferOp;
   private SessionMember movingTo;
   private long movingCreateRevision;
+  // Spreading: another member is preferred for this key when free, so this one holds back a
+  // poll interval from the time it saw the key free.
+  private boolean holdingBack;
+  private long freeSince = Long.MIN_VALUE;
   // The highest token of a term this election gave up: a moved key at or below it is one this
   // election moved away itself (or resigned), never adopted again.
   private long gaveUp;
@@ -161,6 +165,9 @@ public final class SessionElection extends RoleMachine {
       deleteOp = 0;
       deleteFailures++;
       fx.setTimer(Timer.DELETE, now + fx.backoff(deleteFailures));
+    } else if (in instanceof SessionInput.Preferred p) {
+      holdingBack = !p.preferred();
+      campaignIfDue(now);
     } else if (in instanceof SessionInput.MoveTo m) {
       moveTo(m, now);
     } else if (in instanceof SessionInput.Transferred t && t.op() == transferOp) {
@@ -258,6 +265,10 @@ public final class SessionElection extends RoleMachine {
         || !everRead && now < firstReadBy) {
       return;
     }
+    if (holdingBack && keyKnown && freeSince != Long.MIN_VALUE && now < freeSince + config.pollIntervalNanos()) {
+      fx.setTimer(Timer.CAMPAIGN, freeSince + config.pollIntervalNanos());
+      return;
+    }
     fx.cancelTimer(Timer.CAMPAIGN);
     campaignOp = fx.id();
     fx.add(new SessionCommand.Campaign(campaignOp, leaseId));
@@ -301,6 +312,11 @@ public final class SessionElection extends RoleMachine {
       return;
     }
     knownRevision = revision;
+    if (k == null && (key != null || !keyKnown || freeSince == Long.MIN_VALUE)) {
+      freeSince = now;
+    } else if (k != null) {
+      freeSince = Long.MIN_VALUE;
+    }
     keyKnown = true;
     everRead = true;
     key = k;

@@ -62,4 +62,11 @@ public sealed interface SessionInput extends Input {
 
   /** TransferFailed says a move failed or timed out: it may still have been applied. */
   record TransferFailed(long op, String reason) implements SessionInput, Input.Failed {}
+
+  /**
+   * Preferred says whether this session is the member that campaigns at once when the key is
+   * free (PROTOCOL.md §11.7, {@code Spread.preferred}); one that is not holds back a poll
+   * interval first. Sent by a spreading session when it changes.
+   */
+  record Preferred(boolean preferred) implements SessionInput {}
 }

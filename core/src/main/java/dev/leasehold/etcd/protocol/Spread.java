@@ -114,6 +114,35 @@ public final class Spread {
     return plan;
   }
 
+  /**
+   * preferred is the member that campaigns at once for the free election {@code key}, by weighted
+   * rendezvous hashing: the highest {@code weight / -ln(h)} for {@code h} a hash of the key and
+   * the member's lease in (0, 1). The others hold back a while, so freed elections land spread
+   * (each member gets about its weight's part of them) rather than on whoever campaigns first,
+   * and a leave needs few moves after. Null with no members.
+   */
+  public static SessionMember preferred(Collection<SessionMember> members, String key) {
+    SessionMember best = null;
+    double bestScore = 0;
+    long k = mix(key.hashCode() * 0x9E3779B97F4A7C15L);
+    for (SessionMember m : members) {
+      double h = ((mix(k ^ m.leaseId()) >>> 11) + 0.5) * 0x1.0p-53;
+      double score = m.weight() / -Math.log(h);
+      if (best == null || score > bestScore || score == bestScore && m.leaseId() < best.leaseId()) {
+        best = m;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  // SplitMix64's finalizer: spreads every input bit over the output.
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
   private static int excess(SessionMember m, Map<Long, Integer> held, Map<Long, Integer> target) {
     return held.getOrDefault(m.leaseId(), 0) - target.get(m.leaseId());
   }

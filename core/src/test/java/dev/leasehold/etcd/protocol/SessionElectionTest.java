@@ -363,4 +363,30 @@ class SessionElectionTest {
     d.step(new SessionInput.KeySeen(new KeyRecord("me", OTHER_LEASE, 30, 47), 47));
     assertEquals(ElectorState.FOLLOWER, m.role(), "another lease");
   }
+
+  @Test
+  void aMemberNotPreferredForAFreeKeyHoldsBackAPollIntervalThenCampaigns() {
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    d.step(new SessionInput.Preferred(false));
+    d.step(new SessionInput.KeySeen(new KeyRecord("other", OTHER_LEASE, 3, 3), 5));
+    long freed = d.now;
+    d.step(new SessionInput.KeySeen(null, 6));
+    assertFalse(d.has(SessionCommand.Campaign.class), "held back: " + d.last);
+    Command.SetTimer t = d.timer(SessionElection.Timer.CAMPAIGN);
+    assertEquals(freed + CONFIG.pollIntervalNanos(), t.atNanos());
+    d.fire(t);
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
+  void aMemberThatBecomesPreferredCampaignsAtOnce() {
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    d.step(new SessionInput.Preferred(false));
+    d.step(new SessionInput.KeySeen(null, 6));
+    assertFalse(d.has(SessionCommand.Campaign.class), d.last.toString());
+    d.step(new SessionInput.Preferred(true));
+    d.only(SessionCommand.Campaign.class);
+  }
 }

@@ -97,4 +97,31 @@ class SpreadTest {
       assertTrue(Spread.moves(ms, end, n).isEmpty(), "the end is stable");
     }
   }
+
+  @Test
+  void freeElectionsArePreferredToEachMemberByItsWeightAndTheSameByEveryone() {
+    List<SessionMember> ms = List.of(member(11, 1), member(22, 1), member(33, 2));
+    Map<Long, Integer> got = new HashMap<>();
+    for (int i = 0; i < 4000; i++) {
+      SessionMember p = Spread.preferred(ms, "/shards/shard-" + i);
+      assertEquals(p, Spread.preferred(List.of(ms.get(2), ms.get(0), ms.get(1)), "/shards/shard-" + i), "order-free");
+      got.merge(p.leaseId(), 1, Integer::sum);
+    }
+    assertTrue(Math.abs(got.get(11L) - 1000) < 100 && Math.abs(got.get(22L) - 1000) < 100
+        && Math.abs(got.get(33L) - 2000) < 100, got.toString());
+    // A leave changes the preference only of the elections the leaver was preferred for.
+    int changed = 0;
+    for (int i = 0; i < 4000; i++) {
+      String k = "/shards/shard-" + i;
+      if (Spread.preferred(ms, k).leaseId() != 33 && !Spread.preferred(ms, k).equals(Spread.preferred(ms.subList(0, 2), k))) {
+        changed++;
+      }
+    }
+    assertEquals(0, changed);
+  }
+
+  @Test
+  void withNoMembersNobodyIsPreferred() {
+    assertEquals(null, Spread.preferred(List.of(), "k"));
+  }
 }
