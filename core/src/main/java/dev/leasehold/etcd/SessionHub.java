@@ -4,8 +4,8 @@ import dev.leasehold.Guarantee;
 import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.etcd.protocol.SessionCommand;
 import dev.leasehold.etcd.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.SessionFleet;
 import dev.leasehold.etcd.protocol.SessionMember;
-import dev.leasehold.etcd.protocol.Spread;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Scheduler;
@@ -27,8 +27,6 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -96,30 +94,12 @@ final class SessionHub implements StorePort {
   private int watchFailures;
   private boolean closed;
 
-  // Spreading (weight 0: off). The fleet's view and the moves are confined to the lease's loop.
+  // Spreading (weight 0: off): the fleet's view, confined to the lease's loop.
   private final int weight;
   private final String candidateId;
-  private final String membersPrefix;
-  private final Map<Long, SessionMember> members = new HashMap<>();
-  private final Map<String, KeyRecord> held = new HashMap<>();
-  private long viewRevision;
-  // The watch's events while a re-read is in flight: those newer than the read are applied
-  // again over it (the read may be older than events the loop took first).
-  private final List<WatchEvent> sinceReread = new java.util.ArrayList<>();
-  private boolean rereading;
+  private final SessionFleet fleet;
   private long registeredLease;
   private boolean registering;
-  // Moves asked for and not yet seen landed, by key: the round they were asked in.
-  private final Map<String, Long> moving = new HashMap<>();
-  private long round;
-  // Members change (a join, a leave) in bursts: moves wait for a round with no change, so that
-  // a plan made between two joins does not move elections twice.
-  private long membersChanges;
-  private long plannedChanges = -1;
-  // Whether this member holds at least its share's ceiling (then it prefers no free key), and
-  // what each election was last told of its preference.
-  private boolean full;
-  private final Map<String, Boolean> told = new ConcurrentHashMap<>();
 
   /** CALLS_IN_FLIGHT bounds the elections' transactions at etcd at once (see CallGate). */
   static final int CALLS_IN_FLIGHT = 64;
@@ -130,7 +110,25 @@ final class SessionHub implements StorePort {
     this.client = client;
     this.weight = weight;
     this.candidateId = candidateId;
-    this.membersPrefix = prefix + SessionMember.MEMBERS;
+    this.fleet = new SessionFleet(prefix, new SessionFleet.Out() {
+      @Override
+      public Set<String> open() {
+        return inboxes.keySet();
+      }
+
+      @Override
+      public void tell(String key, SessionInput input) {
+        Consumer<Input> inbox = inboxes.get(key);
+        if (inbox != null) {
+          inbox.accept(input);
+        }
+      }
+
+      @Override
+      public void delete(String key, long token) {
+        gated(() -> fencedDelete(bytes(key), token));
+      }
+    });
     this.elections = elections;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime, rpcTimeoutNanos);
@@ -183,7 +181,9 @@ final class SessionHub implements StorePort {
 
   void leave(String key) {
     inboxes.remove(key);
-    told.remove(key);
+    if (weight > 0) {
+      loop.execute(() -> fleet.forget(key));
+    }
   }
 
   /**
@@ -272,6 +272,9 @@ final class SessionHub implements StorePort {
     } else if (command instanceof SessionCommand.Ended e) {
       live = null;
       laterDeletes.clear();
+      if (weight > 0) {
+        fleet.ended();
+      }
       SessionInput.Ended ended = new SessionInput.Ended(e.leaseId(), e.cause());
       inboxes.values().forEach(i -> i.accept(ended));
     } else if (command instanceof SessionCommand.Unavailable u) {
@@ -377,7 +380,14 @@ final class SessionHub implements StorePort {
     }
     if (weight > 0 && !r.getEvents().isEmpty()) {
       List<WatchEvent> events = List.copyOf(r.getEvents());
-      loop.execute(() -> viewEvents(events));
+      loop.execute(() -> {
+        for (WatchEvent e : events) {
+          KeyValue kv = e.getKeyValue();
+          fleet.changed(kv.getKey().toString(StandardCharsets.UTF_8),
+              e.getEventType() == WatchEvent.EventType.PUT ? EtcdRecords.record(kv) : null, kv.getModRevision());
+        }
+        fleet.settle();
+      });
     }
     for (WatchEvent e : r.getEvents()) {
       KeyValue kv = e.getKeyValue();
@@ -406,9 +416,8 @@ final class SessionHub implements StorePort {
 
   /** reread reads the prefix once the watch is created, so nothing between is missed. */
   private void reread(long generation) {
-    if (!rereading) {
-      rereading = true;
-      sinceReread.clear();
+    if (weight > 0) {
+      fleet.rereadStarted();
     }
     EtcdRecords.read(client, Op.get(prefixBytes, GetOption.builder().isPrefix(true).build()))
         .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS) // a caller's client may set no deadline
@@ -423,28 +432,12 @@ final class SessionHub implements StorePort {
           }
           Map<String, KeyRecord> present = new HashMap<>();
           long rev = t.getHeader().getRevision();
-          if (weight > 0) {
-            members.clear();
-            held.clear();
-          }
           for (KeyValue kv : t.getGetResponses().get(0).getKvs()) {
-            String k = kv.getKey().toString(StandardCharsets.UTF_8);
-            if (weight > 0) {
-              view(k, kv, true);
-            }
-            present.put(k, EtcdRecords.record(kv));
-          }
-          rereading = false;
-          if (weight > 0) {
-            membersChanges++;
-            viewRevision = rev;
-            List<WatchEvent> newer = List.copyOf(sinceReread);
-            sinceReread.clear();
-            viewEvents(newer);
+            present.put(kv.getKey().toString(StandardCharsets.UTF_8), EtcdRecords.record(kv));
           }
           listed = true;
           if (weight > 0) {
-            prefer();
+            fleet.reread(present, rev);
           }
           inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
         }));
@@ -452,130 +445,15 @@ final class SessionHub implements StorePort {
 
   // ---- spreading (PROTOCOL.md §11.7), on the lease's loop ----
 
-  private void viewEvents(List<WatchEvent> events) {
-    if (rereading) {
-      sinceReread.addAll(events);
-    }
-    boolean membersChanged = false;
-    for (WatchEvent e : events) {
-      KeyValue kv = e.getKeyValue();
-      if (kv.getModRevision() > viewRevision) {
-        String key = kv.getKey().toString(StandardCharsets.UTF_8);
-        membersChanged |= key.startsWith(membersPrefix);
-        view(key, kv, e.getEventType() == WatchEvent.EventType.PUT);
-      }
-    }
-    if (membersChanged) {
-      membersChanges++;
-      prefer();
-    }
-  }
-
-  /**
-   * prefer tells each election whether this member is the one that campaigns at once when its
-   * key is free (Spread.preferred), if that changed: not while it holds its share's ceiling,
-   * and always before it is a member in its own view (as without spreading).
-   */
-  private void prefer() {
-    SessionInput.Live l = live;
-    if (l == null) {
-      return;
-    }
-    boolean member = members.containsKey(l.leaseId());
-    inboxes.forEach((key, inbox) -> {
-      boolean mine = !member
-          || !full && Spread.preferred(members.values(), key).leaseId() == l.leaseId();
-      if (!Boolean.valueOf(mine).equals(told.put(key, mine))) {
-        inbox.accept(new SessionInput.Preferred(mine));
-      }
-    });
-  }
-
-  /** view applies one key of the prefix, put or deleted, to the fleet's view. */
-  private void view(String key, KeyValue kv, boolean put) {
-    if (key.startsWith(membersPrefix)) {
-      long lease;
-      try {
-        lease = Long.parseUnsignedLong(key.substring(membersPrefix.length()), 16);
-      } catch (NumberFormatException notOne) {
-        return;
-      }
-      SessionMember m = put ? SessionMember.parse(kv.getLease(), kv.getValue().toString(StandardCharsets.UTF_8),
-          kv.getCreateRevision()) : null;
-      if (m != null && m.leaseId() == lease) {
-        members.put(lease, m);
-      } else {
-        members.remove(lease);
-      }
-      return;
-    }
-    if (!put) {
-      held.remove(key);
-      moving.remove(key);
-      return;
-    }
-    KeyRecord k = EtcdRecords.record(kv);
-    held.put(key, k);
-    SessionInput.Live l = live;
-    if (l != null && k.leaseId() != l.leaseId()) {
-      moving.remove(key);
-    } else if (l != null && k.createRevision() != k.modRevision() && !inboxes.containsKey(key)) {
-      // Moved to this session, which has no such election open: freed for those that have.
-      gated(() -> fencedDelete(bytes(key), k.modRevision()));
-    }
-  }
-
   /**
    * spread runs after each confirmed renewal: the session registers as a member on a new lease,
-   * then, once its view shows it and the members did not change since the last renewal, asks its
-   * elections above its target to move (Spread), one election per move, and waits for the moves
-   * it asked for before it plans again.
+   * then its fleet plans (SessionFleet.renewed).
    */
   private void spread(long leaseId) {
     if (registeredLease != leaseId) {
       register(leaseId);
-      return;
-    }
-    round++;
-    moving.values().removeIf(asked -> asked < round - 2); // lost or refused: the view tells
-    if (!listed || !members.containsKey(leaseId)) {
-      return;
-    }
-    Map<Long, Integer> count = new HashMap<>();
-    Set<String> open = new HashSet<>(inboxes.keySet());
-    List<String> mine = new java.util.ArrayList<>();
-    held.forEach((key, k) -> {
-      if (members.containsKey(k.leaseId())) {
-        count.merge(k.leaseId(), 1, Integer::sum);
-        open.add(key);
-        if (k.leaseId() == leaseId) {
-          mine.add(key);
-        }
-      }
-    });
-    Iterator<String> next = mine.iterator();
-    long total = members.values().stream().mapToLong(SessionMember::weight).sum();
-    long quota = (long) open.size() * members.get(leaseId).weight();
-    full = mine.size() >= (quota + total - 1) / total;
-    prefer();
-    boolean settled = plannedChanges == membersChanges;
-    plannedChanges = membersChanges;
-    if (!moving.isEmpty() || !settled) {
-      return;
-    }
-    for (Spread.Move m : Spread.moves(members.values(), count, open.size())) {
-      if (m.from().leaseId() != leaseId) {
-        continue;
-      }
-      for (int i = 0; i < m.count() && next.hasNext(); ) {
-        String key = next.next();
-        Consumer<Input> inbox = inboxes.get(key);
-        if (inbox != null) {
-          moving.put(key, round);
-          inbox.accept(new SessionInput.MoveTo(m.to(), held.get(key).modRevision()));
-          i++;
-        }
-      }
+    } else if (listed) {
+      fleet.renewed(leaseId);
     }
   }
 
