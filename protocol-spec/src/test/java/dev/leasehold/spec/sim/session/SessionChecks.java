@@ -26,6 +26,11 @@ final class SessionChecks {
     FENCING_MONOTONIC,
     /** Once faults are over, no key goes without a leader for longer than the scenario's bound. */
     LIVENESS,
+    /**
+     * Spreading, from the scenario's skewFrom until the close, the live processes' numbers of
+     * leaderships differ by at most one (equal weights).
+     */
+    BOUNDED_SKEW,
     /** Every close of a live process completes. */
     CLOSE_COMPLETES,
     /** Some time after the close, etcd holds no lease and no key. */
@@ -102,7 +107,26 @@ final class SessionChecks {
       }
       liveness(key, leader != null);
     }
+    if (sim.sc.spread && sim.now >= sim.sc.skewFrom && sim.now < sim.sc.closeAt) {
+      skew(procs, keys);
+    }
     throwPending();
+  }
+
+  private void skew(List<SessionProc> procs, List<String> keys) {
+    Map<String, Integer> count = new java.util.TreeMap<>();
+    for (SessionProc p : procs) {
+      if (!p.crashed && !p.closeRequested) {
+        count.put(p.name, (int) keys.stream().filter(k -> p.elections.get(k) != null && p.elections.get(k).isLeader())
+            .count());
+      }
+    }
+    int max = count.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    int min = count.values().stream().mapToInt(Integer::intValue).min().orElse(0);
+    if (max - min > 1) {
+      fail(Inv.BOUNDED_SKEW, "leaderships " + count + " differ by " + (max - min) + " at "
+          + SessionSim.fmt(sim.now - sim.sc.quietAt) + " after quiet");
+    }
   }
 
   private void ownsKey(SessionProc p, String key, ElectorRuntime r) {
