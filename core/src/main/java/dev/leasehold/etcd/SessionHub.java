@@ -29,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -110,25 +109,7 @@ final class SessionHub implements StorePort {
     this.client = client;
     this.weight = weight;
     this.candidateId = candidateId;
-    this.fleet = new SessionFleet(prefix, new SessionFleet.Out() {
-      @Override
-      public Set<String> open() {
-        return inboxes.keySet();
-      }
-
-      @Override
-      public void tell(String key, SessionInput input) {
-        Consumer<Input> inbox = inboxes.get(key);
-        if (inbox != null) {
-          inbox.accept(input);
-        }
-      }
-
-      @Override
-      public void delete(String key, long token) {
-        gated(() -> fencedDelete(bytes(key), token));
-      }
-    });
+    this.fleet = new SessionFleet(prefix, inboxes, (key, token) -> gated(() -> fencedDelete(bytes(key), token)));
     this.elections = elections;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime, rpcTimeoutNanos);

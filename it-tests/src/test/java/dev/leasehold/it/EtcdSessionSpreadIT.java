@@ -51,20 +51,22 @@ class EtcdSessionSpreadIT {
   private final AtomicInteger moves = new AtomicInteger();
 
   @BeforeEach
-  void setUp() {
-    outside = Client.builder().endpoints(ETCD.cluster().clientEndpoints().toArray(String[]::new)).build();
+  void connect() {
+    outside = ETCD.cluster().clientBuilder().build();
   }
 
   @AfterEach
-  void tearDown() {
-    sessions.forEach(EtcdSession::close);
+  void closeAll() {
+    for (EtcdSession s : sessions) {
+      s.close();
+    }
     outside.close();
   }
 
+  /** session opens a spreading session with the shard elections, unstarted. */
   private EtcdSession session(String id) {
-    EtcdSession s = EtcdSession.builder()
-        .endpoints(ETCD.cluster().clientEndpoints().toArray(String[]::new))
-        .prefix(prefix).candidateId(id).leaseTtl(TTL).spread(true).build();
+    EtcdSession s = EtcdSession.builder().prefix(prefix).candidateId(id).leaseTtl(TTL).spread(true)
+        .endpoints(ETCD.cluster().clientEndpointsCsv().split(",")).build();
     sessions.add(s);
     List<LeaderElector> es = new ArrayList<>();
     for (int i = 0; i < N; i++) {

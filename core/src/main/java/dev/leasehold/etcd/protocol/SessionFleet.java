@@ -1,5 +1,6 @@
 package dev.leasehold.etcd.protocol;
 
+import dev.leasehold.runtime.Input;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -7,31 +8,28 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * SessionFleet is a spreading session's view of its fleet and what it does with it (PROTOCOL.md
  * §11.7), free of any store client: the members and the holder of every election key, as the
  * session's one watch and its re-reads show them; the preference each election is told for a
  * free key; and, after each confirmed renewal, the moves that bring this member to its target
- * ({@link Spread}). The session's hub feeds it and carries out what it asks through {@link Out}.
+ * ({@link Spread}). The session's hub feeds it; it tells the elections through their inboxes.
  *
  * <p>Not thread-safe: the session's lease loop owns an instance.
  */
 public final class SessionFleet {
-  /** Out is what the fleet asks of its session: its elections, their inboxes, and deletes. */
-  public interface Out {
-    /** open is the keys of this session's open elections now. */
-    Set<String> open();
-
-    /** tell hands {@code input} to the open election of {@code key}, if any. */
-    void tell(String key, SessionInput input);
-
-    /** delete sends the fenced delete {@code If ModRevision(key) == token Then Delete(key)}. */
+  /** Deletes is how the fleet sends a fenced delete {@code If ModRevision(key) == token Then Delete(key)}. */
+  public interface Deletes {
+    /** delete sends the fenced delete of {@code key} at {@code token}. */
     void delete(String key, long token);
   }
 
   private final String membersPrefix;
-  private final Out out;
+  // The session's open elections' inboxes, by key (a concurrent map the session owns).
+  private final Map<String, ? extends Consumer<Input>> inboxes;
+  private final Deletes deletes;
   private final Map<Long, SessionMember> members = new HashMap<>();
   private final Map<String, KeyRecord> held = new HashMap<>();
   // The watch's changes while a re-read is in flight: those newer than the read are applied again
@@ -53,10 +51,22 @@ public final class SessionFleet {
   private final Map<String, Boolean> told = new HashMap<>();
   private long lease;
 
-  /** SessionFleet keeps the view of the fleet under {@code prefix}, acting through {@code out}. */
-  public SessionFleet(String prefix, Out out) {
+  /**
+   * SessionFleet keeps the view of the fleet under {@code prefix} for the session whose open
+   * elections' inboxes are {@code inboxes} (by key; read, never changed here), sending its
+   * fenced deletes through {@code deletes}.
+   */
+  public SessionFleet(String prefix, Map<String, ? extends Consumer<Input>> inboxes, Deletes deletes) {
     this.membersPrefix = prefix + SessionMember.MEMBERS;
-    this.out = out;
+    this.inboxes = inboxes;
+    this.deletes = deletes;
+  }
+
+  private void tell(String key, SessionInput input) {
+    Consumer<Input> inbox = inboxes.get(key);
+    if (inbox != null) {
+      inbox.accept(input);
+    }
   }
 
   /** isMember tells whether {@code key} is a member key rather than an election's. */
@@ -146,9 +156,9 @@ public final class SessionFleet {
     held.put(key, record);
     if (record.leaseId() != lease) {
       moving.remove(key);
-    } else if (lease != 0 && record.createRevision() != record.modRevision() && !out.open().contains(key)) {
+    } else if (lease != 0 && record.createRevision() != record.modRevision() && !inboxes.containsKey(key)) {
       // Moved to this session, which has no such election open: freed for those that have.
-      out.delete(key, record.modRevision());
+      deletes.delete(key, record.modRevision());
     }
   }
 
@@ -162,10 +172,10 @@ public final class SessionFleet {
       return;
     }
     boolean member = members.containsKey(lease);
-    for (String key : out.open()) {
+    for (String key : List.copyOf(inboxes.keySet())) {
       boolean mine = !member || !full && Spread.preferred(members.values(), key).leaseId() == lease;
       if (!Boolean.valueOf(mine).equals(told.put(key, mine))) {
-        out.tell(key, new SessionInput.Preferred(mine));
+        tell(key, new SessionInput.Preferred(mine));
       }
     }
   }
@@ -187,7 +197,7 @@ public final class SessionFleet {
       return;
     }
     Map<Long, Integer> count = new HashMap<>();
-    Set<String> open = new HashSet<>(out.open());
+    Set<String> open = new HashSet<>(inboxes.keySet());
     List<String> mine = new ArrayList<>();
     held.forEach((key, k) -> {
       if (members.containsKey(k.leaseId())) {
@@ -207,7 +217,7 @@ public final class SessionFleet {
     if (!moving.isEmpty() || !settled) {
       return;
     }
-    Set<String> openHere = out.open();
+    Set<String> openHere = Set.copyOf(inboxes.keySet());
     Iterator<String> next = mine.iterator();
     for (Spread.Move m : Spread.moves(members.values(), count, open.size())) {
       if (m.from().leaseId() != leaseId) {
@@ -217,7 +227,7 @@ public final class SessionFleet {
         String key = next.next();
         if (openHere.contains(key)) {
           moving.put(key, round);
-          out.tell(key, new SessionInput.MoveTo(m.to(), held.get(key).modRevision()));
+          tell(key, new SessionInput.MoveTo(m.to(), held.get(key).modRevision()));
           i++;
         }
       }

@@ -325,11 +325,16 @@ class SessionElectionTest {
     assertEquals(ElectorState.FOLLOWER, m.role());
   }
 
+  /** following starts a live election that has seen its key held by another session. */
+  private void following() {
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    d.step(new SessionInput.KeySeen(new KeyRecord("other", OTHER_LEASE, 30, 30), 31));
+  }
+
   @Test
   void theTargetAdoptsAKeyAMoveWroteWithTheMoveAsItsToken() {
-    d.step(new Input.Start());
-    d.step(new SessionInput.Live(LEASE, d.now + 2 * S, d.now));
-    d.step(new SessionInput.KeySeen(new KeyRecord("other", OTHER_LEASE, 30, 30), 31));
+    following();
     d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 45));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(45, MasterTerm.token(m));
@@ -354,8 +359,7 @@ class SessionElectionTest {
 
   @Test
   void aKeyACampaignWroteOrOnAnotherLeaseOrNamingAnotherIsNeverAdopted() {
-    d.step(new Input.Start());
-    d.step(new SessionInput.Live(LEASE, d.now + 2 * S, d.now));
+    following();
     d.step(new SessionInput.KeySeen(new KeyRecord("other", LEASE, 30, 45), 45));
     assertEquals(ElectorState.FOLLOWER, m.role(), "names another");
     d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 46, 46), 46));
@@ -366,12 +370,10 @@ class SessionElectionTest {
 
   @Test
   void aMemberNotPreferredForAFreeKeyHoldsBackAPollIntervalThenCampaigns() {
-    d.step(new Input.Start());
-    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    following();
     d.step(new SessionInput.Preferred(false));
-    d.step(new SessionInput.KeySeen(new KeyRecord("other", OTHER_LEASE, 3, 3), 5));
     long freed = d.now;
-    d.step(new SessionInput.KeySeen(null, 6));
+    d.step(new SessionInput.KeySeen(null, 36));
     assertFalse(d.has(SessionCommand.Campaign.class), "held back: " + d.last);
     Command.SetTimer t = d.timer(SessionElection.Timer.CAMPAIGN);
     assertEquals(freed + CONFIG.pollIntervalNanos(), t.atNanos());
@@ -381,10 +383,9 @@ class SessionElectionTest {
 
   @Test
   void aMemberThatBecomesPreferredCampaignsAtOnce() {
-    d.step(new Input.Start());
-    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    following();
     d.step(new SessionInput.Preferred(false));
-    d.step(new SessionInput.KeySeen(null, 6));
+    d.step(new SessionInput.KeySeen(null, 36));
     assertFalse(d.has(SessionCommand.Campaign.class), d.last.toString());
     d.step(new SessionInput.Preferred(true));
     d.only(SessionCommand.Campaign.class);

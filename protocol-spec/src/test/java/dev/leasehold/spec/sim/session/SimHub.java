@@ -16,7 +16,6 @@ import dev.leasehold.runtime.StorePort;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -73,25 +72,9 @@ final class SimHub implements StorePort {
       long backoff, int weight) {
     this.sim = sim;
     this.weight = weight;
-    this.fleet = new SessionFleet(prefix, new SessionFleet.Out() {
-      @Override
-      public Set<String> open() {
-        return inboxes.keySet();
-      }
-
-      @Override
-      public void tell(String key, SessionInput input) {
-        Consumer<Input> inbox = inboxes.get(key);
-        if (inbox != null) {
-          inbox.accept(input);
-        }
-      }
-
-      @Override
-      public void delete(String key, long token) {
-        sim.count("moved key with no election deleted");
-        fencedDelete(-1, key, token);
-      }
+    this.fleet = new SessionFleet(prefix, inboxes, (key, token) -> {
+      sim.count("moved key with no election deleted");
+      fencedDelete(-1, key, token);
     });
     this.elections = elections;
     this.p = p;
