@@ -136,6 +136,10 @@ final class SessionHub implements StorePort {
    */
   void join(String key, Consumer<Input> inbox) {
     inboxes.put(key, inbox);
+    if (weight > 0) {
+      // Spreading: no preference until the fleet's view tells one (SessionFleet.prefer).
+      inbox.accept(new SessionInput.Preferred(false));
+    }
     SessionInput.Live l = live;
     if (l != null) {
       inbox.accept(l);
@@ -451,6 +455,9 @@ final class SessionHub implements StorePort {
           registering = false;
           if (e == null) {
             registeredLease = leaseId;
+            if (listed) {
+              fleet.renewed(leaseId); // the preferences, as soon as the view shows the member key
+            }
           } else {
             log.debug("registering the member {} failed; retried at the next renewal", key, e);
           }

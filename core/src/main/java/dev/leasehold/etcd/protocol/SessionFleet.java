@@ -165,15 +165,29 @@ public final class SessionFleet {
   /**
    * prefer tells each election whether this member is the one that campaigns at once when its
    * key is free (Spread.preferred), if that changed: not while it holds its share's ceiling,
-   * and always while it is not a member in its own view (as without spreading).
+   * nor before it is a member in its own view (a cold fleet then spreads by preference, not by
+   * who campaigns first; the hold-back is a poll interval at most).
    */
   private void prefer() {
     if (lease == 0) {
       return;
     }
     boolean member = members.containsKey(lease);
+    if (member) {
+      // Now, not as of the last renewal: a leave lowers the share of none, but frees elections
+      // that the members at their old ceiling must not all hold back from.
+      Set<String> open = new HashSet<>(inboxes.keySet());
+      int mine = 0;
+      for (Map.Entry<String, KeyRecord> e : held.entrySet()) {
+        if (members.containsKey(e.getValue().leaseId())) {
+          open.add(e.getKey());
+          mine += e.getValue().leaseId() == lease ? 1 : 0;
+        }
+      }
+      full = mine >= ceiling(open.size());
+    }
     for (String key : List.copyOf(inboxes.keySet())) {
-      boolean mine = !member || !full && Spread.preferred(members.values(), key).leaseId() == lease;
+      boolean mine = member && !full && Spread.preferred(members.values(), key).leaseId() == lease;
       if (!Boolean.valueOf(mine).equals(told.put(key, mine))) {
         tell(key, new SessionInput.Preferred(mine));
       }
@@ -208,9 +222,6 @@ public final class SessionFleet {
         }
       }
     });
-    long total = members.values().stream().mapToLong(SessionMember::weight).sum();
-    long quota = (long) open.size() * members.get(leaseId).weight();
-    full = mine.size() >= (quota + total - 1) / total;
     prefer();
     boolean settled = plannedChanges == membersChanges;
     plannedChanges = membersChanges;
@@ -232,6 +243,13 @@ public final class SessionFleet {
         }
       }
     }
+  }
+
+  /** ceiling is this member's share's ceiling of {@code n} elections: ⌈n × weight / total weight⌉. */
+  private long ceiling(int n) {
+    long total = members.values().stream().mapToLong(SessionMember::weight).sum();
+    long quota = (long) n * members.get(lease).weight();
+    return (quota + total - 1) / total;
   }
 
   /** ended forgets the lease that ended: until the next renewal this session is no member. */

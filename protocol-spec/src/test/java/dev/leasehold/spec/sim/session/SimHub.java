@@ -121,6 +121,9 @@ final class SimHub implements StorePort {
 
   void join(String key, Consumer<Input> inbox) {
     inboxes.put(key, inbox);
+    if (weight > 0) {
+      inbox.accept(new SessionInput.Preferred(false));
+    }
     if (live != null) {
       inbox.accept(live);
     }
@@ -351,6 +354,9 @@ final class SimHub implements StorePort {
           registering = false;
           if (Boolean.TRUE.equals(r)) {
             registeredLease = leaseId;
+            if (listed) {
+              fleet.renewed(leaseId);
+            }
           }
         }));
       }
