@@ -93,6 +93,10 @@ public final class SessionElection extends RoleMachine {
   // The highest token of a term this election gave up: a moved key at or below it is one this
   // election moved away itself (or resigned), never adopted again.
   private long gaveUp;
+  // The revision of this election's first view of its key: a key moved at or before it may be
+  // one that an earlier election of the same name on this session led (closed, its delete not
+  // yet applied), so never adopted: its token would be that term's again.
+  private long firstRevision;
   private long holdoffUntil = Long.MIN_VALUE;
   // Until the session's read of the prefix tells the key, a new election does not campaign
   // (a campaign is a raft proposal even when it loses); it guesses after a poll interval.
@@ -289,6 +293,9 @@ public final class SessionElection extends RoleMachine {
       return;
     }
     token = rev;
+    if (firstRevision == 0) {
+      firstRevision = rev;
+    }
     key = new KeyRecord(config.candidateId(), leaseId, rev, rev);
     keyKnown = true;
     knownRevision = Math.max(knownRevision, rev);
@@ -312,6 +319,9 @@ public final class SessionElection extends RoleMachine {
       return;
     }
     knownRevision = revision;
+    if (firstRevision == 0) {
+      firstRevision = revision;
+    }
     if (k == null && (key != null || !keyKnown || freeSince == Long.MIN_VALUE)) {
       freeSince = now;
     } else if (k != null) {
@@ -351,12 +361,14 @@ public final class SessionElection extends RoleMachine {
   /**
    * adoptable is the target's rule (TLA+ {@code MovedTo}, {@code Adopt}): a key a move wrote
    * (create revision ≠ mod revision: a campaign's put sets both), on this session's current lease,
-   * naming this candidate, above every term of this election it gave up, while the lease is live
-   * and no campaign or move of its own is outstanding.
+   * naming this candidate, above every term of this election it gave up and above its first view
+   * of the key (a key moved before this election existed may be its predecessor's term, under the
+   * same name on this session), while the lease is live and no campaign or move of its own is
+   * outstanding.
    */
   private boolean adoptable(KeyRecord k, long now) {
     return k != null && roles.role() == ElectorState.FOLLOWER && live(now) && k.leaseId() == leaseId
-        && k.createRevision() != k.modRevision() && k.modRevision() > gaveUp
+        && k.createRevision() != k.modRevision() && k.modRevision() > Math.max(gaveUp, firstRevision)
         && config.candidateId().equals(k.holderId()) && campaignOp == 0 && transferOp == 0;
   }
 

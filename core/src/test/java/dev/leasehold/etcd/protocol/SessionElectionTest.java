@@ -390,4 +390,17 @@ class SessionElectionTest {
     d.step(new SessionInput.Preferred(true));
     d.only(SessionCommand.Campaign.class);
   }
+
+  @Test
+  void aKeyMovedBeforeTheElectionFirstSawItIsNotAdopted() {
+    // An election opened again under its name on the session: the moved key it first sees may be
+    // its predecessor's term (that close's delete not yet applied); adopting it would elect that
+    // term's token a second time.
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 50));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    assertEquals(45, d.only(SessionCommand.FencedDelete.class).token());
+    assertTrue(d.published().isEmpty());
+  }
 }

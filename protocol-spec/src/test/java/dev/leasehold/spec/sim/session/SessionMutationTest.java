@@ -46,7 +46,7 @@ class SessionMutationTest {
     /** The target adopts any key on its lease naming it, not only one a move wrote (§11.2). */
     ADOPT_OWN_CAMPAIGNS_KEY(
         "dev/leasehold/etcd/protocol/SessionElection.java",
-        "&& k.createRevision() != k.modRevision() && k.modRevision() > gaveUp",
+        "&& k.createRevision() != k.modRevision() && k.modRevision() > Math.max(gaveUp, firstRevision)",
         "/* mutant: any key of its own is adopted */",
         Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP, Inv.FENCING_MONOTONIC));
 
