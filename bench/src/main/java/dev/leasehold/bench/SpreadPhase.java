@@ -4,6 +4,7 @@ import static dev.leasehold.bench.Bench.say;
 
 import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.it.EtcdCluster;
+import dev.leasehold.it.SpreadMember;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * SpreadPhase measures spreading (PROTOCOL.md §11.7): {@link #INSTANCES} instance JVMs ({@link
- * SpreadMain}), each a spreading session with the same {@link #ELECTIONS} elections, on the
+ * SpreadMember}), each a spreading session with the same {@link #ELECTIONS} elections, on the
  * run's cluster. It starts them together (the cold start), SIGKILLs one (a leave, taken up by
  * expiry), starts it again (a join), and for each reports the time until every election is led
  * and the leaderships differ by at most one (skew), the moves (puts of a key that keep its create
@@ -101,7 +102,7 @@ final class SpreadPhase extends BenchPhase {
   }
 
   private Group.Child launch(Group g, List<String> eps, String id) throws Exception {
-    Group.Child c = g.launch("spread-" + id, SpreadMain.class.getName(), o.childJvm(),
+    Group.Child c = g.launch("spread-" + id, SpreadMember.class.getName(), o.childJvm(),
         List.of("--endpoints=" + String.join(",", eps), "--prefix=" + prefix, "--id=" + id,
             "--count=" + ELECTIONS, "--ttl-seconds=" + TTL_SECONDS));
     return c;

@@ -1,4 +1,4 @@
-package dev.leasehold.bench;
+package dev.leasehold.it;
 
 import dev.leasehold.etcd.EtcdSession;
 import java.io.BufferedReader;
@@ -9,14 +9,15 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * SpreadMain is one instance of the spread phase ({@link SpreadPhase}): one spreading {@link
- * EtcdSession} with {@code --count} shard elections, started at once. It prints {@code READY}
- * once the session and its elections are started, and closes on a {@code close} line (a SIGKILL
- * is the phase's crash). Arguments: {@code --endpoints=URL[,URL] --prefix=P --id=ID --count=N
- * --ttl-seconds=N}. Not thread-safe; one per JVM.
+ * SpreadMember is one instance JVM of a spreading fleet (PROTOCOL.md §11.7), for the spread ITs
+ * and the bench's spread phase: one spreading {@link EtcdSession} with {@code --count} shard
+ * elections, started at once. It prints {@code READY} once the session and its elections are
+ * started, and closes on a {@code close} line (a SIGKILL is a crash). Arguments: {@code
+ * --endpoints=URL[,URL] --prefix=P --id=ID --count=N --ttl-seconds=N}. Not thread-safe; one per
+ * JVM.
  */
-public final class SpreadMain {
-  private SpreadMain() {}
+public final class SpreadMember {
+  private SpreadMember() {}
 
   /** main runs the instance until told to close. */
   public static void main(String[] args) throws Exception {
