@@ -69,6 +69,7 @@ final class Bench {
       phase("partition", new PartitionPhase(o, r, cluster));
       phase("scale", new ScalePhase(o, r, cluster));
       phase("session", new SessionPhase(o, r, cluster));
+      phase("spread", new SpreadPhase(o, r, cluster));
       r.etcdSlowApplies = EtcdLogs.count(cluster.logDir(), "took too long");
       r.etcdSlowFsyncs = EtcdLogs.count(cluster.logDir(), "slow fdatasync");
     }

@@ -141,7 +141,8 @@ public final class BenchMain implements Callable<Path> {
 
   @Option(names = "--phases", split = ",", defaultValue = "floor,idle,handover,crash,partition,scale",
       description = "which scenarios to run (default: the etcd ones but session); session (many elections "
-          + "on one EtcdSession, about 7 min at 10,000 elections on 2 cores) runs only when named; the MariaDB "
+          + "on one EtcdSession, about 7 min at 10,000 elections on 2 cores) and spread (1,000 elections spread "
+          + "over 5 instance JVMs: a cold start, a SIGKILL, a join; about 1 min) run only when named; the MariaDB "
           + "ones are mariadb-idle, mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four; "
           + "the PostgreSQL ones postgres-floor, postgres-handover, postgres-crash, or postgres for all three")
   List<String> phases;

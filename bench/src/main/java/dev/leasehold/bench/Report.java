@@ -36,7 +36,7 @@ final class Report extends MarkdownReport {
     ReportFiles files = new ReportFiles(r, dir, stem);
     // A run of the session phase alone has no contenders to compare: its report is the machine and
     // the session section.
-    boolean contenders = r.options.phases().stream().anyMatch(p -> !p.equals("session") && !p.startsWith("mariadb"));
+    boolean contenders = r.options.phases().stream().anyMatch(p -> !p.equals("session") && !p.equals("spread") && !p.startsWith("mariadb"));
     Path handoverPng = contenders ? files.plotHandover() : null;
     Path crashPng = contenders ? files.plotCrash() : null;
     Path partitionPng = contenders ? files.plotPartition() : null;
@@ -59,6 +59,10 @@ final class Report extends MarkdownReport {
     }
     if (r.session != null) {
       md.append(new ReportSession(r).markdown());
+    }
+    if (r.spread != null) {
+      h2("Spread: 1,000 elections over 5 instance JVMs (PROTOCOL.md §11.7)");
+      md.append(r.spread).append('\n');
     }
     if (contenders) {
       md.append(new ReportAnalysis(r, stem, missed).markdown());

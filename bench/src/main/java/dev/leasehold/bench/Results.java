@@ -79,6 +79,8 @@ final class Results {
   final List<ScaleRun> scale = new ArrayList<>();
   /** session is the session phase's figures, or null when it did not run. */
   SessionResults session;
+  /** spread is the spread phase's section of the report (Markdown), or null when it did not run. */
+  String spread;
   /** problems lists trials or phases that failed, so the report can say so. */
   final List<String> problems = Collections.synchronizedList(new ArrayList<>());
 }

@@ -8,6 +8,7 @@ import dev.leasehold.Subscription;
 import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.etcd.protocol.SessionElection;
 import dev.leasehold.etcd.protocol.SessionLease;
+import dev.leasehold.etcd.protocol.SessionMember;
 import dev.leasehold.runtime.ElectorRuntime;
 import dev.leasehold.runtime.Lifecycle;
 import dev.leasehold.runtime.Scheduler;
@@ -89,7 +90,12 @@ public final class EtcdSession implements AutoCloseable {
   private final Map<String, ElectorRuntime> elections = new ConcurrentHashMap<>();
   private final Lifecycle lifecycle;
 
-  private EtcdSession(ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons) {
+  // Spreading's weight; 0: spreading off.
+  private final int weight;
+
+  private EtcdSession(
+      ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons, int weight) {
+    this.weight = weight;
     this.template = template;
     this.protocol = ProtocolConfig.from(template);
     this.client = client;
@@ -105,7 +111,7 @@ public final class EtcdSession implements AutoCloseable {
         new EtcdPort(() -> client, false, template.electionKey(), template.candidateId(), reasons,
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
     this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop, shared::execute,
-        template.retryBackoffInitial().toNanos(), template.rpcTimeout().toNanos());
+        template.retryBackoffInitial().toNanos(), template.rpcTimeout().toNanos(), weight, template.candidateId());
     ElectorConfig leaseConfig = ElectorConfig.builder().config(template).closeOnShutdown(false).build();
     this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, leaseLoop,
         template.candidateId() + "@" + template.electionKey() + "*");
@@ -132,13 +138,24 @@ public final class EtcdSession implements AutoCloseable {
    *     least 1 s (etcd grants seconds), or an argument is null
    */
   public static EtcdSession of(ElectorConfig config, EtcdSettings settings) {
-    return create(EtcdClientSettings.byEtcdRule(config, settings), settings);
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings, 0);
   }
 
-  private static EtcdSession create(ElectorConfig validated, EtcdSettings settings) {
+  /**
+   * spreading makes a session as {@link #of} does, with spreading on and this member's {@code
+   * weight} ({@link Builder#spread(boolean)}, {@link Builder#weight(int)}).
+   *
+   * @throws IllegalArgumentException as {@link #of} does, or if the weight is out of range
+   */
+  public static EtcdSession spreading(ElectorConfig config, EtcdSettings settings, int weight) {
+    Builder.checkWeight(weight);
+    return create(EtcdClientSettings.byEtcdRule(config, settings), settings, weight);
+  }
+
+  private static EtcdSession create(ElectorConfig validated, EtcdSettings settings, int weight) {
     Client given = settings.givenClient();
     if (given != null) {
-      return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null));
+      return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null), weight);
     }
     EtcdClientFactory factory = settings.factory(validated.rpcTimeout());
     // A fixed pool, so that thousands of calls in flight (every election's first campaign)
@@ -149,7 +166,8 @@ public final class EtcdSession implements AutoCloseable {
       return t;
     });
     try {
-      return new EtcdSession(validated, factory.get(pool), pool, new EtcdReasons(validated.electionKey(), factory));
+      return new EtcdSession(
+          validated, factory.get(pool), pool, new EtcdReasons(validated.electionKey(), factory), weight);
     } catch (RuntimeException e) {
       pool.shutdownNow();
       throw e;
@@ -179,6 +197,10 @@ public final class EtcdSession implements AutoCloseable {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException(
           "name must be a non-blank election name, but was " + (name == null ? "null" : "\"" + name + "\""));
+    }
+    if (weight > 0 && name.startsWith(SessionMember.MEMBERS)) {
+      throw new IllegalArgumentException("name must not start with \"" + SessionMember.MEMBERS
+          + "\" on a spreading session (its member keys live there), but was \"" + name + "\"");
     }
     if (lifecycle.isClosing()) {
       throw new IllegalStateException("session on " + prefix() + " is closed");
@@ -298,7 +320,43 @@ public final class EtcdSession implements AutoCloseable {
    * <p>Not thread-safe.
    */
   public static final class Builder extends EtcdClientSettings<Builder> {
+    /** MAX_WEIGHT is the largest weight a member may have. */
+    public static final int MAX_WEIGHT = 1_000_000;
+
+    private boolean spread;
+    private int weight = 1;
+
     private Builder() {}
+
+    /**
+     * spread turns spreading on (off by default; PROTOCOL.md §11.7): the session registers as a
+     * member of the fleet under {@code prefix + "members/"} and moves elections to and from the
+     * other members, so that each holds its share of them, weighted by {@link #weight(int)}. Off,
+     * the session registers nothing and moves nothing.
+     */
+    public Builder spread(boolean spread) {
+      this.spread = spread;
+      return this;
+    }
+
+    /**
+     * weight sets this member's weight when spreading (default 1, from 1 to {@link
+     * #MAX_WEIGHT}): its share of the fleet's N elections is the floor or the ceiling of N ×
+     * weight / total weight.
+     *
+     * @throws IllegalArgumentException naming the value if it is out of range
+     */
+    public Builder weight(int weight) {
+      this.weight = checkWeight(weight);
+      return this;
+    }
+
+    static int checkWeight(int weight) {
+      if (weight < 1 || weight > MAX_WEIGHT) {
+        throw new IllegalArgumentException("weight must be from 1 to " + MAX_WEIGHT + ", but was " + weight);
+      }
+      return weight;
+    }
 
     /**
      * prefix sets the key prefix of the session's elections (required; end it with "/").
@@ -320,7 +378,7 @@ public final class EtcdSession implements AutoCloseable {
      */
     public EtcdSession build() {
       ElectorConfig validated = etcdConfig();
-      return create(validated, settings());
+      return create(validated, settings(), spread ? weight : 0);
     }
   }
 }

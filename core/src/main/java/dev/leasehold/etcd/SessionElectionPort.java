@@ -55,6 +55,11 @@ final class SessionElectionPort implements StorePort {
           .handle((r, e) -> e != null
               ? new SessionInput.DeleteFailed(d.op(), hub.describe(e))
               : new SessionInput.Deleted(d.op(), r.isSucceeded(), r.getHeader().getRevision()));
+    } else if (call instanceof SessionCommand.Transfer t) {
+      return hub.gated(() -> hub.transfer(key, t.token(), t.to()))
+          .handle((r, e) -> e != null
+              ? new SessionInput.TransferFailed(t.op(), hub.describe(e))
+              : new SessionInput.Transferred(t.op(), r.isSucceeded(), r.getHeader().getRevision()));
     } else if (call instanceof SessionCommand.Campaign c) {
       return hub.gated(() -> hub.client().getKVClient().txn()
           .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))

@@ -4,6 +4,8 @@ import dev.leasehold.Guarantee;
 import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.etcd.protocol.SessionCommand;
 import dev.leasehold.etcd.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.SessionFleet;
+import dev.leasehold.etcd.protocol.SessionMember;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Scheduler;
@@ -19,11 +21,13 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -46,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * renewal the watch is asked for a progress notification, and if it has not reached the
  * previous renewal's revision by then it is restarted, and the prefix re-read for every
  * election.
+ *
+ * <p>With spreading on (PROTOCOL.md §11.7), the session also registers itself as a member (a key
+ * on its lease), keeps the fleet's view (the members and who holds each election key) from the
+ * same watch, and after each confirmed renewal asks its elections above its target to move to
+ * the members below theirs.
  *
  * <p>Thread safety: the store-port methods, the watch's state and its callbacks' follow-ups
  * run on the lease's event loop; {@link #join}, {@link #leave} and {@link #deleteLater} come
@@ -84,13 +93,23 @@ final class SessionHub implements StorePort {
   private int watchFailures;
   private boolean closed;
 
+  // Spreading (weight 0: off): the fleet's view, confined to the lease's loop.
+  private final int weight;
+  private final String candidateId;
+  private final SessionFleet fleet;
+  private long registeredLease;
+  private boolean registering;
+
   /** CALLS_IN_FLIGHT bounds the elections' transactions at etcd at once (see CallGate). */
   static final int CALLS_IN_FLIGHT = 64;
 
   SessionHub(
       Client client, EtcdPort lease, String prefix, Scheduler loop, Executor elections, long backoffNanos,
-      long rpcTimeoutNanos) {
+      long rpcTimeoutNanos, int weight, String candidateId) {
     this.client = client;
+    this.weight = weight;
+    this.candidateId = candidateId;
+    this.fleet = new SessionFleet(prefix, inboxes, (key, token) -> gated(() -> fencedDelete(bytes(key), token)));
     this.elections = elections;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.gate = new CallGate(CALLS_IN_FLIGHT, loop::nanoTime, rpcTimeoutNanos);
@@ -117,6 +136,10 @@ final class SessionHub implements StorePort {
    */
   void join(String key, Consumer<Input> inbox) {
     inboxes.put(key, inbox);
+    if (weight > 0) {
+      // Spreading: no preference until the fleet's view tells one (SessionFleet.prefer).
+      inbox.accept(new SessionInput.Preferred(false));
+    }
     SessionInput.Live l = live;
     if (l != null) {
       inbox.accept(l);
@@ -143,6 +166,9 @@ final class SessionHub implements StorePort {
 
   void leave(String key) {
     inboxes.remove(key);
+    if (weight > 0) {
+      loop.execute(() -> fleet.forget(key));
+    }
   }
 
   /**
@@ -169,6 +195,23 @@ final class SessionHub implements StorePort {
    */
   void deleteLater(ByteSequence key, long token) {
     laterDeletes.put(key, token);
+  }
+
+  /**
+   * transfer is a move (PROTOCOL.md §11.7): {@code Txn If ModRevision(key) == token ∧
+   * CreateRevision(M(to)) == to.createRevision Then Put(key, to's id, lease = to's lease)}.
+   */
+  CompletableFuture<TxnResponse> transfer(ByteSequence key, long token, SessionMember to) {
+    ByteSequence member = bytes(SessionMember.key(prefix, to.leaseId()));
+    return client.getKVClient().txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(token)),
+            new Cmp(member, Cmp.Op.EQUAL, CmpTarget.createRevision(to.createRevision())))
+        .Then(Op.put(key, bytes(to.candidateId()), PutOption.builder().withLeaseId(to.leaseId()).build()))
+        .commit();
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
   private void retryLaterDeletes() {
@@ -208,9 +251,15 @@ final class SessionHub implements StorePort {
       if (r.revision() > 0) {
         checkWatch(r.revision());
       }
+      if (weight > 0) {
+        spread(r.leaseId());
+      }
     } else if (command instanceof SessionCommand.Ended e) {
       live = null;
       laterDeletes.clear();
+      if (weight > 0) {
+        fleet.ended();
+      }
       SessionInput.Ended ended = new SessionInput.Ended(e.leaseId(), e.cause());
       inboxes.values().forEach(i -> i.accept(ended));
     } else if (command instanceof SessionCommand.Unavailable u) {
@@ -314,6 +363,17 @@ final class SessionHub implements StorePort {
       loop.execute(() -> { if (generation == watchGeneration) { watchFailures = 0; reread(generation); } });
       return;
     }
+    if (weight > 0 && !r.getEvents().isEmpty()) {
+      List<WatchEvent> events = List.copyOf(r.getEvents());
+      loop.execute(() -> {
+        for (WatchEvent e : events) {
+          KeyValue kv = e.getKeyValue();
+          fleet.changed(kv.getKey().toString(StandardCharsets.UTF_8),
+              e.getEventType() == WatchEvent.EventType.PUT ? EtcdRecords.record(kv) : null, kv.getModRevision());
+        }
+        fleet.settle();
+      });
+    }
     for (WatchEvent e : r.getEvents()) {
       KeyValue kv = e.getKeyValue();
       Consumer<Input> inbox = inboxes.get(kv.getKey().toString(StandardCharsets.UTF_8));
@@ -341,6 +401,9 @@ final class SessionHub implements StorePort {
 
   /** reread reads the prefix once the watch is created, so nothing between is missed. */
   private void reread(long generation) {
+    if (weight > 0) {
+      fleet.rereadStarted();
+    }
     EtcdRecords.read(client, Op.get(prefixBytes, GetOption.builder().isPrefix(true).build()))
         .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS) // a caller's client may set no deadline
         .whenComplete((t, e) -> loop.execute(() -> {
@@ -353,12 +416,51 @@ final class SessionHub implements StorePort {
             return;
           }
           Map<String, KeyRecord> present = new HashMap<>();
+          long rev = t.getHeader().getRevision();
           for (KeyValue kv : t.getGetResponses().get(0).getKvs()) {
             present.put(kv.getKey().toString(StandardCharsets.UTF_8), EtcdRecords.record(kv));
           }
-          long rev = t.getHeader().getRevision();
           listed = true;
+          if (weight > 0) {
+            fleet.reread(present, rev);
+          }
           inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), rev)));
+        }));
+  }
+
+  // ---- spreading (PROTOCOL.md §11.7), on the lease's loop ----
+
+  /**
+   * spread runs after each confirmed renewal: the session registers as a member on a new lease,
+   * then its fleet plans (SessionFleet.renewed).
+   */
+  private void spread(long leaseId) {
+    if (registeredLease != leaseId) {
+      register(leaseId);
+    } else if (listed) {
+      fleet.renewed(leaseId);
+    }
+  }
+
+  private void register(long leaseId) {
+    if (registering) {
+      return;
+    }
+    registering = true;
+    ByteSequence key = bytes(SessionMember.key(prefix, leaseId));
+    client.getKVClient()
+        .put(key, bytes(SessionMember.value(weight, candidateId)), PutOption.builder().withLeaseId(leaseId).build())
+        .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS)
+        .whenComplete((r, e) -> loop.execute(() -> {
+          registering = false;
+          if (e == null) {
+            registeredLease = leaseId;
+            if (listed) {
+              fleet.renewed(leaseId); // the preferences, as soon as the view shows the member key
+            }
+          } else {
+            log.debug("registering the member {} failed; retried at the next renewal", key, e);
+          }
         }));
   }
 }

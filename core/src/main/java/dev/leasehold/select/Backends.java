@@ -4,6 +4,7 @@ import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.etcd.EtcdLeaderElector;
+import dev.leasehold.etcd.EtcdSession;
 import dev.leasehold.etcd.EtcdSettings;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import dev.leasehold.jdbc.JdbcSettings;
@@ -364,6 +365,30 @@ public final class Backends {
       String name = neutral.candidateId() + "@" + neutral.electionKey();
       return new FallbackRuntime(
           neutral, tiers, policy, fallbackAfter, returnAfter, new ThreadScheduler(), name);
+    }
+
+    /**
+     * spreadingSession validates the neutral and etcd settings as {@link #build()} does and makes
+     * an {@link EtcdSession} that spreads its elections (PROTOCOL.md §11.7) under {@code prefix},
+     * with this member's {@code weight}; nothing runs until its {@code start()}. Sessions are
+     * etcd's: the backends must be etcd alone.
+     *
+     * @throws IllegalArgumentException naming the field (or property) and the value
+     */
+    public EtcdSession spreadingSession(String prefix, int weight) {
+      try {
+        if (backends == null || !backends.equals(List.of(Backend.ETCD))) {
+          throw new IllegalArgumentException(
+              "backends must be etcd alone for a session (sessions are etcd's), but was "
+                  + (backends == null ? null : names(backends)));
+        }
+        checkSettings(Backend.ETCD, etcd, "etcd(EtcdLeaderElector.builder()...) or leasehold.etcd.endpoints");
+        ElectorConfig c = ElectorConfig.builder().config(buildConfig()).electionKey(prefix).closeOnShutdown(false)
+            .build();
+        return EtcdSession.spreading(c, etcd.get(), weight);
+      } catch (IllegalArgumentException e) {
+        throw properties == null ? e : properties.named(e);
+      }
     }
 
     private List<Backend> checkedOrder() {

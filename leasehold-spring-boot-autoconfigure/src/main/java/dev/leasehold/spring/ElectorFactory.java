@@ -1,6 +1,7 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.etcd.EtcdSettings;
+import dev.leasehold.etcd.EtcdSession;
 import dev.leasehold.local.LocalStore;
 import dev.leasehold.select.Backends;
 import dev.leasehold.select.FallbackElector;
@@ -30,6 +31,9 @@ import org.springframework.core.env.Environment;
 final class ElectorFactory {
   /** ENABLED is the starter's own property, which core does not know. */
   private static final String ENABLED = "leasehold.enabled";
+
+  /** JOBS is the prefix of the starter's own properties of {@code @LeaderOnly(key)}'s session. */
+  private static final String JOBS = "leasehold.jobs.";
 
   private static final Pattern INDEXED = Pattern.compile("(.+?)(?:\\[(\\d+)]|\\.(\\d+))");
 
@@ -84,6 +88,36 @@ final class ElectorFactory {
   }
 
   /**
+   * jobSession builds the spreading session of {@code @LeaderOnly(key)} methods from {@code
+   * leasehold.*}: the elector's settings, with the prefix {@code leasehold.jobs.prefix}
+   * (default {@code leasehold.key + "/jobs/"}) and this instance's {@code leasehold.jobs.weight}
+   * (default 1). A refusal is rethrown naming the property.
+   */
+  static EtcdSession jobSession(Environment env) {
+    Map<String, String> p = properties(env);
+    String weight = env.getProperty(JOBS + "weight", "1");
+    int w;
+    try {
+      w = Integer.parseInt(weight.trim());
+    } catch (NumberFormatException e) {
+      w = 0;
+    }
+    if (w < 1 || w > EtcdSession.Builder.MAX_WEIGHT) {
+      throw new LeaseholdPropertyException(JOBS + "weight", JOBS + "weight=\"" + weight
+          + "\": must be a whole number from 1 to " + EtcdSession.Builder.MAX_WEIGHT, null);
+    }
+    String prefix = env.getProperty(JOBS + "prefix");
+    if (prefix == null || prefix.isBlank()) {
+      prefix = p.getOrDefault("leasehold.key", "") + "/jobs/";
+    }
+    try {
+      return Backends.fromProperties(p).spreadingSession(prefix, w);
+    } catch (IllegalArgumentException e) {
+      throw LeaseholdPropertyException.fromCore(e);
+    }
+  }
+
+  /**
    * properties flattens {@code leasehold.*} as core reads it: the items of a list (a YAML list,
    * or {@code leasehold.etcd.endpoints[0]} and {@code [1]}; Spring's binder names them {@code
    * .0} and {@code .1}) joined with commas; {@code leasehold.enabled}, the starter's
@@ -105,6 +139,7 @@ final class ElectorFactory {
     }
     lists.forEach((key, items) -> p.put(canonical(key), String.join(",", items.values())));
     p.remove(ENABLED);
+    p.keySet().removeIf(k -> k.startsWith(JOBS));
     p.putIfAbsent("leasehold.backends", "etcd");
     return p;
   }

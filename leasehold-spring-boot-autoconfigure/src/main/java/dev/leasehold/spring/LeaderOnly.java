@@ -32,6 +32,14 @@ import java.lang.annotation.Target;
  * paused process can still act after its term ended: guard every effect with the term's
  * fencing token ({@link #fenced()}).
  *
+ * <p>With a {@link #key()}, each key is its own election, spread over the instances:
+ *
+ * <pre>{@code
+ * @Scheduled(cron = "0 0 2 * * *")
+ * @LeaderOnly(key = "nightly-report", fenced = true)
+ * void nightlyReport() { ... CurrentLeadership.get().fencingToken() ... }
+ * }</pre>
+ *
  * <p>Immutable and thread-safe (an annotation); the interceptor that applies it is thread-safe,
  * and calls on several threads at once are each checked on their own.
  */
@@ -49,6 +57,16 @@ public @interface LeaderOnly {
    * @return whether the call gets its term
    */
   boolean fenced() default false;
+
+  /**
+   * key makes the method's own election, {@code leasehold.jobs.prefix + key}, on the context's
+   * one shared etcd session, spread over the instances (each holds its share of the keyed
+   * jobs, PROTOCOL.md §11.7): ShedLock's per-job lock, with spreading, fencing and events. The
+   * call checks that job's term; {@link CurrentLeadership#get()} gives that term, fenced by its
+   * own token. Methods with one key share one election. Default "": the context's elector, as
+   * before. Needs the etcd backend ({@code leasehold.backends=etcd}).
+   */
+  String key() default "";
 
   /**
    * interruptOnLoss interrupts the thread running the call when its term ends (the thread's

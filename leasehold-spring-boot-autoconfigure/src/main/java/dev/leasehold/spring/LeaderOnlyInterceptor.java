@@ -16,11 +16,11 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * LeaderOnlyInterceptor runs a {@link LeaderOnly} method only while this instance's term is
- * valid, checked at each call, and skips it otherwise (DEBUG log). A fenced call gets its term
+ * valid (the context's elector's, or its key's election's), checked at each call, and skips it otherwise (DEBUG log). A fenced call gets its term
  * in its {@link Leadership} parameter and through {@link CurrentLeadership}.
  *
  * <p>Thread-safe: calls on many threads at once share only a concurrent cache of per-method
- * plans and the thread-safe {@link LeaderOnlyCalls}.
+ * plans and the thread-safe {@link LeaderOnlyCalls} and {@link LeaderOnlyKeys}.
  */
 final class LeaderOnlyInterceptor implements MethodInterceptor {
   private static final Logger log = LoggerFactory.getLogger(LeaderOnlyInterceptor.class);
@@ -29,11 +29,13 @@ final class LeaderOnlyInterceptor implements MethodInterceptor {
   // post-processors: creating it that early would keep it from being post-processed.
   private final ObjectProvider<LeaderElector> elector;
   private final LeaderOnlyCalls calls;
+  private final LeaderOnlyKeys keys;
   private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
-  LeaderOnlyInterceptor(ObjectProvider<LeaderElector> elector, LeaderOnlyCalls calls) {
+  LeaderOnlyInterceptor(ObjectProvider<LeaderElector> elector, LeaderOnlyCalls calls, LeaderOnlyKeys keys) {
     this.elector = elector;
     this.calls = calls;
+    this.keys = keys;
   }
 
   @Override
@@ -44,10 +46,12 @@ final class LeaderOnlyInterceptor implements MethodInterceptor {
     if (plan == null) {
       return invocation.proceed();
     }
-    LeaderElector e = elector.getIfAvailable();
+    String key = plan.annotation.key();
+    LeaderElector e = key.isEmpty() ? elector.getIfAvailable() : keys.elector(key);
     if (e == null) {
-      // Fail closed: without an elector (leasehold.enabled=false) nobody is the leader.
-      log.debug("skipped {}: no leasehold elector in this context", plan.name);
+      // Fail closed: without an elector (leasehold.enabled=false, or the keys' session not
+      // running) nobody is the leader.
+      log.debug("skipped {}: no leasehold elector{} in this context", plan.name, key.isEmpty() ? "" : " of key " + key);
       return skipped(method.getReturnType());
     }
     Optional<Leadership> current = e.leadership();

@@ -51,13 +51,22 @@ public class LeaseholdAutoConfiguration {
     return new LeaderOnlyCalls();
   }
 
+  /** leaseholdLeaderOnlyKeys holds the elections of {@code @LeaderOnly(key)} methods. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static LeaderOnlyKeys leaseholdLeaderOnlyKeys() {
+    return new LeaderOnlyKeys();
+  }
+
   /** leaseholdLeaderOnlyAdvisor applies {@link LeaderOnly}; the elector is looked up at the first call. */
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   static Advisor leaseholdLeaderOnlyAdvisor(
-      ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyCalls> calls) {
+      ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyCalls> calls,
+      ObjectProvider<LeaderOnlyKeys> keys) {
+    LeaderOnlyKeys k = keys.getObject();
     return new DefaultPointcutAdvisor(
-        new LeaderOnlyPointcut(), new LeaderOnlyInterceptor(elector, calls.getObject()));
+        new LeaderOnlyPointcut(k), new LeaderOnlyInterceptor(elector, calls.getObject(), k));
   }
 
   /** leaseholdLeaderOnlyChecker refuses {@code @LeaderOnly} methods no proxy can intercept. */
@@ -110,6 +119,17 @@ public class LeaseholdAutoConfiguration {
     @Bean
     ElectorLifecycle leaseholdLifecycle(LeaderElector elector, ObjectProvider<LeadershipListener> listeners) {
       return new ElectorLifecycle(elector, listeners.orderedStream().toList());
+    }
+
+    /**
+     * leaseholdLeaderOnlyKeysLifecycle opens the one spreading session of the {@code
+     * @LeaderOnly(key)} methods with the context, if there are any, and closes it on shutdown.
+     */
+    @Bean
+    LeaderOnlyKeysLifecycle leaseholdLeaderOnlyKeysLifecycle(
+        ObjectProvider<LeaderOnlyKeys> keys, Environment environment, ObjectProvider<LeaderOnlyCalls> calls,
+        ApplicationEventPublisher publisher) {
+      return new LeaderOnlyKeysLifecycle(keys.getObject(), environment, calls.getObject(), publisher);
     }
 
     /** leaseholdSpringEvents publishes every elector event as a {@link LeadershipChangedEvent}. */

@@ -61,6 +61,19 @@ public sealed interface SessionCommand extends Command {
   }
 
   /**
+   * Transfer hands the election's key to the member {@code to} in one transaction (PROTOCOL.md
+   * §11.7): {@code If ModRevision(K) == token ∧ CreateRevision(M(to)) == to.createRevision Then
+   * Put(K, to's id, lease = to's lease)}. The put keeps K's create revision and gives it a new mod
+   * revision, which is how the target tells a moved key from an orphan of its own.
+   */
+  record Transfer(long op, long token, SessionMember to) implements SessionCommand, Gated {
+    @Override
+    public Input failed(String reason) {
+      return new SessionInput.TransferFailed(op, reason);
+    }
+  }
+
+  /**
    * DeleteLater hands a closed election's failed fenced delete to the session, which retries it
    * after each renewal until etcd answers it or the lease ends (and the key with it).
    */

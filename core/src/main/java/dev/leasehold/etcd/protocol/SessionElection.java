@@ -34,9 +34,13 @@ import java.util.random.RandomGenerator;
  *       they recovered, becomes this election's STORE_UNAVAILABLE and STORE_RECOVERED, in the
  *       role it has: the lease's deadline, not the report, ends a term. The session counted the
  *       failures already, so one report is an outage ({@link Reachability} of 1).
- *   <li><b>Never adopt.</b> A key on the session's own lease that is not this election's term
- *       (a campaign whose reply came late or never, a resign not yet applied) is deleted with a
- *       fenced delete, never led on.
+ *   <li><b>Never adopt a key of its own campaigns.</b> A key on the session's own lease that is
+ *       not this election's term (a campaign whose reply came late or never, a resign not yet
+ *       applied) is deleted with a fenced delete, never led on.
+ *   <li><b>Moves</b> (spreading, PROTOCOL.md §11.7). Asked to, a MASTER steps down first and
+ *       hands its key to another member in one transaction fenced on its token; the target
+ *       adopts a key that a move wrote (create revision ≠ mod revision), naming it, on its
+ *       current lease, above every term it gave up, with no campaign of its own outstanding.
  * </ul>
  *
  * <p>Its roles are FOLLOWER, MASTER and STOPPED ({@link Transitions#SESSION_ELECTION}): a
@@ -79,6 +83,20 @@ public final class SessionElection extends RoleMachine {
   private long deleteOp;
   private long deleteToken;
   private long deleteFailures;
+  private long transferOp;
+  private SessionMember movingTo;
+  private long movingCreateRevision;
+  // Spreading: another member is preferred for this key when free, so this one holds back a
+  // poll interval from the time it saw the key free.
+  private boolean holdingBack;
+  private long freeSince = Long.MIN_VALUE;
+  // The highest token of a term this election gave up: a moved key at or below it is one this
+  // election moved away itself (or resigned), never adopted again.
+  private long gaveUp;
+  // The revision of this election's first view of its key: a key moved at or before it may be
+  // one that an earlier election of the same name on this session led (closed, its delete not
+  // yet applied), so never adopted: its token would be that term's again.
+  private long firstRevision;
   private long holdoffUntil = Long.MIN_VALUE;
   // Until the session's read of the prefix tells the key, a new election does not campaign
   // (a campaign is a raft proposal even when it loses); it guesses after a poll interval.
@@ -156,6 +174,23 @@ public final class SessionElection extends RoleMachine {
       deleteOp = 0;
       deleteFailures++;
       fx.setTimer(Timer.DELETE, now + fx.backoff(deleteFailures));
+    } else if (in instanceof SessionInput.Preferred p) {
+      holdingBack = !p.preferred();
+      campaignIfDue(now);
+    } else if (in instanceof SessionInput.MoveTo m) {
+      moveTo(m, now);
+    } else if (in instanceof SessionInput.Transferred t && t.op() == transferOp) {
+      transferOp = 0;
+      if (t.applied()) {
+        seen(new KeyRecord(movingTo.candidateId(), movingTo.leaseId(), movingCreateRevision, t.revision()),
+            t.revision(), now);
+      }
+      campaignIfDue(now);
+    } else if (in instanceof SessionInput.TransferFailed f && f.op() == transferOp) {
+      // It may still have been applied: the watch tells; until then the key, if still this
+      // session's, is an orphan like any other (its fenced delete fails if the move landed).
+      transferOp = 0;
+      campaignIfDue(now);
     } else if (in instanceof Input.Resign r) {
       if (role == ElectorState.MASTER) {
         long t = token;
@@ -210,6 +245,7 @@ public final class SessionElection extends RoleMachine {
     campaignOp = 0;
     deleteOp = 0;
     deleteToken = 0;
+    transferOp = 0;
     fx.cancelTimer(Timer.DELETE);
   }
 
@@ -220,7 +256,12 @@ public final class SessionElection extends RoleMachine {
   // ---- campaign ----
 
   private void campaignIfDue(long now) {
-    if (!started || roles.role() != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0) {
+    if (!started || roles.role() != ElectorState.FOLLOWER || campaignOp != 0 || deleteOp != 0
+        || transferOp != 0) {
+      return;
+    }
+    if (keyKnown && adoptable(key, now)) {
+      adopt(key, now);
       return;
     }
     if (keyKnown && key != null && leaseId != 0 && key.leaseId() == leaseId) {
@@ -231,6 +272,10 @@ public final class SessionElection extends RoleMachine {
     }
     if (now < holdoffUntil || !live(now) || keyKnown && key != null
         || !everRead && now < firstReadBy) {
+      return;
+    }
+    if (holdingBack && keyKnown && freeSince != Long.MIN_VALUE && now < freeSince + config.pollIntervalNanos()) {
+      fx.setTimer(Timer.CAMPAIGN, freeSince + config.pollIntervalNanos());
       return;
     }
     fx.cancelTimer(Timer.CAMPAIGN);
@@ -253,6 +298,9 @@ public final class SessionElection extends RoleMachine {
       return;
     }
     token = rev;
+    if (firstRevision == 0) {
+      firstRevision = rev;
+    }
     key = new KeyRecord(config.candidateId(), leaseId, rev, rev);
     keyKnown = true;
     knownRevision = Math.max(knownRevision, rev);
@@ -276,6 +324,14 @@ public final class SessionElection extends RoleMachine {
       return;
     }
     knownRevision = revision;
+    if (firstRevision == 0) {
+      firstRevision = revision;
+    }
+    if (k == null && (key != null || !keyKnown || freeSince == Long.MIN_VALUE)) {
+      freeSince = now;
+    } else if (k != null) {
+      freeSince = Long.MIN_VALUE;
+    }
     keyKnown = true;
     everRead = true;
     key = k;
@@ -283,6 +339,7 @@ public final class SessionElection extends RoleMachine {
       if (k == null) {
         stepDown(Cause.KEY_DELETED, now);
       } else if (k.modRevision() != token || k.leaseId() != leaseId) {
+        gaveUp = Math.max(gaveUp, token);
         token = 0;
         roles.moveTo(ElectorState.FOLLOWER, Cause.KEY_TAKEN, ElectionMachine.info(k), now);
         return;
@@ -292,14 +349,52 @@ public final class SessionElection extends RoleMachine {
     }
     if (k == null) {
       campaignIfDue(now);
+    } else if (adoptable(k, now)) {
+      adopt(k, now);
     } else if (k.leaseId() == leaseId && leaseId != 0) {
-      // This session's key but not a term of this election's: never adopted.
-      if (campaignOp == 0 && (deleteOp == 0 || deleteToken != k.modRevision())) {
+      // This session's key but not a term of this election's, nor moved to it: never adopted.
+      if (campaignOp == 0 && transferOp == 0 && (deleteOp == 0 || deleteToken != k.modRevision())) {
         delete(k.modRevision());
       }
     } else {
       roles.see(ElectionMachine.info(k), now);
     }
+  }
+
+  // ---- moves (PROTOCOL.md §11.7) ----
+
+  /**
+   * adoptable is the target's rule (TLA+ {@code MovedTo}, {@code Adopt}): a key a move wrote
+   * (create revision ≠ mod revision: a campaign's put sets both), on this session's current lease,
+   * naming this candidate, above every term of this election it gave up and above its first view
+   * of the key (a key moved before this election existed may be its predecessor's term, under the
+   * same name on this session), while the lease is live and no campaign or move of its own is
+   * outstanding.
+   */
+  private boolean adoptable(KeyRecord k, long now) {
+    return k != null && roles.role() == ElectorState.FOLLOWER && live(now) && k.leaseId() == leaseId
+        && k.createRevision() != k.modRevision() && k.modRevision() > Math.max(gaveUp, firstRevision)
+        && config.candidateId().equals(k.holderId()) && campaignOp == 0 && transferOp == 0;
+  }
+
+  private void adopt(KeyRecord k, long now) {
+    token = k.modRevision();
+    fx.cancelTimer(Timer.CAMPAIGN);
+    roles.elect(new Term(token, leaseId, deadline), new LeaderInfo(config.candidateId(), token, leaseId), now);
+  }
+
+  private void moveTo(SessionInput.MoveTo m, long now) {
+    if (roles.role() != ElectorState.MASTER || m.token() != token || transferOp != 0 || deleteOp != 0
+        || !live(now) || m.to().leaseId() == leaseId) {
+      return;
+    }
+    long t = token;
+    movingTo = m.to();
+    movingCreateRevision = key != null && key.modRevision() == t ? key.createRevision() : t;
+    // The role changes first: the target may lead as soon as the move is applied.
+    stepDown(Cause.RESIGNED, now);
+    transferOp = fx.id();
+    fx.add(new SessionCommand.Transfer(transferOp, t, m.to()));
   }
 
   // ---- resign, step-down, close ----
@@ -311,6 +406,7 @@ public final class SessionElection extends RoleMachine {
   }
 
   private void stepDown(Cause cause, long now) {
+    gaveUp = Math.max(gaveUp, token);
     token = 0;
     roles.moveTo(ElectorState.FOLLOWER, cause, null, now);
   }

@@ -46,4 +46,27 @@ public sealed interface SessionInput extends Input {
 
   /** DeleteFailed says a fenced delete failed or timed out: it may still have been applied. */
   record DeleteFailed(long op, String reason) implements SessionInput, Input.Failed {}
+
+  /**
+   * MoveTo asks the election, if it still leads the term {@code token}, to hand its key to the
+   * member {@code to} (PROTOCOL.md §11.7): the session's spreading found this session above its
+   * target and {@code to} below.
+   */
+  record MoveTo(SessionMember to, long token) implements SessionInput {}
+
+  /**
+   * Transferred answers a move: {@code applied} when the key still had the token's mod revision
+   * and the target's member key was still there; {@code revision} is the store's revision then.
+   */
+  record Transferred(long op, boolean applied, long revision) implements SessionInput {}
+
+  /** TransferFailed says a move failed or timed out: it may still have been applied. */
+  record TransferFailed(long op, String reason) implements SessionInput, Input.Failed {}
+
+  /**
+   * Preferred says whether this session is the member that campaigns at once when the key is
+   * free (PROTOCOL.md §11.7, {@code Spread.preferred}); one that is not holds back a poll
+   * interval first. Sent by a spreading session when it changes.
+   */
+  record Preferred(boolean preferred) implements SessionInput {}
 }

@@ -288,4 +288,119 @@ class SessionElectionTest {
     d.step(new SessionInput.Unavailable("etcd unreachable"));
     assertEquals(List.of(), d.published());
   }
+
+  // ---- moves (PROTOCOL.md §11.7) ----
+
+  private static final SessionMember TARGET = new SessionMember(OTHER_LEASE, "other", 1, 12);
+
+  @Test
+  void aMoveStepsDownFirstThenSendsOneTransferFencedOnTheToken() {
+    long t = elect(40);
+    d.step(new SessionInput.MoveTo(TARGET, t));
+    assertEquals(ElectorState.FOLLOWER, m.role(), "the role changes before the transaction");
+    assertEquals(List.of(Cause.RESIGNED), d.published());
+    SessionCommand.Transfer x = d.only(SessionCommand.Transfer.class);
+    assertEquals(t, x.token());
+    assertEquals(TARGET, x.to());
+    d.step(new SessionInput.Transferred(x.op(), true, 50));
+    assertFalse(d.has(SessionCommand.Campaign.class), "the key is the target's: " + d.last);
+    assertFalse(d.has(SessionCommand.FencedDelete.class), d.last.toString());
+  }
+
+  @Test
+  void aMoveOfAnotherTermOrWhileNotLeadingDoesNothing() {
+    long t = elect(40);
+    d.step(new SessionInput.MoveTo(TARGET, t - 1));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertTrue(d.last.isEmpty(), d.last.toString());
+  }
+
+  @Test
+  void aRefusedMoveLeavesAnOrphanThatIsDeletedNotLedOn() {
+    long t = elect(40);
+    d.step(new SessionInput.MoveTo(TARGET, t));
+    SessionCommand.Transfer x = d.only(SessionCommand.Transfer.class);
+    d.step(new SessionInput.Transferred(x.op(), false, 44));
+    assertEquals(t, d.only(SessionCommand.FencedDelete.class).token());
+    assertEquals(ElectorState.FOLLOWER, m.role());
+  }
+
+  /** following starts a live election that has seen its key held by another session. */
+  private void following() {
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    d.step(new SessionInput.KeySeen(new KeyRecord("other", OTHER_LEASE, 30, 30), 31));
+  }
+
+  @Test
+  void theTargetAdoptsAKeyAMoveWroteWithTheMoveAsItsToken() {
+    following();
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 45));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(45, MasterTerm.token(m));
+    assertEquals(List.of(Cause.ELECTED), d.published());
+    assertFalse(d.has(SessionCommand.FencedDelete.class), d.last.toString());
+  }
+
+  @Test
+  void aKeyItMovedAwayAndGotBackUnchangedIsNotAdoptedAgain() {
+    SessionCommand.Campaign c = campaigning();
+    d.step(new EtcdInput.CampaignLost(c.op(), new KeyRecord("other", OTHER_LEASE, 30, 30), 31));
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 45));
+    assertEquals(ElectorState.MASTER, m.role());
+    d.step(new SessionInput.MoveTo(TARGET, 45));
+    SessionCommand.Transfer x = d.only(SessionCommand.Transfer.class);
+    d.step(new SessionInput.TransferFailed(x.op(), "timed out"));
+    // Not applied: the key is still at the given-up term's revision, so an orphan.
+    assertEquals(45, d.only(SessionCommand.FencedDelete.class).token());
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 46));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+  }
+
+  @Test
+  void aKeyACampaignWroteOrOnAnotherLeaseOrNamingAnotherIsNeverAdopted() {
+    following();
+    d.step(new SessionInput.KeySeen(new KeyRecord("other", LEASE, 30, 45), 45));
+    assertEquals(ElectorState.FOLLOWER, m.role(), "names another");
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 46, 46), 46));
+    assertEquals(ElectorState.FOLLOWER, m.role(), "a campaign's put");
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", OTHER_LEASE, 30, 47), 47));
+    assertEquals(ElectorState.FOLLOWER, m.role(), "another lease");
+  }
+
+  @Test
+  void aMemberNotPreferredForAFreeKeyHoldsBackAPollIntervalThenCampaigns() {
+    following();
+    d.step(new SessionInput.Preferred(false));
+    long freed = d.now;
+    d.step(new SessionInput.KeySeen(null, 36));
+    assertFalse(d.has(SessionCommand.Campaign.class), "held back: " + d.last);
+    Command.SetTimer t = d.timer(SessionElection.Timer.CAMPAIGN);
+    assertEquals(freed + CONFIG.pollIntervalNanos(), t.atNanos());
+    d.fire(t);
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
+  void aMemberThatBecomesPreferredCampaignsAtOnce() {
+    following();
+    d.step(new SessionInput.Preferred(false));
+    d.step(new SessionInput.KeySeen(null, 36));
+    assertFalse(d.has(SessionCommand.Campaign.class), d.last.toString());
+    d.step(new SessionInput.Preferred(true));
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
+  void aKeyMovedBeforeTheElectionFirstSawItIsNotAdopted() {
+    // An election opened again under its name on the session: the moved key it first sees may be
+    // its predecessor's term (that close's delete not yet applied); adopting it would elect that
+    // term's token a second time.
+    d.step(new Input.Start());
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 50));
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    assertEquals(45, d.only(SessionCommand.FencedDelete.class).token());
+    assertTrue(d.published().isEmpty());
+  }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * BootProcess runs {@link FencedJobApplication} in a child JVM on this JVM's class path,
+ * BootProcess runs {@link FencedJobApplication} (or another Boot application) in a child JVM on this JVM's class path,
  * collecting its "@@ " protocol lines and writing all its output to a log file.
  *
  * <p>Thread-safe: lines are collected by a reader thread ({@link ProcessLines}).
@@ -30,11 +30,16 @@ final class BootProcess implements AutoCloseable {
 
   /** start launches the application with {@code args} (Boot's --name=value properties). */
   static BootProcess start(String id, Path logDir, List<String> args) throws IOException {
+    return start(FencedJobApplication.class, id, logDir, args);
+  }
+
+  /** start launches the application {@code main} with {@code args}. */
+  static BootProcess start(Class<?> main, String id, Path logDir, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
         "-cp", System.getProperty("java.class.path"),
-        FencedJobApplication.class.getName()));
+        main.getName()));
     cmd.addAll(args);
     Files.createDirectories(logDir);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -22,10 +22,19 @@ final class SessionChecks {
     NO_OVERLAP,
     /** A leader's key is bound, in etcd, to the lease of its Leadership, with its token as the key's mod revision. */
     MASTER_OWNS_KEY,
-    /** Per key, each ELECTED token is greater than every earlier one. */
+    /**
+     * Per key, no token is elected twice, and a leader's token is never below that of a leader
+     * seen earlier (after each event). Not by the events' order: a term a move ended at once may
+     * have its ELECTED published after its successor's, by a slower dispatcher.
+     */
     FENCING_MONOTONIC,
     /** Once faults are over, no key goes without a leader for longer than the scenario's bound. */
     LIVENESS,
+    /**
+     * Spreading, from the scenario's skewFrom until the close, the live processes' numbers of
+     * leaderships differ by at most one (equal weights).
+     */
+    BOUNDED_SKEW,
     /** Every close of a live process completes. */
     CLOSE_COMPLETES,
     /** Some time after the close, etcd holds no lease and no key. */
@@ -46,7 +55,8 @@ final class SessionChecks {
   }
 
   private final SessionSim sim;
-  private final Map<String, Long> maxToken = new HashMap<>();
+  private final Map<String, java.util.Set<Long>> elected = new HashMap<>();
+  private final Map<String, Long> maxLeading = new HashMap<>();
   private final Map<String, Long> noLeaderSince = new HashMap<>();
   private Violation pending;
   long longestGap;
@@ -74,11 +84,9 @@ final class SessionChecks {
     sim.count("event " + e.cause());
     if (e.isElected()) {
       long token = e.fencingToken().orElseThrow();
-      long max = maxToken.getOrDefault(key, 0L);
-      if (token <= max) {
-        fail(Inv.FENCING_MONOTONIC, p + " elected on " + key + " with token " + token + " after token " + max);
+      if (!elected.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(token)) {
+        fail(Inv.FENCING_MONOTONIC, p + " elected on " + key + " with token " + token + " a second time");
       }
-      maxToken.put(key, Math.max(max, token));
     }
   }
 
@@ -99,10 +107,37 @@ final class SessionChecks {
         }
         leader = p;
         ownsKey(p, key, r);
+        r.leadership().ifPresent(l -> {
+          long max = maxLeading.getOrDefault(key, 0L);
+          if (l.fencingToken() < max) {
+            fail(Inv.FENCING_MONOTONIC, p + " leads " + key + " with token " + l.fencingToken()
+                + " after a leader with token " + max);
+          }
+          maxLeading.put(key, Math.max(max, l.fencingToken()));
+        });
       }
       liveness(key, leader != null);
     }
+    if (sim.sc.spread && sim.now >= sim.sc.skewFrom && sim.now < sim.sc.closeAt) {
+      skew(procs, keys);
+    }
     throwPending();
+  }
+
+  private void skew(List<SessionProc> procs, List<String> keys) {
+    Map<String, Integer> count = new java.util.TreeMap<>();
+    for (SessionProc p : procs) {
+      if (!p.crashed && !p.closeRequested) {
+        count.put(p.name, (int) keys.stream().filter(k -> p.elections.get(k) != null && p.elections.get(k).isLeader())
+            .count());
+      }
+    }
+    int max = count.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    int min = count.values().stream().mapToInt(Integer::intValue).min().orElse(0);
+    if (max - min > 1) {
+      fail(Inv.BOUNDED_SKEW, "leaderships " + count + " differ by " + (max - min) + " at "
+          + SessionSim.fmt(sim.now - sim.sc.quietAt) + " after quiet");
+    }
   }
 
   private void ownsKey(SessionProc p, String key, ElectorRuntime r) {

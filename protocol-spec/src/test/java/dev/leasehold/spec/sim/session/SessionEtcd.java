@@ -3,6 +3,7 @@ package dev.leasehold.spec.sim.session;
 import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.etcd.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.SessionMember;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -161,6 +162,49 @@ final class SessionEtcd {
     sim.note("etcd: fenced delete of " + key + " token=" + token + " rev=" + revision);
     listener.changed(new Change(key, null, revision));
     return new SessionInput.Deleted(op, true, revision);
+  }
+
+  /** put is a plain {@code Put(K, value, lease)}: a member key; TRUE, or a failure's reason, or null. */
+  Object put(String key, String value, long leaseId) {
+    if (!hasLeader) {
+      return noLeader("etcdserver: no leader");
+    }
+    if (!alive(leaseId)) {
+      return "etcdserver: requested lease not found";
+    }
+    revision++;
+    KeyRecord old = keys.get(key);
+    KeyRecord put = new KeyRecord(value, leaseId, old == null ? revision : old.createRevision(), revision);
+    keys.put(key, put);
+    sim.note("etcd: put " + key + "=" + value + " lease=" + Long.toHexString(leaseId) + " rev=" + revision);
+    listener.changed(new Change(key, put, revision));
+    return Boolean.TRUE;
+  }
+
+  /**
+   * transfer is a move: {@code Txn(If ModRevision(K) == token ∧ CreateRevision(M(to)) ==
+   * to.createRevision Then Put(K, to's id, lease = to's lease))}; the put keeps K's create
+   * revision. A put on a lease that is gone fails the whole transaction, as etcd's does.
+   */
+  Object transfer(long op, String key, long token, String memberKey, SessionMember to) {
+    if (!hasLeader) {
+      return noLeader(new SessionInput.TransferFailed(op, "etcdserver: no leader"));
+    }
+    KeyRecord k = keys.get(key);
+    KeyRecord m = keys.get(memberKey);
+    if (k == null || k.modRevision() != token || m == null || m.createRevision() != to.createRevision()) {
+      return new SessionInput.Transferred(op, false, revision);
+    }
+    if (!alive(to.leaseId())) {
+      return new SessionInput.TransferFailed(op, "etcdserver: requested lease not found");
+    }
+    revision++;
+    KeyRecord put = new KeyRecord(to.candidateId(), to.leaseId(), k.createRevision(), revision);
+    keys.put(key, put);
+    sim.note("etcd: move of " + key + " token=" + token + " to " + to.candidateId() + " lease="
+        + Long.toHexString(to.leaseId()) + " rev=" + revision);
+    listener.changed(new Change(key, put, revision));
+    return new SessionInput.Transferred(op, true, revision);
   }
 
   /** read is a linearizable range over {@code prefix} (or of one key, {@code exact}), at one revision. */

@@ -36,7 +36,19 @@ class SessionMutationTest {
         "dev/leasehold/etcd/protocol/SessionElection.java",
         "deadline = l.deadline();",
         "deadline = l.deadline() + 2_000_000_000L; // mutant: 2 s past the lease's deadline",
-        Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP));
+        Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP)),
+    /** A spreading move keeps leading until the watch shows the key moved (PROTOCOL.md §11.7). */
+    MOVE_BEFORE_STEPPING_DOWN(
+        "dev/leasehold/etcd/protocol/SessionElection.java",
+        "    stepDown(Cause.RESIGNED, now);\n    transferOp = fx.id();",
+        "    transferOp = fx.id(); // mutant: still MASTER while the move is sent",
+        Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP)),
+    /** The target adopts any key on its lease naming it, not only one a move wrote (§11.2). */
+    ADOPT_OWN_CAMPAIGNS_KEY(
+        "dev/leasehold/etcd/protocol/SessionElection.java",
+        "&& k.createRevision() != k.modRevision() && k.modRevision() > Math.max(gaveUp, firstRevision)",
+        "/* mutant: any key of its own is adopted */",
+        Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP, Inv.FENCING_MONOTONIC));
 
     final String source;
     final String from;

@@ -57,7 +57,8 @@ final class SessionProc {
     ProtocolConfig protocol = ProtocolConfig.from(template);
     SplittableRandom random = new SplittableRandom(seed);
     this.hub = new SimHub(sim, this, template.electionKey(), new SharedThreads(leaseLoop, electionsLoop),
-        electionsLoop::execute, template.rpcTimeout().toNanos(), template.retryBackoffInitial().toNanos());
+        electionsLoop::execute, template.rpcTimeout().toNanos(), template.retryBackoffInitial().toNanos(),
+        sim.sc.spread ? 1 : 0);
     this.lease = new ElectorRuntime(template, new SessionLease(protocol, random.split()), hub,
         new SharedThreads(leaseLoop, electionsLoop), name + "*");
     this.sim = sim;

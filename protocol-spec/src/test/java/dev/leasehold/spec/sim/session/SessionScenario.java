@@ -42,6 +42,13 @@ final class SessionScenario {
   final long closeAt;
   final long endAt;
   final long ttlSeconds;
+  /**
+   * spread: in one scenario of five, the sessions spread their elections (PROTOCOL.md §11.7),
+   * with weight 1 each, over 3 to 5 elections; drawn from a second generator, so the scenarios without it stay as they were.
+   */
+  final boolean spread;
+  /** skewFrom: from then until the close, the live processes' leaderships differ by at most one. */
+  final long skewFrom;
   /** busyAtClose: how long each process's elections' loop is held up as the close begins (0: not). */
   final long[] busyAtClose;
 
@@ -102,7 +109,16 @@ final class SessionScenario {
     // After quiet: a crashed holder's key outlives it by its TTL, an etcd leader change and a
     // sweep; a stalled watch is found within two renewals; a campaign may wait a backoff.
     livenessBound = 3 * ttl + 2 * S + backoffMax.toNanos();
-    closeAt = quietAt + livenessBound + 3 * S;
+    SplittableRandom r2 = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 28);
+    spread = r2.nextInt(5) == 0;
+    for (int i = k; spread && i < 3 + r2.nextInt(3); i++) {
+      keys.add("/sim/s/e" + i);
+    }
+    // Spread: once every key is led (the liveness bound), a member registers at its next renewal,
+    // plans after a renewal with no member change, and its moves land within a renewal or two;
+    // views that differ for a while cost a few rounds more. Two TTLs (six renewals) cover it.
+    skewFrom = quietAt + livenessBound + 2 * ttl;
+    closeAt = spread ? skewFrom + 3 * S : quietAt + livenessBound + 3 * S;
     endAt = closeAt + 4 * rpcTimeout.toNanos() + ttl + 3 * S;
   }
 
@@ -112,6 +128,6 @@ final class SessionScenario {
     return "seed " + seed + ": " + n + " processes x " + keys.size() + " elections, ttl " + ttlSeconds + "s, rpcTimeout "
         + c.rpcTimeout().toMillis() + "ms, backoff " + c.retryBackoffInitial().toMillis() + "-"
         + c.retryBackoffMax().toMillis() + "ms, drift " + c.maxDriftRate() + ", quiet at "
-        + quietAt / MS + "ms, faults " + faults;
+        + quietAt / MS + "ms" + (spread ? ", spread" : "") + ", faults " + faults;
   }
 }

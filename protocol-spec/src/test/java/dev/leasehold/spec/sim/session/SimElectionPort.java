@@ -38,6 +38,8 @@ final class SimElectionPort implements StorePort {
   public CompletionStage<? extends Input> call(StoreCall call) {
     if (call instanceof SessionCommand.FencedDelete d) {
       return hub.fencedDelete(d.op(), key, d.token());
+    } else if (call instanceof SessionCommand.Transfer t) {
+      return hub.transfer(t.op(), key, t.token(), t.to());
     } else if (call instanceof SessionCommand.Campaign c) {
       return hub.campaign(c.op(), key, c.leaseId());
     }

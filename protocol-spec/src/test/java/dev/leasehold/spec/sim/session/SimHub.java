@@ -5,7 +5,9 @@ import dev.leasehold.etcd.protocol.EtcdCommand;
 import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.etcd.protocol.KeyRecord;
 import dev.leasehold.etcd.protocol.SessionCommand;
+import dev.leasehold.etcd.protocol.SessionFleet;
 import dev.leasehold.etcd.protocol.SessionInput;
+import dev.leasehold.etcd.protocol.SessionMember;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Scheduler;
@@ -60,10 +62,20 @@ final class SimHub implements StorePort {
   private int watchFailures;
   private boolean closed;
   boolean dead;
+  // Spreading (weight 0: off), as SessionHub: the fleet's view on the lease's loop.
+  private final int weight;
+  private final SessionFleet fleet;
+  private long registeredLease;
+  private boolean registering;
 
   SimHub(SessionSim sim, SessionProc p, String prefix, Scheduler loop, Executor elections, long rpcTimeout,
-      long backoff) {
+      long backoff, int weight) {
     this.sim = sim;
+    this.weight = weight;
+    this.fleet = new SessionFleet(prefix, inboxes, (key, token) -> {
+      sim.count("moved key with no election deleted");
+      fencedDelete(-1, key, token);
+    });
     this.elections = elections;
     this.p = p;
     this.prefix = prefix;
@@ -101,8 +113,17 @@ final class SimHub implements StorePort {
     return rpc(e -> e.fencedDelete(op, key, token), r -> or(r, new SessionInput.DeleteFailed(op, "deadline exceeded")));
   }
 
+  CompletionStage<Input> transfer(long op, String key, long token, SessionMember to) {
+    sim.count("move sent");
+    return rpc(e -> e.transfer(op, key, token, SessionMember.key(prefix, to.leaseId()), to),
+        r -> or(r, new SessionInput.TransferFailed(op, "deadline exceeded")));
+  }
+
   void join(String key, Consumer<Input> inbox) {
     inboxes.put(key, inbox);
+    if (weight > 0) {
+      inbox.accept(new SessionInput.Preferred(false));
+    }
     if (live != null) {
       inbox.accept(live);
     }
@@ -120,6 +141,9 @@ final class SimHub implements StorePort {
 
   void leave(String key) {
     inboxes.remove(key);
+    if (weight > 0) {
+      loop.execute(() -> fleet.forget(key));
+    }
   }
 
   void deleteLater(String key, long token) {
@@ -176,9 +200,15 @@ final class SimHub implements StorePort {
       if (r.revision() > 0) {
         checkWatch(r.revision());
       }
+      if (weight > 0) {
+        spread(r.leaseId());
+      }
     } else if (command instanceof SessionCommand.Ended e) {
       live = null;
       laterDeletes.clear();
+      if (weight > 0) {
+        fleet.ended();
+      }
       SessionInput.Ended ended = new SessionInput.Ended(e.leaseId(), e.cause());
       inboxes.values().forEach(i -> i.accept(ended));
     } else if (command instanceof SessionCommand.Unavailable u) {
@@ -268,6 +298,12 @@ final class SimHub implements StorePort {
 
       @Override
       public void changed(SessionEtcd.Change c) {
+        if (weight > 0) {
+          loop.execute(() -> {
+            fleet.changed(c.key(), c.record(), c.revision());
+            fleet.settle();
+          });
+        }
         Consumer<Input> inbox = inboxes.get(c.key());
         if (inbox != null) {
           inbox.accept(new SessionInput.KeySeen(c.record(), c.revision()));
@@ -308,6 +344,27 @@ final class SimHub implements StorePort {
     loop.schedule(this::startWatch, watchFailures == 0 ? 0 : delay);
   }
 
+  /** spread is SessionHub's: register as a member on a new lease, then let the fleet plan. */
+  private void spread(long leaseId) {
+    if (registeredLease != leaseId) {
+      if (!registering) {
+        registering = true;
+        String value = SessionMember.value(weight, p.id);
+        rpc(e -> e.put(SessionMember.key(prefix, leaseId), value, leaseId), r -> r).thenAccept(r -> loop.execute(() -> {
+          registering = false;
+          if (Boolean.TRUE.equals(r)) {
+            registeredLease = leaseId;
+            if (listed) {
+              fleet.renewed(leaseId);
+            }
+          }
+        }));
+      }
+    } else if (listed) {
+      fleet.renewed(leaseId);
+    }
+  }
+
   private void checkWatch(long revision) {
     if (sim.hubMutation == Mutation.NO_WATCH_CHECK) {
       return;
@@ -322,6 +379,9 @@ final class SimHub implements StorePort {
   }
 
   private void reread(long generation) {
+    if (weight > 0) {
+      fleet.rereadStarted();
+    }
     rpc(e -> e.read(prefix, false), r -> (SessionEtcd.Read) r).thenAccept(read -> loop.execute(() -> {
       if (generation != watchGeneration || closed) {
         return;
@@ -332,6 +392,9 @@ final class SimHub implements StorePort {
       }
       listed = true;
       Map<String, KeyRecord> present = read.keys();
+      if (weight > 0) {
+        fleet.reread(present, read.revision());
+      }
       inboxes.forEach((key, inbox) -> inbox.accept(new SessionInput.KeySeen(present.get(key), read.revision())));
     }));
   }

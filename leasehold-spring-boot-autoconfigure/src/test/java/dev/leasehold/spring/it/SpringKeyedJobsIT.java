@@ -1,0 +1,92 @@
+package dev.leasehold.spring.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.it.EtcdClusterExtension;
+import dev.leasehold.spring.keyed.KeyedJobsApplication;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code @LeaderOnly(key)} in two real Boot JVMs on real etcd: two keyed jobs, each its own
+ * election on one shared spreading session, end one on each JVM (PROTOCOL.md §11.7), each run
+ * fenced by its own job's term; when one JVM is killed, the other runs both.
+ */
+class SpringKeyedJobsIT {
+  private static final Logger log = LoggerFactory.getLogger(SpringKeyedJobsIT.class);
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @RegisterExtension static final EtcdClusterExtension ETCD = EtcdClusterExtension.members(1);
+
+  @Test
+  void twoKeyedJobsSpreadOneOnEachJvmAndBothGoToTheSurvivor() throws Exception {
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    Path logs = Path.of("target", "spring-keyed-it", run);
+    try (BootProcess a = start("a", run, logs); BootProcess b = start("b", run, logs)) {
+      // Spread: each JVM's latest runs are of one key, and the two keys differ.
+      long started = System.nanoTime();
+      Map<String, String> owner = awaitSpread(a, b);
+      log.info("keyed jobs spread after {} ms: {}", (System.nanoTime() - started) / 1_000_000, owner);
+      assertThat(owner.get("a")).isNotEqualTo(owner.get("b"));
+      assertThat(lastRuns(a, 20)).allMatch(r -> r[2].equals(owner.get("a")));
+      assertThat(lastRuns(b, 20)).allMatch(r -> r[2].equals(owner.get("b")));
+      for (String[] r : lastRuns(a, 5)) {
+        assertThat(r[4]).isEqualTo("/it/keyed/" + run + "/jobs/" + r[2]);
+      }
+
+      int seen = a.lines().size();
+      long killed = System.nanoTime();
+      b.kill();
+      long end = killed + WAIT.toNanos();
+      while (a.lines().subList(seen, a.lines().size()).stream()
+          .noneMatch(l -> l.startsWith("RUN a " + owner.get("b") + " "))) {
+        assertThat(System.nanoTime()).as("a runs b's job within %s", WAIT).isLessThan(end);
+        Thread.sleep(20);
+      }
+      log.info("after SIGKILL to b, a runs both keyed jobs {} ms later (TTL 2 s)", (System.nanoTime() - killed) / 1_000_000);
+    }
+  }
+
+  private static BootProcess start(String id, String run, Path logs) throws Exception {
+    return BootProcess.start(KeyedJobsApplication.class, id, logs, List.of(
+        "--leasehold.etcd.endpoints=" + ETCD.cluster().clientEndpointsCsv(),
+        "--leasehold.key=/it/keyed/" + run,
+        "--leasehold.candidate-id=" + id,
+        "--leasehold.ttl=2s",
+        "--spring.main.web-application-type=none",
+        "--spring.main.banner-mode=off"));
+  }
+
+  /** lastRuns is the last {@code n} runs a JVM reported, as "RUN id key token electionKey" fields. */
+  private static List<String[]> lastRuns(BootProcess p, int n) {
+    List<String[]> runs = p.lines().stream().filter(l -> l.startsWith("RUN ")).map(l -> l.split(" ")).toList();
+    return runs.subList(Math.max(0, runs.size() - n), runs.size());
+  }
+
+  private static Map<String, String> awaitSpread(BootProcess a, BootProcess b) throws InterruptedException {
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < end) {
+      Map<String, String> owner = new HashMap<>();
+      for (BootProcess p : List.of(a, b)) {
+        List<String[]> last = lastRuns(p, 20);
+        if (last.size() == 20 && last.stream().map(r -> r[2]).distinct().count() == 1) {
+          owner.put(p.id(), last.get(0)[2]);
+        }
+      }
+      if (owner.size() == 2 && !owner.get("a").equals(owner.get("b"))) {
+        return owner;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the keyed jobs did not spread one on each JVM within " + WAIT + ": a ran "
+        + lastRuns(a, 10).stream().map(r -> r[2]).toList() + ", b ran " + lastRuns(b, 10).stream().map(r -> r[2]).toList());
+  }
+}
