@@ -145,6 +145,10 @@ public final class EtcdSession implements AutoCloseable {
    * spreading makes a session as {@link #of} does, with spreading on and this member's {@code
    * weight} ({@link Builder#spread(boolean)}, {@link Builder#weight(int)}).
    *
+   * @param config the neutral settings; its election key is the prefix of the session's elections
+   * @param settings the etcd settings: endpoints, TLS, credentials, or a client of the caller's
+   * @param weight this member's weight, from 1 to {@link Builder#MAX_WEIGHT}
+   * @return the session, not started; the caller closes it
    * @throws IllegalArgumentException as {@link #of} does, or if the weight is out of range
    */
   public static EtcdSession spreading(ElectorConfig config, EtcdSettings settings, int weight) {
@@ -333,6 +337,9 @@ public final class EtcdSession implements AutoCloseable {
      * member of the fleet under {@code prefix + "members/"} and moves elections to and from the
      * other members, so that each holds its share of them, weighted by {@link #weight(int)}. Off,
      * the session registers nothing and moves nothing.
+     *
+     * @param spread true to spread this session's elections over the fleet's members
+     * @return this builder, for chaining
      */
     public Builder spread(boolean spread) {
       this.spread = spread;
@@ -344,6 +351,9 @@ public final class EtcdSession implements AutoCloseable {
      * #MAX_WEIGHT}): its share of the fleet's N elections is the floor or the ceiling of N ×
      * weight / total weight.
      *
+     * @param weight this member's weight, from 1 to {@link #MAX_WEIGHT}; it matters only when
+     *     spreading
+     * @return this builder, for chaining
      * @throws IllegalArgumentException naming the value if it is out of range
      */
     public Builder weight(int weight) {

@@ -373,6 +373,11 @@ public final class Backends {
      * with this member's {@code weight}; nothing runs until its {@code start()}. Sessions are
      * etcd's: the backends must be etcd alone.
      *
+     * @param prefix the key prefix of the session's elections, ending with "/"; its member keys go
+     *     under {@code prefix + "members/"}
+     * @param weight this member's weight, from 1 to {@link EtcdSession.Builder#MAX_WEIGHT}: its
+     *     share of the fleet's elections grows with it
+     * @return the session, not started; the caller closes it
      * @throws IllegalArgumentException naming the field (or property) and the value
      */
     public EtcdSession spreadingSession(String prefix, int weight) {
