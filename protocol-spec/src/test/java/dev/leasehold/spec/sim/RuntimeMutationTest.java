@@ -28,9 +28,9 @@ class RuntimeMutationTest {
     /** Releases gives a lease up at its first failed attempt instead of retrying with backoff. */
     RELEASE_NEVER_RETRIED(
         "dev/leasehold/runtime/Releases.java",
-        "if (!warned && scheduler.nanoTime() - warnAt >= 0) {",
-        "if (true) { giveUp(failure); return; } // mutant: the first failure gives up\n"
-            + "      if (!warned && scheduler.nanoTime() - warnAt >= 0) {",
+        "lastFailure = failure;",
+        "lastFailure = failure;\n"
+            + "      if (true) { giveUp(failure); return; } // mutant: the first failure gives up",
         Set.of(Inv.RELEASED_LEASE_REVOKED, Inv.NO_LEASE_LEFT_BEHIND)),
     /** TermHandle.end() does nothing: a Leadership stays valid after its term was lost. */
     TERM_HANDLE_NEVER_ENDS(
