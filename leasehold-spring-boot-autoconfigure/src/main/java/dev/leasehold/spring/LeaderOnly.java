@@ -65,6 +65,8 @@ public @interface LeaderOnly {
    * call checks that job's term; {@link CurrentLeadership#get()} gives that term, fenced by its
    * own token. Methods with one key share one election. Default "": the context's elector, as
    * before. Needs the etcd backend ({@code leasehold.backends=etcd}).
+   *
+   * @return the job's key under {@code leasehold.jobs.prefix}; empty for the context's elector
    */
   String key() default "";
 

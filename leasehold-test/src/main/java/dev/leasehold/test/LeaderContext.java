@@ -33,27 +33,47 @@ public final class LeaderContext {
     this.history = history;
   }
 
-  /** id is the instance's candidate id ({@code i1}, {@code i2}, ...). */
+  /**
+   * id is the instance's candidate id ({@code i1}, {@code i2}, ...).
+   *
+   * @return the id, {@code i} and the instance's number from 1
+   */
   public String id() {
     return elector.config().candidateId();
   }
 
-  /** elector is the instance's elector; the simulation starts it after the setup. */
+  /**
+   * elector is the instance's elector; the simulation starts it after the setup.
+   *
+   * @return the elector, built by the simulation; the user's code never closes it
+   */
   public VirtualElector elector() {
     return elector;
   }
 
-  /** scheduler is the instance's own thread on virtual time, held while the instance is paused. */
+  /**
+   * scheduler is the instance's own thread on virtual time, held while the instance is paused.
+   *
+   * @return the instance's executor on virtual time
+   */
   public ScheduledExecutorService scheduler() {
     return elector.executor();
   }
 
-  /** clock is the simulation's wall clock (UTC, from {@link VirtualTime#EPOCH}). */
+  /**
+   * clock is the simulation's wall clock (UTC, from {@link VirtualTime#EPOCH}).
+   *
+   * @return the clock every instance of the run shares
+   */
   public Clock clock() {
     return elector.store().time().clock();
   }
 
-  /** resource is what the instances write to, checked by the simulation. */
+  /**
+   * resource is what the instances write to, checked by the simulation.
+   *
+   * @return the resource shared by every instance of the run
+   */
   public SimulatedResource resource() {
     return resource;
   }
@@ -62,6 +82,10 @@ public final class LeaderContext {
    * thread starts a simulated thread of this instance running {@code body} (see {@link
    * VirtualElector#thread}); interrupting it from a listener wakes a {@link #sleep} or {@link
    * #await} in it with {@link InterruptedException}.
+    *
+    * @param name the thread's name, shown in the history
+    * @param body what the thread runs; it may block with {@link #sleep} and {@link #await}
+    * @return the simulated thread, already started
    */
   public Thread thread(String name, Runnable body) {
     return elector.thread(name, body);
@@ -71,6 +95,7 @@ public final class LeaderContext {
    * sleep waits {@code duration} of the instance's virtual time, on one of its simulated
    * threads ({@link VirtualElector#sleep}).
    *
+    * @param duration how much virtual time to wait; zero or negative returns at once
    * @throws InterruptedException when the thread is interrupted before or during the sleep
    * @throws IllegalStateException when not called on a simulated thread of this instance
    */
@@ -83,6 +108,10 @@ public final class LeaderContext {
    * virtual time, on one of its simulated threads, and returns its value ({@link
    * VirtualElector#await}).
    *
+    * @param <T> the stage's value type
+    * @param stage what to wait for
+    * @param timeout the most virtual time to wait
+    * @return the stage's value
    * @throws InterruptedException when the thread is interrupted before or during the wait
    * @throws TimeoutException when {@code timeout} passed first
    * @throws ExecutionException when the stage failed
@@ -93,7 +122,11 @@ public final class LeaderContext {
     return elector.await(stage, timeout);
   }
 
-  /** note adds a line of the instance's own to the history a failure prints. */
+  /**
+   * note adds a line of the instance's own to the history a failure prints.
+   *
+   * @param what the line, as the history will print it after the instance's id
+   */
   public void note(String what) {
     history.add(id(), what);
   }

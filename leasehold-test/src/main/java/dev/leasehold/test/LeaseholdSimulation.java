@@ -30,24 +30,52 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Test
 @ExtendWith(SimulationExtension.class)
 public @interface LeaseholdSimulation {
-  /** instances is the number of simulated instances. */
+  /**
+   * instances is the number of simulated instances.
+   *
+   * @return how many instances each schedule simulates, at least 1
+   */
   int instances() default 3;
 
-  /** schedules is the number of seeded schedules. */
+  /**
+   * schedules is the number of seeded schedules.
+   *
+   * @return how many schedules to run, at least 1
+   */
   int schedules() default 1000;
 
-  /** seed is the seed the schedules' seeds are drawn from. */
+  /**
+   * seed is the seed the schedules' seeds are drawn from.
+   *
+   * @return the master seed
+   */
   long seed() default 1;
 
-  /** durationSeconds is the virtual time each schedule runs, in seconds. */
+  /**
+   * durationSeconds is the virtual time each schedule runs, in seconds.
+   *
+   * @return the virtual seconds of one schedule, at least 10
+   */
   int durationSeconds() default 30;
 
-  /** leaseTtlSeconds is every instance's lease TTL, in seconds. */
+  /**
+   * leaseTtlSeconds is every instance's lease TTL, in seconds.
+   *
+   * @return the TTL in seconds
+   */
   int leaseTtlSeconds() default 2;
 
-  /** faults are the kinds of fault a schedule may contain. */
+  /**
+   * faults are the kinds of fault a schedule may contain.
+   *
+   * @return the fault kinds; empty for none
+   */
   Fault[] faults() default {Fault.OUTAGE, Fault.PARTITION, Fault.PAUSE, Fault.DRIFT};
 
-  /** checkOverlap is the default check: an unfenced write outside its term fails the run. */
+  /**
+   * checkOverlap is the default check: an unfenced write outside its term fails the run.
+   *
+   * @return false to turn the default check off
+   */
   boolean checkOverlap() default true;
 }

@@ -31,22 +31,38 @@ public final class Schedule {
     this.history = history;
   }
 
-  /** seed is this schedule's seed: {@code -Dleasehold.simulation.seed=} it replays this run. */
+  /**
+   * seed is this schedule's seed: {@code -Dleasehold.simulation.seed=} it replays this run.
+   *
+   * @return the seed that replays this schedule alone
+   */
   public long seed() {
     return seed;
   }
 
-  /** instances are the simulated instances, in the order of their ids. */
+  /**
+   * instances are the simulated instances, in the order of their ids.
+   *
+   * @return the instances, {@code i1} first; never empty
+   */
   public List<LeaderContext> instances() {
     return instances;
   }
 
-  /** resource is what the instances write to, checked by the simulation. */
+  /**
+   * resource is what the instances write to, checked by the simulation.
+   *
+   * @return the resource the default check reads
+   */
   public SimulatedResource resource() {
     return resource;
   }
 
-  /** time is this schedule's virtual time; read it, do not advance it from the setup. */
+  /**
+   * time is this schedule's virtual time; read it, do not advance it from the setup.
+   *
+   * @return the virtual time the schedule runs on
+   */
   public VirtualTime time() {
     return time;
   }
@@ -54,6 +70,9 @@ public final class Schedule {
   /**
    * invariant adds a check that must hold after every event of the run; the first time it does
    * not, the run fails with {@code name}.
+    *
+    * @param name the invariant's name, which a failure prints
+    * @param holds the check, run on the simulation's thread after each event; true when it holds
    */
   public void invariant(String name, BooleanSupplier holds) {
     Objects.requireNonNull(name, "name");
@@ -61,7 +80,12 @@ public final class Schedule {
     invariants.add(new Invariant(name, holds));
   }
 
-  /** note adds a line to the history a failure prints. */
+  /**
+   * note adds a line to the history a failure prints.
+   *
+   * @param who whose line it is, for example an instance's id
+   * @param what the line
+   */
   public void note(String who, String what) {
     history.add(who, what);
   }

@@ -47,6 +47,9 @@ public final class SimulatedResource {
   /**
    * write lands {@code value} unfenced, on behalf of {@code term}; the simulation fails if the
    * term is no longer the store's current one (unless its check is turned off).
+    *
+    * @param term the term the write is made for; its token and validity are recorded
+    * @param value what is written; any object, kept for the history
    */
   public void write(Leadership term, Object value) {
     Objects.requireNonNull(term, "term");
@@ -67,6 +70,10 @@ public final class SimulatedResource {
   /**
    * writeFenced lands {@code value} only if {@code term} is still the store's current term,
    * and returns whether it landed.
+    *
+    * @param term the term the write is made for
+    * @param value what is written
+    * @return true when the write landed; false when the term was no longer current
    */
   public boolean writeFenced(Leadership term, Object value) {
     Objects.requireNonNull(term, "term");
@@ -80,7 +87,11 @@ public final class SimulatedResource {
     return landed;
   }
 
-  /** writes are the writes that landed, in order. */
+  /**
+   * writes are the writes that landed, in order.
+   *
+   * @return the landed writes, oldest first; a copy
+   */
   public List<Write> writes() {
     return List.copyOf(writes);
   }

@@ -66,7 +66,11 @@ public final class Simulation {
     this.only = b.only;
   }
 
-  /** builder starts configuring a simulation: 3 instances, 1,000 schedules of 30 s, seed 1. */
+  /**
+   * builder starts configuring a simulation: 3 instances, 1,000 schedules of 30 s, seed 1.
+   *
+   * @return a builder with the defaults
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -78,6 +82,8 @@ public final class Simulation {
    * run runs the schedules; {@code setup} installs the user's code on each schedule's instances
    * before their electors start.
    *
+    * @param setup called once per schedule, before the electors start, to install the user's code and invariants
+    * @return what the run did, when every schedule passed
    * @throws SimulationFailure at the first schedule that breaks a check
    */
   public Result run(Consumer<Schedule> setup) {
@@ -274,31 +280,56 @@ public final class Simulation {
 
     private Builder() {}
 
-    /** instances is the number of simulated instances (default 3, at least 1). */
+    /**
+     * instances is the number of simulated instances (default 3, at least 1).
+     *
+     * @param instances how many instances each schedule simulates
+     * @return this builder
+     */
     public Builder instances(int instances) {
       this.instances = instances;
       return this;
     }
 
-    /** schedules is the number of seeded schedules to run (default 1,000, at least 1). */
+    /**
+     * schedules is the number of seeded schedules to run (default 1,000, at least 1).
+     *
+     * @param schedules how many schedules to run
+     * @return this builder
+     */
     public Builder schedules(int schedules) {
       this.schedules = schedules;
       return this;
     }
 
-    /** seed is the seed the schedules' seeds are drawn from (default 1: the same schedules every build). */
+    /**
+     * seed is the seed the schedules' seeds are drawn from (default 1: the same schedules every build).
+     *
+     * @param seed the master seed; the same seed gives the same schedules
+     * @return this builder
+     */
     public Builder seed(long seed) {
       this.seed = seed;
       return this;
     }
 
-    /** duration is the virtual time each schedule runs (default 30 s, at least 10 s). */
+    /**
+     * duration is the virtual time each schedule runs (default 30 s, at least 10 s).
+     *
+     * @param duration the virtual time of one schedule
+     * @return this builder
+     */
     public Builder duration(Duration duration) {
       this.duration = duration;
       return this;
     }
 
-    /** faults are the kinds of fault a schedule may contain (default: OUTAGE, PARTITION, PAUSE, DRIFT; none for none). */
+    /**
+     * faults are the kinds of fault a schedule may contain (default: OUTAGE, PARTITION, PAUSE, DRIFT; none for none).
+     *
+     * @param faults the fault kinds; none for a run without faults
+     * @return this builder
+     */
     public Builder faults(Fault... faults) {
       this.faults = faults.length == 0 ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(List.of(faults));
       return this;
@@ -307,6 +338,9 @@ public final class Simulation {
     /**
      * checkOverlap turns the default check off or on (default on): an unfenced write outside its
      * term fails the run. Off, only the setup's invariants are checked.
+      *
+      * @param checkOverlap false to turn the default check off
+      * @return this builder
      */
     public Builder checkOverlap(boolean checkOverlap) {
       this.checkOverlap = checkOverlap;
@@ -316,13 +350,21 @@ public final class Simulation {
     /**
      * electors applies settings to every instance's elector (default: a lease TTL of 2 s); the
      * simulation sets the key and the candidate ids first.
+      *
+      * @param settings applied to each elector's builder, for example to set a TTL
+      * @return this builder
      */
     public Builder electors(Consumer<VirtualElector.Builder> settings) {
       this.electors = Objects.requireNonNull(settings, "electors");
       return this;
     }
 
-    /** replayCommand is the command a failure prints before {@code -Dleasehold.simulation.seed=...}. */
+    /**
+     * replayCommand is the command a failure prints before {@code -Dleasehold.simulation.seed=...}.
+     *
+     * @param command the command, for example {@code mvn test -Dtest=MyTest}
+     * @return this builder
+     */
     public Builder replayCommand(String command) {
       this.replay = Objects.requireNonNull(command, "replayCommand");
       return this;
@@ -331,13 +373,20 @@ public final class Simulation {
     /**
      * replay runs the one schedule of {@code scheduleSeed} (a {@link SimulationFailure#seed()}),
      * as {@code -Dleasehold.simulation.seed} does.
+      *
+      * @param scheduleSeed the seed of the schedule to run alone
+      * @return this builder
      */
     public Builder replay(long scheduleSeed) {
       this.only = scheduleSeed;
       return this;
     }
 
-    /** build checks the settings and makes the simulation. */
+    /**
+     * build checks the settings and makes the simulation.
+     *
+     * @return the simulation, ready to {@link Simulation#run}
+     */
     public Simulation build() {
       if (instances < 1) {
         throw new IllegalArgumentException("instances must be >= 1, but was " + instances);

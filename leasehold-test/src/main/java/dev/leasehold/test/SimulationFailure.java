@@ -12,8 +12,11 @@ import java.util.List;
 public final class SimulationFailure extends AssertionError {
   private static final long serialVersionUID = 1L;
 
+  /** The failing schedule's seed. */
   private final long seed;
+  /** The failing schedule's index, from 0. */
   private final int schedule;
+  /** The command line that replays the failing schedule. */
   private final String replay;
   private final transient List<String> history;
 
@@ -28,22 +31,38 @@ public final class SimulationFailure extends AssertionError {
     this.history = List.copyOf(history);
   }
 
-  /** seed is the failing schedule's seed. */
+  /**
+   * seed is the failing schedule's seed.
+   *
+   * @return the seed, which {@code -Dleasehold.simulation.seed} replays
+   */
   public long seed() {
     return seed;
   }
 
-  /** schedule is the failing schedule's index (0 for the first). */
+  /**
+   * schedule is the failing schedule's index (0 for the first).
+   *
+   * @return the schedule's index, from 0
+   */
   public int schedule() {
     return schedule;
   }
 
-  /** replayCommand is a command line that runs the failing schedule alone. */
+  /**
+   * replayCommand is a command line that runs the failing schedule alone.
+   *
+   * @return the replay command, ending with the seed
+   */
   public String replayCommand() {
     return replay;
   }
 
-  /** history is the failing run's last lines. */
+  /**
+   * history is the failing run's last lines.
+   *
+   * @return the last lines of the history, oldest first
+   */
   public List<String> history() {
     return history;
   }

@@ -86,6 +86,8 @@ public final class VirtualElector implements LeaderElector {
    * executor is this instance's own single thread, on its clock, for the instance's work: code
    * that schedules on a {@link ScheduledExecutorService} runs here unchanged, on virtual time. It
    * is held while the instance is paused.
+    *
+    * @return the instance's executor on virtual time
    */
   public ScheduledExecutorService executor() {
     return executor;
@@ -97,6 +99,10 @@ public final class VirtualElector implements LeaderElector {
    * virtual time, and {@link Thread#interrupt()} from a
    * listener wakes it, as on a real thread. Its turns come through the instance's own thread, so
    * a pause of the instance holds it too; closing the store ends it.
+    *
+    * @param name the thread's name, shown in logs and the history
+    * @param body what the thread runs
+    * @return the simulated thread, already started
    */
   public Thread thread(String name, Runnable body) {
     Objects.requireNonNull(name, "name");
@@ -111,6 +117,7 @@ public final class VirtualElector implements LeaderElector {
    * sleep waits {@code duration} of this instance's virtual time, on one of its simulated
    * threads ({@link #thread}).
    *
+    * @param duration how much virtual time to wait; zero or negative returns at once
    * @throws InterruptedException when the thread is interrupted before or during the sleep
    * @throws IllegalStateException when not called on a simulated thread of this instance
    */
@@ -123,6 +130,10 @@ public final class VirtualElector implements LeaderElector {
    * await waits until {@code stage} completes, for at most {@code timeout} of this instance's
    * virtual time, on one of its simulated threads ({@link #thread}), and returns its value.
    *
+    * @param <T> the stage's value type
+    * @param stage what to wait for
+    * @param timeout the most virtual time to wait
+    * @return the stage's value
    * @throws InterruptedException when the thread is interrupted before or during the wait
    * @throws TimeoutException when {@code timeout} passed first
    * @throws ExecutionException when the stage failed
@@ -144,12 +155,20 @@ public final class VirtualElector implements LeaderElector {
         + Thread.currentThread().getName() + ": on an executor, schedule the rest of the work instead");
   }
 
-  /** nanoTime is this instance's monotonic clock, as its elector reads it. */
+  /**
+   * nanoTime is this instance's monotonic clock, as its elector reads it.
+   *
+   * @return the instance's monotonic time in nanoseconds, drift included
+   */
   public long nanoTime() {
     return loop.nanoTime();
   }
 
-  /** store is the store this instance elects on. */
+  /**
+   * store is the store this instance elects on.
+   *
+   * @return the store this elector was built from
+   */
   public VirtualStore store() {
     return store;
   }
@@ -359,7 +378,11 @@ public final class VirtualElector implements LeaderElector {
       return this;
     }
 
-    /** build validates the settings and creates an elector of the store that has not started. */
+    /**
+     * build validates the settings and creates an elector of the store that has not started.
+     *
+     * @return the elector, not started
+     */
     public VirtualElector build() {
       ElectorConfig config = buildConfig(
           Duration.ofSeconds(1), Duration.ofSeconds(1), "the local store grants seconds, as etcd does");

@@ -25,12 +25,20 @@ public final class VirtualFaults {
   /**
    * expireLease expires the lease that {@code electionKey} is bound to, as etcd does when its
    * TTL runs out unrenewed; false when the key is absent. The leader sees LEASE_REVOKED.
+    *
+    * @param electionKey the election key whose lease to expire
+    * @return true when the key was bound to a lease that is now gone
    */
   public boolean expireLease(String electionKey) {
     return local().expireLeaseOf(electionKey);
   }
 
-  /** deleteKey deletes the election key, as an operator could; false when it is absent. */
+  /**
+   * deleteKey deletes the election key, as an operator could; false when it is absent.
+   *
+   * @param electionKey the election key to delete
+   * @return true when the key existed
+   */
   public boolean deleteKey(String electionKey) {
     return local().deleteKey(electionKey);
   }
@@ -39,6 +47,8 @@ public final class VirtualFaults {
    * outage makes every request to the store fail for {@code duration}, while leases go on
    * expiring: the leader sees STORE_UNAVAILABLE, then LEASE_EXPIRED_LOCALLY at its deadline if
    * the outage outlasts it. Overlapping outages end with the last.
+    *
+    * @param duration how long the store refuses every request, in virtual time
    */
   public void outage(Duration duration) {
     long end = end(duration, "duration");
@@ -58,6 +68,9 @@ public final class VirtualFaults {
    * partition cuts {@code instance} off from the store for {@code duration}: its requests and
    * replies are lost (it sees its RPC timeouts), and its watches fail. The store goes on, and the
    * other instances reach it.
+    *
+    * @param instance the elector to cut off; one of this store's
+    * @param duration how long the cut lasts, in virtual time
    */
   public void partition(LeaderElector instance, Duration duration) {
     VirtualElector e = own(instance);
@@ -72,6 +85,9 @@ public final class VirtualFaults {
    * run nothing, while its clock, the store's leases and the other instances go on. A pause past
    * the leader's deadline lets another instance win before the paused one wakes up; the paused
    * one then sees LEASE_EXPIRED_LOCALLY first thing.
+    *
+    * @param instance the elector to stop; one of this store's
+    * @param duration how long it stays stopped, in virtual time
    */
   public void pause(LeaderElector instance, Duration duration) {
     VirtualElector e = own(instance);
@@ -85,6 +101,9 @@ public final class VirtualFaults {
    * is exact; 1.01 runs 1% fast). The elector's deadline allows for {@code maxDriftRate}; a clock
    * slower than that allows ({@code rate < 1 - maxDriftRate}) can make it lead past the store's
    * expiry, which is what fencing is for.
+    *
+    * @param instance the elector whose clock drifts; one of this store's
+    * @param rate the clock's rate against true time; positive, 1.0 for exact
    */
   public void drift(LeaderElector instance, double rate) {
     VirtualElector e = own(instance);

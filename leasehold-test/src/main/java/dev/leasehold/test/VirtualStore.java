@@ -36,18 +36,31 @@ public final class VirtualStore implements AutoCloseable {
     this.faults = new VirtualFaults(this);
   }
 
-  /** create makes an empty store on {@code time}. */
+  /**
+   * create makes an empty store on {@code time}.
+   *
+   * @param time the virtual time the store and its electors run on
+   * @return the store, with no key
+   */
   public static VirtualStore create(VirtualTime time) {
     Objects.requireNonNull(time, "time");
     return new VirtualStore(time);
   }
 
-  /** elector starts configuring an elector of this store; its settings are those of every backend. */
+  /**
+   * elector starts configuring an elector of this store; its settings are those of every backend.
+   *
+   * @return a builder of an elector on this store
+   */
   public VirtualElector.Builder elector() {
     return new VirtualElector.Builder(this);
   }
 
-  /** faults injects the store's, the network's and the machines' faults, one call each. */
+  /**
+   * faults injects the store's, the network's and the machines' faults, one call each.
+   *
+   * @return the faults of this store and its electors
+   */
   public VirtualFaults faults() {
     return faults;
   }
@@ -56,17 +69,27 @@ public final class VirtualStore implements AutoCloseable {
    * local is the store itself, for what {@link LocalStore} offers: {@link
    * LocalStore#leaderOf}, {@link LocalStore#runFenced} (a fenced effect),
    * {@link LocalStore#isCurrentTerm}, and its own faults.
+    *
+    * @return the local store underneath
    */
   public LocalStore local() {
     return store;
   }
 
-  /** time is the virtual time the store runs on. */
+  /**
+   * time is the virtual time the store runs on.
+   *
+   * @return the store's virtual time
+   */
   public VirtualTime time() {
     return time;
   }
 
-  /** electors are the electors built from this store so far, in the order they were built. */
+  /**
+   * electors are the electors built from this store so far, in the order they were built.
+   *
+   * @return the electors, oldest first; a copy
+   */
   public List<VirtualElector> electors() {
     return List.copyOf(electors);
   }

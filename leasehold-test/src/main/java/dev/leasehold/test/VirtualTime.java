@@ -48,7 +48,11 @@ public final class VirtualTime {
     this.queue = new EventQueue(seed);
   }
 
-  /** create starts virtual time at zero with seed 1: the same run every time. */
+  /**
+   * create starts virtual time at zero with seed 1: the same run every time.
+   *
+   * @return virtual time at zero, seed 1
+   */
   public static VirtualTime create() {
     return seeded(1);
   }
@@ -56,22 +60,37 @@ public final class VirtualTime {
   /**
    * seeded starts virtual time at zero; {@code seed} decides every random choice made on it
    * (timer latencies, thread wake-ups, the electors' jitter).
+    *
+    * @param seed the seed of every random choice
+    * @return virtual time at zero
    */
   public static VirtualTime seeded(long seed) {
     return new VirtualTime(seed);
   }
 
-  /** seed is the seed this time draws its randomness from. */
+  /**
+   * seed is the seed this time draws its randomness from.
+   *
+   * @return the seed
+   */
   public long seed() {
     return seed;
   }
 
-  /** elapsed is the virtual time since the start. */
+  /**
+   * elapsed is the virtual time since the start.
+   *
+   * @return the time run so far; never negative
+   */
   public Duration elapsed() {
     return Duration.ofNanos(queue.now);
   }
 
-  /** clock is a {@link Clock} in UTC that reads {@link #EPOCH} plus {@link #elapsed()}. */
+  /**
+   * clock is a {@link Clock} in UTC that reads {@link #EPOCH} plus {@link #elapsed()}.
+   *
+   * @return the virtual wall clock
+   */
   public Clock clock() {
     return new Virtual(ZoneOffset.UTC);
   }
@@ -80,6 +99,7 @@ public final class VirtualTime {
    * advance runs every event due within {@code duration}, in time order, and leaves the time
    * {@code duration} later.
    *
+    * @param duration how far to run the time; not negative
    * @throws IllegalStateException when called from code the time is running
    */
   public void advance(Duration duration) {
@@ -91,6 +111,9 @@ public final class VirtualTime {
    * and after each event) or {@code max} has passed, and returns whether it holds. On false the
    * time is {@code max} later.
    *
+    * @param condition checked on the calling thread between events
+    * @param max the most virtual time to run
+    * @return true when the condition held; false when {@code max} ran out first
    * @throws IllegalStateException when called from code the time is running
    */
   public boolean runUntil(BooleanSupplier condition, Duration max) {
@@ -131,6 +154,10 @@ public final class VirtualTime {
    * await runs virtual time until {@code stage} completes, for at most {@code max}, and returns
    * its value.
    *
+    * @param <T> the stage's value type
+    * @param stage what to wait for
+    * @param max the most virtual time to run
+    * @return the stage's value
    * @throws AssertionError when {@code max} passed first
    * @throws CompletionException with the stage's failure as its cause when it failed
    */

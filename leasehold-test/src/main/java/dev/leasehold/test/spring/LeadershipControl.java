@@ -44,7 +44,11 @@ public final class LeadershipControl {
     this.time = elector.store().time();
   }
 
-  /** elector is the context's elector. */
+  /**
+   * elector is the context's elector.
+   *
+   * @return the elector that stands in for the application's
+   */
   public VirtualElector elector() {
     return elector;
   }
@@ -53,6 +57,7 @@ public final class LeadershipControl {
    * grant runs virtual time until the elector leads and its listeners have heard ELECTED, and
    * returns the term; the current term when it already leads.
    *
+    * @return the term now held
    * @throws IllegalStateException if the elector has not started (the context starts it) or
    *     does not win within five minutes of virtual time
    */
@@ -81,6 +86,8 @@ public final class LeadershipControl {
    * LEASE_EXPIRED_LOCALLY (the store goes down until the next {@link #grant()}, and the term
    * runs out at its deadline).
    *
+    * @param cause how the term ends: RESIGNED, LEASE_REVOKED, KEY_DELETED or LEASE_EXPIRED_LOCALLY
+    * @return the event that ended the term
    * @throws IllegalArgumentException for any other cause
    * @throws IllegalStateException when the elector does not lead
    */
