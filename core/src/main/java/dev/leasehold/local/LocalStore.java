@@ -66,8 +66,7 @@ public final class LocalStore implements AutoCloseable {
   private final StoreState state;
   private String unavailable;
   private boolean closed;
-  private ScheduledFuture<?> sweep;
-  private Scheduler.Cancellable loopSweep;
+  private Scheduler.Cancellable sweep;
   private long sweepAt;
   private long sweepSeq;
 
@@ -351,30 +350,36 @@ public final class LocalStore implements AutoCloseable {
     long seq = ++sweepSeq;
     long delay = Math.max(MIN_SWEEP_NANOS, next - now);
     try {
-      if (loop != null) {
-        loopSweep = loop.schedule(() -> sweep(seq), delay);
-      } else {
-        sweep = thread.schedule(() -> sweep(seq), delay, TimeUnit.NANOSECONDS);
-      }
+      sweep = schedule(() -> sweep(seq), delay);
     } catch (RejectedExecutionException closedAlready) {
       sweep = null;
-      loopSweep = null;
     }
   }
 
-  /** sweepArmed is true while a sweep is scheduled and has not run; called under the lock. */
+  /**
+   * schedule runs {@code task} on the store's thread after {@code delayNanos}: its own thread's
+   * timer, or the loop's when the store runs on one.
+   */
+  private Scheduler.Cancellable schedule(Runnable task, long delayNanos) {
+    if (loop != null) {
+      return loop.schedule(task, delayNanos);
+    }
+    ScheduledFuture<?> f = thread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    return () -> f.cancel(false);
+  }
+
+  /**
+   * sweepArmed is true while a sweep is scheduled and has not run (a sweep that runs clears it);
+   * called under the lock.
+   */
   private boolean sweepArmed() {
-    return loop != null ? loopSweep != null : sweep != null && !sweep.isDone();
+    return sweep != null;
   }
 
   private void cancelSweep() {
     if (sweep != null) {
-      sweep.cancel(false);
+      sweep.cancel();
       sweep = null;
-    }
-    if (loopSweep != null) {
-      loopSweep.cancel();
-      loopSweep = null;
     }
   }
 
@@ -385,7 +390,6 @@ public final class LocalStore implements AutoCloseable {
       }
       if (seq == sweepSeq) {
         sweep = null;
-        loopSweep = null;
       }
       // Time runs on while the store is unavailable: leases expire as on a server cut off
       // from all its clients.
