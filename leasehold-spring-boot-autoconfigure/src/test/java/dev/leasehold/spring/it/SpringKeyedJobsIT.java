@@ -1,6 +1,7 @@
 package dev.leasehold.spring.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.leasehold.it.EtcdClusterExtension;
 import dev.leasehold.spring.keyed.KeyedJobsApplication;
@@ -9,7 +10,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -45,12 +48,9 @@ class SpringKeyedJobsIT {
       int seen = a.lines().size();
       long killed = System.nanoTime();
       b.kill();
-      long end = killed + WAIT.toNanos();
-      while (a.lines().subList(seen, a.lines().size()).stream()
-          .noneMatch(l -> l.startsWith("RUN a " + owner.get("b") + " "))) {
-        assertThat(System.nanoTime()).as("a runs b's job within %s", WAIT).isLessThan(end);
-        Thread.sleep(20);
-      }
+      await("a runs b's job within " + WAIT).atMost(WAIT).pollInterval(Duration.ofMillis(20))
+          .until(() -> a.lines().subList(seen, a.lines().size()).stream()
+              .anyMatch(l -> l.startsWith("RUN a " + owner.get("b") + " ")));
       log.info("after SIGKILL to b, a runs both keyed jobs {} ms later (TTL 2 s)", (System.nanoTime() - killed) / 1_000_000);
     }
   }
@@ -71,22 +71,29 @@ class SpringKeyedJobsIT {
     return runs.subList(Math.max(0, runs.size() - n), runs.size());
   }
 
-  private static Map<String, String> awaitSpread(BootProcess a, BootProcess b) throws InterruptedException {
-    long end = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < end) {
-      Map<String, String> owner = new HashMap<>();
-      for (BootProcess p : List.of(a, b)) {
-        List<String[]> last = lastRuns(p, 20);
-        if (last.size() == 20 && last.stream().map(r -> r[2]).distinct().count() == 1) {
-          owner.put(p.id(), last.get(0)[2]);
-        }
-      }
-      if (owner.size() == 2 && !owner.get("a").equals(owner.get("b"))) {
-        return owner;
-      }
-      Thread.sleep(50);
+  private static Map<String, String> awaitSpread(BootProcess a, BootProcess b) {
+    try {
+      return await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+          .until(() -> spread(a, b), Objects::nonNull);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("the keyed jobs did not spread one on each JVM within " + WAIT + ": a ran "
+          + lastRuns(a, 10).stream().map(r -> r[2]).toList() + ", b ran "
+          + lastRuns(b, 10).stream().map(r -> r[2]).toList());
     }
-    throw new AssertionError("the keyed jobs did not spread one on each JVM within " + WAIT + ": a ran "
-        + lastRuns(a, 10).stream().map(r -> r[2]).toList() + ", b ran " + lastRuns(b, 10).stream().map(r -> r[2]).toList());
+  }
+
+  /**
+   * spread is each JVM's one key when the last 20 runs of each are of one key and the two keys
+   * differ; null otherwise.
+   */
+  private static Map<String, String> spread(BootProcess a, BootProcess b) {
+    Map<String, String> owner = new HashMap<>();
+    for (BootProcess p : List.of(a, b)) {
+      List<String[]> last = lastRuns(p, 20);
+      if (last.size() == 20 && last.stream().map(r -> r[2]).distinct().count() == 1) {
+        owner.put(p.id(), last.get(0)[2]);
+      }
+    }
+    return owner.size() == 2 && !owner.get("a").equals(owner.get("b")) ? owner : null;
   }
 }
