@@ -11,8 +11,10 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -55,6 +57,9 @@ class CliTreeKillIT {
   private final List<LeaseholdProcess> started = new ArrayList<>();
   private Path dir;
   private String key;
+  // bin/leasehold, or a copy nobody can read (see asNobody)
+  private Path launcher = Path.of(System.getProperty("leasehold.launcher", "bin/leasehold"));
+  private Path installed;
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -64,9 +69,16 @@ class CliTreeKillIT {
   }
 
   @AfterEach
-  void cleanUp() {
+  void cleanUp() throws IOException {
     started.forEach(LeaseholdProcess::close);
     LeaseholdProcess.killAll(marker);
+    if (installed != null) {
+      try (var files = Files.walk(installed)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(f);
+        }
+      }
+    }
   }
 
   private LeaseholdProcess run(String name, List<String> wrapper, Map<String, String> env, String script,
@@ -75,7 +87,7 @@ class CliTreeKillIT {
         "--key", key, "--ttl", Integer.toString(TTL), "--id", name));
     args.addAll(List.of(more));
     args.addAll(List.of("--", "sh", "-c", script));
-    LeaseholdProcess p = LeaseholdProcess.start(name, dir, env, wrapper, args.toArray(String[]::new));
+    LeaseholdProcess p = LeaseholdProcess.start(name, dir, env, wrapper, launcher, args.toArray(String[]::new));
     started.add(p);
     return p;
   }
@@ -95,7 +107,33 @@ class CliTreeKillIT {
   void anUnprivilegedUsersLeaseholdDoesTooThroughAUserNamespace() throws Exception {
     assumeTrue(ProcessHandle.current().info().user().orElse("").equals("root"),
         "runs leasehold as nobody, which only root can do; as any other user the test above is this one");
+    launcher = installForNobody();
     sigkillTakesTheTree(List.of("setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--"));
+  }
+
+  /**
+   * installForNobody copies bin/leasehold and its jar into a new directory that every user may
+   * read, and returns the copied launcher: the clone itself may sit in a directory only its owner
+   * can enter (a {@code mktemp -d} checkout is mode 0700), where nobody could not start it.
+   */
+  private Path installForNobody() throws IOException {
+    Path source = Path.of(System.getProperty("leasehold.launcher", "bin/leasehold")).toAbsolutePath();
+    Path jar;
+    try (var jars = Files.newDirectoryStream(source.getParent().resolveSibling("target"), "leasehold-cli-*-all.jar")) {
+      jar = jars.iterator().next();
+    }
+    var open = PosixFilePermissions.fromString("rwxr-xr-x");
+    installed = Files.createTempDirectory("leasehold-cli-it-",
+        PosixFilePermissions.asFileAttribute(open));
+    Path bin = Files.createDirectories(installed.resolve("bin"));
+    Path target = Files.createDirectories(installed.resolve("target"));
+    Files.setPosixFilePermissions(bin, open);
+    Files.setPosixFilePermissions(target, open);
+    Path copy = Files.copy(source, bin.resolve("leasehold"));
+    Files.setPosixFilePermissions(copy, open);
+    Files.setPosixFilePermissions(Files.copy(jar, target.resolve(jar.getFileName())),
+        PosixFilePermissions.fromString("rw-r--r--"));
+    return copy;
   }
 
   private void sigkillTakesTheTree(List<String> wrapper) throws Exception {

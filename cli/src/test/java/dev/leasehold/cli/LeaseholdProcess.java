@@ -47,13 +47,25 @@ final class LeaseholdProcess implements AutoCloseable {
    */
   static LeaseholdProcess start(String name, Path dir, Map<String, String> env, List<String> wrapper, String... args)
       throws IOException {
-    String launcher = System.getProperty("leasehold.launcher", "bin/leasehold");
+    return start(name, dir, env, wrapper, Path.of(System.getProperty("leasehold.launcher", "bin/leasehold")), args);
+  }
+
+  /**
+   * start runs {@code launcher} (a bin/leasehold beside its target/ jar) through {@code wrapper},
+   * in the launcher's installation directory, with {@code args} and these extra environment
+   * variables.
+   */
+  static LeaseholdProcess start(String name, Path dir, Map<String, String> env, List<String> wrapper,
+      Path launcher, String... args) throws IOException {
     List<String> cmd = new ArrayList<>(wrapper);
-    cmd.add(launcher);
+    cmd.add(launcher.toString());
     cmd.addAll(List.of(args));
     Path log = dir.resolve(name + ".log");
     Files.createDirectories(dir);
     ProcessBuilder pb = new ProcessBuilder(cmd);
+    if (launcher.isAbsolute()) {
+      pb.directory(launcher.getParent().getParent().toFile());
+    }
     pb.environment().putAll(env);
     Process p = pb
         .redirectErrorStream(true)
