@@ -103,23 +103,13 @@ public final class JdbcLeaderElector {
 
   private static LeaderElector create(ElectorConfig c, JdbcSettings settings) {
     SqlConfig sql = SqlConfig.from(c, settings.table().configured());
-    TermSession.Settings session =
-        new TermSession.Settings(
-            settings.table(),
-            c.electionKey(),
-            c.candidateId(),
-            sql.ttlMicros(),
-            (int) Math.min(Integer.MAX_VALUE, ceilSeconds(c.leaseTtl().multipliedBy(2))),
-            (int) Math.max(1, ceilSeconds(c.rpcTimeout())),
-            settings.options());
+    TermSession.Settings session = new TermSession.Settings(settings.table(), c.electionKey(), c.candidateId(),
+        sql.ttlMicros(), c.rpcTimeout().toMillis(), settings.options());
     String name = c.candidateId() + "@" + c.electionKey();
-    SqlPort store = new SqlPort(settings.source(), session, c.rpcTimeout().toNanos(), name);
+    PoolerProbe pooler = new PoolerProbe(name, c.pollInterval().toMillis());
+    SqlPort store = new SqlPort(settings.source(), session, pooler, c.rpcTimeout().toNanos(), name);
     SqlMachine machine = new SqlMachine(sql, new SecureRandom());
     return new ElectorRuntime(c, machine, store, new ThreadScheduler(), name);
-  }
-
-  private static long ceilSeconds(Duration d) {
-    return (d.toNanos() + 999_999_999L) / 1_000_000_000L;
   }
 
   /**

@@ -45,6 +45,7 @@ final class SqlPort implements StorePort {
 
   private final SessionSource source;
   private final TermSession.Settings settings;
+  private final PoolerProbe pooler;
   private final long rpcTimeoutNanos;
   private final String logName;
   private ExecutorService worker;
@@ -59,9 +60,11 @@ final class SqlPort implements StorePort {
   private volatile TermSession waitingIn;
   private volatile boolean endWaits;
 
-  SqlPort(SessionSource source, TermSession.Settings settings, long rpcTimeoutNanos, String logName) {
+  SqlPort(SessionSource source, TermSession.Settings settings, PoolerProbe pooler, long rpcTimeoutNanos,
+      String logName) {
     this.source = source;
     this.settings = settings;
+    this.pooler = pooler;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.logName = logName;
   }
@@ -141,7 +144,7 @@ final class SqlPort implements StorePort {
 
   private TermSession session(long deadline) throws SQLException {
     if (session == null) {
-      session = TermSession.open(source, ++sessions, settings, deadline);
+      session = TermSession.open(source, ++sessions, settings, pooler, deadline);
       log.debug("{}: opened {}", logName, session);
     }
     return session;
@@ -226,6 +229,9 @@ final class SqlPort implements StorePort {
       String lower = message.toLowerCase(Locale.ROOT);
       if (e.getErrorCode() == 1045 || state.startsWith("28")) {
         return "access denied: wrong user or password (" + message + ")";
+      }
+      if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044 || state.equals("42501")) {
+        return "permission denied: the user lacks a privilege the elector needs (" + message + ")";
       }
       if (e instanceof SQLTimeoutException || lower.contains("timed out") || lower.contains("timeout")
           || lower.contains("timout")) {
