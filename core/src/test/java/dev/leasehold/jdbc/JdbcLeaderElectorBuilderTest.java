@@ -52,7 +52,7 @@ class JdbcLeaderElectorBuilderTest {
 
   @Test
   void exactlyOneSourceOfSessions() {
-    assertEquals("jdbcUrl must be a JDBC URL such as jdbc:mariadb://host:3306/db (or set dataSource), but was null",
+    assertEquals("jdbcUrl must be a JDBC URL such as jdbc:postgresql://host:5432/db (or set dataSource), but was null",
         rejected(JdbcLeaderElector.builder().electionKey("e")));
     assertTrue(rejected(valid().jdbcUrl("mariadb://h/db", "u", "p")).endsWith("but was \"mariadb://h/db\""));
     assertTrue(rejected(valid().dataSource(unusedDataSource())).startsWith("dataSource must not be set together"));
