@@ -105,6 +105,18 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
   boolean rejoin;
 
+  @Option(names = "--skip-if-led",
+      description = "for jobs a timer starts on several hosts: if another instance leads, or takes the key first,"
+          + " exit 0 at once with the line 'skipped: ID leads' instead of waiting for its term to end; the"
+          + " library's own INFO lines are left out, so a skipped run prints that one line")
+  boolean skipIfLed;
+
+  @Option(names = "--hold-at-least", paramLabel = "DURATION", converter = Seconds.class,
+      description = "after the child exits by itself, keep the term until this long after the child started, so"
+          + " instances whose timer fires a little later find the key held (with --skip-if-led: and skip); the exit"
+          + " code is still the child's")
+  Duration holdAtLeast;
+
   @Option(names = "--require-tree-kill",
       description = "refuse to run (exit 126, before campaigning) where the child's whole process tree cannot be"
           + " made to die with leasehold (no PID namespace: no unshare, or namespaces refused); default: run, say so"
@@ -117,6 +129,11 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     store.validate();
+    if (skipIfLed
+        && LoggerFactory.getLogger("dev.leasehold") instanceof ch.qos.logback.classic.Logger library) {
+      // cron mails every line a run prints: a skipped run prints its one line; warnings stay.
+      library.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
     if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
       throw usage("--ttl must be >= 1 second, but was " + ttlText());
     }
@@ -134,6 +151,13 @@ final class RunCommand implements Callable<Integer> {
     checkGrace(config, etcd, g);
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
       throw usage("--timeout must be > 0 seconds, but was " + Durations.seconds(timeout));
+    }
+    if (holdAtLeast != null && (holdAtLeast.isNegative() || holdAtLeast.isZero())) {
+      throw usage("--hold-at-least must be > 0 seconds, but was " + Durations.seconds(holdAtLeast));
+    }
+    if (skipIfLed && rejoin) {
+      throw usage("--skip-if-led and --rejoin must not both be given: one exits when another instance leads,"
+          + " the other campaigns until it leads");
     }
     Guard.Choice choice = Guard.choose();
     if (choice == null) {
@@ -155,7 +179,7 @@ final class RunCommand implements Callable<Integer> {
     }
     Supervisor.Settings settings =
         new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
-            store.isEtcd() ? String.join(",", store.trimmed()) : null);
+            store.isEtcd() ? String.join(",", store.trimmed()) : null, skipIfLed, holdAtLeast);
     return new Supervisor(elector, settings).run();
   }
 

@@ -27,13 +27,21 @@ final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
   private static final long MS = 1_000_000L;
 
-  /** Settings are run's validated options. Immutable. */
+  /**
+   * Settings are run's validated options. Immutable.
+   *
+   * @param skipIfLed exit 0 at once when another instance is seen leading before this one leads
+   * @param holdAtLeast how long after the child's start the term is kept at least, or null
+   */
   record Settings(List<String> command, Duration grace, Duration killReserve, Duration timeout,
-      boolean rejoin, Guard guard, String backend, String endpoints) {}
+      boolean rejoin, Guard guard, String backend, String endpoints, boolean skipIfLed, Duration holdAtLeast) {}
 
-  private sealed interface Event permits Elected, Lost, Exited, Signalled {}
+  private sealed interface Event permits Elected, Led, Lost, Exited, Signalled {}
 
   private record Elected(Leadership term) implements Event {}
+
+  /** Led: another instance was seen leading (only with --skip-if-led). */
+  private record Led(String leaderId) implements Event {}
 
   private record Lost(Leadership term, LeadershipEvent event) implements Event {}
 
@@ -108,6 +116,12 @@ final class Supervisor {
         exitWhileWaiting = 128 + s.number();
         return null;
       }
+      if (e instanceof Led l) {
+        // Cron and systemd count only a non-zero exit as a failure; this firing is someone else's.
+        log.info("skipped: {} leads", l.leaderId());
+        exitWhileWaiting = 0;
+        return null;
+      }
       if (e instanceof Elected el) {
         Leadership t = el.term();
         if (t.isValid() && t.fencingToken() != lastToken) {
@@ -123,6 +137,7 @@ final class Supervisor {
 
   private TermEnd supervise(Leadership term) throws InterruptedException {
     Child child;
+    long childStarted = System.nanoTime();
     try {
       child = Child.start(settings.guard(), settings.command(), environment(term),
           code -> events.add(new Exited(code)));
@@ -172,6 +187,7 @@ final class Supervisor {
         long gone = System.nanoTime();
         if (!stopping) {
           log.info("child {} exited with {}: the term ends", child.pid(), x.code());
+          hold(term, childStarted);
           return new TermEnd(false, x.code());
         }
         long margin = (deadline - gone) / MS;
@@ -188,6 +204,44 @@ final class Supervisor {
         stopRequested = true;
         child.signal(s.name());
       }
+    }
+  }
+
+  /**
+   * hold keeps the term until --hold-at-least after the child started, so that an instance whose
+   * timer fires a little later finds the key held and skips. The child's exit code stands
+   * whatever happens here: a term lost during the hold (a later firing may then run the job
+   * again) can only be logged, and a signal only ends the hold early.
+   */
+  private void hold(Leadership term, long childStarted) throws InterruptedException {
+    if (settings.holdAtLeast() == null) {
+      return;
+    }
+    long until = childStarted + settings.holdAtLeast().toNanos();
+    long left = until - System.nanoTime();
+    if (left <= 0) {
+      return;
+    }
+    if (!term.isValid()) {
+      log.warn("leadership already lost, so not held for --hold-at-least {}: a firing from now on may run the job"
+          + " again", Durations.seconds(settings.holdAtLeast()));
+      return;
+    }
+    log.info("holding the term {} ms more (--hold-at-least {} after the child's start)", left / MS,
+        Durations.seconds(settings.holdAtLeast()));
+    while (left > 0) {
+      Event e = events.poll(left, TimeUnit.NANOSECONDS);
+      if (e instanceof Lost l && l.term() == term) {
+        log.warn("leadership lost during --hold-at-least ({}): a firing from now on may run the job again",
+            l.event().cause());
+        return;
+      }
+      if (e instanceof Signalled s) {
+        log.info("SIG{} during --hold-at-least: releasing now", s.name());
+        stopRequested = true;
+        return;
+      }
+      left = until - System.nanoTime();
     }
   }
 
@@ -214,6 +268,10 @@ final class Supervisor {
       }
       case LEADER_CHANGED -> {
         storeAnswered = true;
+        if (settings.skipIfLed() && e.leaderId().isPresent()) {
+          events.add(new Led(e.leaderId().get()));
+          return; // awaitTerm says it in its one line
+        }
         log.info("leader is {} (fencing token {})",
             e.leaderId().orElse("nobody"), e.fencingToken().isPresent() ? e.fencingToken().getAsLong() : "-");
       }

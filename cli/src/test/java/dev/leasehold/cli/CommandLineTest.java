@@ -72,6 +72,14 @@ class CommandLineTest {
   }
 
   @Test
+  void cronOptionsAreCheckedBeforeAnythingConnects() {
+    assertUsage("--hold-at-least must be > 0 seconds, but was 0s", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--skip-if-led", "--hold-at-least", "0", "--", "true");
+    assertUsage("--skip-if-led and --rejoin must not both be given", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--skip-if-led", "--rejoin", "--", "true");
+  }
+
+  @Test
   void etcdOptionProblemsNameTheOption() {
     assertUsage("--cacert must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
         "--key", "k");
