@@ -5,7 +5,10 @@ import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.jdbc.JdbcLeaderElector;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,17 +57,20 @@ import picocli.CommandLine.Spec;
         "pid files the child writes and pids it signals are its own tree's, not the host's.",
         "Where no PID namespace can be made, leasehold says so in one line at start, and only the",
         "child's own process dies with it (parent-death signal), not the processes it started;",
-        "--require-tree-kill then refuses to run (exit 126).",
+        "--require-tree-kill then refuses to run (exit 78, a configuration error).",
         ""},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "N:the child's exit code, when it exited by itself (128+S if it died of signal S)",
+        "0:also: --skip-if-led, and another instance leads",
         "2:bad arguments (the message names the option)",
+        "78:configuration error: the store refused leasehold before it led (credentials, permissions, a missing"
+            + " table), or --require-tree-kill (before campaigning) where no PID namespace can be made",
         "123:not leader within --timeout, and the store was unreachable then",
         "124:not leader within --timeout",
         "125:leadership lost while the child ran; the child was stopped",
-        "126:the child could not be started (or, with --require-tree-kill, could not be started in a PID namespace"
-            + " here: refused before campaigning)",
+        "126:the command is not executable (checked before campaigning), or its start failed",
+        "127:the command was not found (checked before campaigning, on PATH as the shell searches it)",
         "128+S:signal S arrived while no child ran"},
     footerHeading = "%nExample:%n",
     footer = {"  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --key /jobs/cron \\",
@@ -118,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
   Duration holdAtLeast;
 
   @Option(names = "--require-tree-kill",
-      description = "refuse to run (exit 126, before campaigning) where the child's whole process tree cannot be"
+      description = "refuse to run (exit 78, before campaigning) where the child's whole process tree cannot be"
           + " made to die with leasehold (no PID namespace: no unshare, or namespaces refused); default: run, say so"
           + " in one line, and kill only the child's own process if leasehold is SIGKILLed")
   boolean requireTreeKill;
@@ -159,6 +165,12 @@ final class RunCommand implements Callable<Integer> {
       throw usage("--skip-if-led and --rejoin must not both be given: one exits when another instance leads,"
           + " the other campaigns until it leads");
     }
+    int found = findCommand(command.get(0), System.getenv("PATH"));
+    if (found != 0) {
+      // Before campaigning: a typo must not take the key from an instance that could run the job.
+      log.error("{}: {}", command.get(0), found == Leasehold.NOT_FOUND ? "command not found" : "not executable");
+      return found;
+    }
     Guard.Choice choice = Guard.choose();
     if (choice == null) {
       throw usage("run needs util-linux's setsid and setpriv on PATH (Debian package util-linux), but they are missing");
@@ -166,13 +178,13 @@ final class RunCommand implements Callable<Integer> {
     Guard guard = choice.guard();
     if (guard == null) {
       log.error("cannot start a child on this machine, refusing to run: {}", choice.refused());
-      return Leasehold.NOT_STARTED;
+      return Leasehold.CANNOT_EXECUTE;
     }
     if (!guard.treeKill()) {
       if (requireTreeKill) {
         log.error("--require-tree-kill: no PID namespace for the child ({}), so its processes could outlive a SIGKILLed"
             + " leasehold: refusing to run", choice.refused());
-        return Leasehold.NOT_STARTED;
+        return Leasehold.CONFIG;
       }
       log.warn("no PID namespace for the child ({}): if leasehold is SIGKILLed, only the child's own process is"
           + " killed, not the processes it started (--require-tree-kill refuses instead)", choice.refused());
@@ -181,6 +193,34 @@ final class RunCommand implements Callable<Integer> {
         new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
             store.isEtcd() ? String.join(",", store.trimmed()) : null, skipIfLed, holdAtLeast);
     return new Supervisor(elector, settings).run();
+  }
+
+  /**
+   * findCommand looks for {@code cmd} as the shell does: a name with a slash is taken as it is,
+   * any other is searched in {@code path}'s directories (an empty entry is the current one).
+   *
+   * @return 0 when an executable file is found, {@link Leasehold#NOT_FOUND} when nothing is, and
+   *     {@link Leasehold#CANNOT_EXECUTE} when only a directory or a file that is not executable is
+   */
+  static int findCommand(String cmd, String path) {
+    List<Path> candidates = new ArrayList<>();
+    if (cmd.contains("/")) {
+      candidates.add(Path.of(cmd));
+    } else {
+      for (String dir : (path == null ? "" : path).split(":", -1)) {
+        candidates.add(Path.of(dir.isEmpty() ? "." : dir, cmd));
+      }
+    }
+    int found = Leasehold.NOT_FOUND;
+    for (Path p : candidates) {
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return 0;
+      }
+      if (Files.exists(p)) {
+        found = Leasehold.CANNOT_EXECUTE;
+      }
+    }
+    return found;
   }
 
   /** ttlText is --ttl as given (its default when not). */

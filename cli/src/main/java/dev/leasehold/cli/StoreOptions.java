@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -48,6 +50,18 @@ final class StoreOptions {
       Map.entry("leasehold.jdbc.table", "--jdbc-table"),
       Map.entry("leasehold.jdbc.create-table", "--create-table"),
       Map.entry("leasehold.jdbc.allow-relaxed-durability", "--jdbc-allow-relaxed-durability"));
+
+  /**
+   * ADVICE maps the builder calls core's refusals advise to this command's options, in the order
+   * they are replaced.
+   */
+  private static final Map<String, String> ADVICE = orderedMap(
+      "let the elector create it with createTable(true)", "let leasehold create it with --create-table",
+      "accept that with allowRelaxedDurability(true) on the builder", "accept that with --jdbc-allow-relaxed-durability",
+      "check credentials(...)", "check --user and its password",
+      "(credentials(user, password))", "(--user, with --password-file or $" + ETCD_PASSWORD_ENV + ")",
+      "tls(...)", "--cacert");
+  private static final Pattern TABLE_CALL = Pattern.compile("table\\(\"([^\"]*)\"\\)");
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
@@ -226,6 +240,26 @@ final class StoreOptions {
   /** jdbcPassword reads the database password from its file or environment variable. */
   char[] jdbcPassword() {
     return password(jdbcPasswordFile, JDBC_PASSWORD_ENV, "--jdbc-password-file", "--jdbc-user " + jdbcUser);
+  }
+
+  /**
+   * inOptionNames is a message of core's with the builder calls it advises ({@code
+   * createTable(true)}) replaced by this command's options ({@code --create-table}).
+   */
+  static String inOptionNames(String message) {
+    String s = message;
+    for (Map.Entry<String, String> e : ADVICE.entrySet()) {
+      s = s.replace(e.getKey(), e.getValue());
+    }
+    return TABLE_CALL.matcher(s).replaceAll(m -> Matcher.quoteReplacement("--jdbc-table " + m.group(1)));
+  }
+
+  private static Map<String, String> orderedMap(String... pairs) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      m.put(pairs[i], pairs[i + 1]);
+    }
+    return m;
   }
 
   /** scrub removes the passwords' variables from a child's environment: it has no need of them. */

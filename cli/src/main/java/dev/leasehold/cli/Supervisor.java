@@ -4,6 +4,7 @@ import dev.leasehold.Durations;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
+import dev.leasehold.runtime.ConfigurationErrors;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -36,12 +37,15 @@ final class Supervisor {
   record Settings(List<String> command, Duration grace, Duration killReserve, Duration timeout,
       boolean rejoin, Guard guard, String backend, String endpoints, boolean skipIfLed, Duration holdAtLeast) {}
 
-  private sealed interface Event permits Elected, Led, Lost, Exited, Signalled {}
+  private sealed interface Event permits Elected, Led, Refused, Lost, Exited, Signalled {}
 
   private record Elected(Leadership term) implements Event {}
 
   /** Led: another instance was seen leading (only with --skip-if-led). */
   private record Led(String leaderId) implements Event {}
+
+  /** Refused: the store refused this instance for a configuration error. */
+  private record Refused(String reason) implements Event {}
 
   private record Lost(Leadership term, LeadershipEvent event) implements Event {}
 
@@ -58,6 +62,8 @@ final class Supervisor {
   private volatile String storeProblem;
   // Whether the store ever answered: a cold JVM's first call can outlast a short --timeout.
   private volatile boolean storeAnswered;
+  // The configuration error last logged: each is logged once (dispatcher thread only).
+  private String refusalLogged;
   private boolean stopRequested;
   private int exitWhileWaiting;
   // The token of the last term supervised: a term is run at most once, even if whenLeading()
@@ -116,6 +122,11 @@ final class Supervisor {
         exitWhileWaiting = 128 + s.number();
         return null;
       }
+      if (e instanceof Refused) {
+        // Only the operator can fix it (observe logged it): waiting for --timeout cannot help.
+        exitWhileWaiting = Leasehold.CONFIG;
+        return null;
+      }
       if (e instanceof Led l) {
         // Cron and systemd count only a non-zero exit as a failure; this firing is someone else's.
         log.info("skipped: {} leads", l.leaderId());
@@ -143,7 +154,7 @@ final class Supervisor {
           code -> events.add(new Exited(code)));
     } catch (IOException e) {
       log.error("cannot start {}: {}", settings.command().get(0), e.getMessage());
-      return new TermEnd(false, Leasehold.NOT_STARTED);
+      return new TermEnd(false, Leasehold.CANNOT_EXECUTE);
     }
     log.info("leader with fencing token {}; child {} started: {}", term.fencingToken(), child.pid(),
         String.join(" ", settings.command()));
@@ -261,7 +272,18 @@ final class Supervisor {
 
   private void observe(LeadershipEvent e) {
     switch (e.cause()) {
-      case STORE_UNAVAILABLE -> storeProblem = e.reason().orElse("unavailable");
+      case STORE_UNAVAILABLE -> {
+        String reason = e.reason().orElse("unavailable");
+        storeProblem = reason;
+        if (ConfigurationErrors.is(reason)) {
+          // The library's own lines about it are filtered out (ConfigurationErrorFilter): this is the one.
+          if (!reason.equals(refusalLogged)) {
+            log.error("{}", StoreOptions.inOptionNames(reason));
+            refusalLogged = reason;
+          }
+          events.add(new Refused(reason));
+        }
+      }
       case STORE_RECOVERED, ELECTED -> {
         storeProblem = null;
         storeAnswered = true;

@@ -70,6 +70,45 @@ class CliJdbcIT {
     }
   }
 
+  @Test
+  void configurationErrorsExit78AtOnceAndAreSaidOnceInTheCommandsWords(MariaDbServer db) throws Exception {
+    Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
+    String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
+    String driver = Path.of(org.mariadb.jdbc.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        .toString();
+    List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--key", key, "--jdbc-allow-relaxed-durability");
+
+    // No --create-table: the message is printed once, and advises the option, not the builder's createTable(true).
+    LeaseholdProcess missing = leasehold("missing", dir, Map.of("LEASEHOLD_CLASSPATH", driver,
+        "LEASEHOLD_JDBC_PASSWORD", db.rootPassword()), store, "--jdbc-user", db.rootUser(), "--jdbc-table", "no_such_table");
+    assertEquals(Leasehold.CONFIG, missing.exitCode(Duration.ofSeconds(40)), missing.log());
+    assertEquals(1, Pattern.compile("table no_such_table does not exist").matcher(missing.log()).results().count(),
+        missing.log());
+    assertTrue(missing.log().contains("or let leasehold create it with --create-table"), missing.log());
+    assertFalse(missing.log().contains("createTable(true)"), missing.log());
+
+    // A user who may read but not write the lease table.
+    LeaseholdProcess create = leasehold("create", dir, Map.of("LEASEHOLD_CLASSPATH", driver,
+        "LEASEHOLD_JDBC_PASSWORD", db.rootPassword()), store, "--jdbc-user", db.rootUser(), "--jdbc-table", "ro_lease",
+        "--create-table");
+    assertEquals(0, create.exitCode(Duration.ofSeconds(40)), create.log());
+    db.createUser("reader", "reader-pw", "SELECT ON " + MariaDbServer.DATABASE + ".*");
+    LeaseholdProcess reader = leasehold("reader", dir, Map.of("LEASEHOLD_CLASSPATH", driver,
+        "LEASEHOLD_JDBC_PASSWORD", "reader-pw"), store, "--jdbc-user", "reader", "--jdbc-table", "ro_lease");
+    assertEquals(Leasehold.CONFIG, reader.exitCode(Duration.ofSeconds(40)), reader.log());
+    assertEquals(1, Pattern.compile("configuration error: permission denied: ").matcher(reader.log()).results().count(),
+        reader.log());
+  }
+
+  private static LeaseholdProcess leasehold(String id, Path dir, Map<String, String> env, List<String> store,
+      String... more) throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of("run", "--id", id));
+    args.addAll(store);
+    args.addAll(List.of(more));
+    args.addAll(List.of("--", "true"));
+    return LeaseholdProcess.start(id, dir, env, args.toArray(String[]::new));
+  }
+
   private static LeaseholdProcess run(String id, Path dir, Map<String, String> env, List<String> store)
       throws Exception {
     List<String> args = new java.util.ArrayList<>(List.of("run", "--id", id, "--create-table",

@@ -80,6 +80,30 @@ class CommandLineTest {
   }
 
   @Test
+  void aMissingCommandExits127AndOneThatIsNotExecutable126BeforeAnythingConnects() throws Exception {
+    Result missing = execute("run", "--endpoints", "http://127.0.0.1:1", "--key", "k", "--", "/no/such/binary");
+    assertEquals(Leasehold.NOT_FOUND, missing.code(), missing.err());
+    java.nio.file.Path plain = java.nio.file.Files.createTempFile("leasehold-not-executable", ".sh");
+    try {
+      Result notExecutable = execute("run", "--endpoints", "http://127.0.0.1:1", "--key", "k", "--", plain.toString());
+      assertEquals(Leasehold.CANNOT_EXECUTE, notExecutable.code(), notExecutable.err());
+    } finally {
+      java.nio.file.Files.delete(plain);
+    }
+    assertEquals(Leasehold.NOT_FOUND, RunCommand.findCommand("no-such-command-here", "/usr/bin:/bin"));
+    assertEquals(0, RunCommand.findCommand("sh", "/no/such/dir:/usr/bin:/bin"));
+    assertEquals(Leasehold.CANNOT_EXECUTE, RunCommand.findCommand("usr", "/"));
+  }
+
+  @Test
+  void coresAdviceNamesTheCommandsOptions() {
+    assertEquals("...;\nor let leasehold create it with --create-table",
+        StoreOptions.inOptionNames("...;\nor let the elector create it with createTable(true)"));
+    assertEquals("qualify the table (--jdbc-table mydb.leasehold_lease)",
+        StoreOptions.inOptionNames("qualify the table (table(\"mydb.leasehold_lease\"))"));
+  }
+
+  @Test
   void etcdOptionProblemsNameTheOption() {
     assertUsage("--cacert must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
         "--key", "k");
