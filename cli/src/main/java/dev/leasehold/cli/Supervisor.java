@@ -262,7 +262,9 @@ final class Supervisor {
     env.put("LEASEHOLD_LEADER_ID", term.candidateId());
     env.put("LEASEHOLD_FENCING_TOKEN", Long.toString(term.fencingToken()));
     env.put("LEASEHOLD_LEASE_ID", Long.toHexString(term.leaseId()));
-    env.put("LEASEHOLD_LEASE_TTL", Long.toString(elector.config().leaseTtl().toSeconds()));
+    // Granted, not asked for: etcd 3.4 grants 2 s for --ttl 1. Seconds, with a fraction if any (SQL).
+    env.put("LEASEHOLD_LEASE_TTL",
+        java.math.BigDecimal.valueOf(term.grantedTtl().toMillis(), 3).stripTrailingZeros().toPlainString());
     env.put("LEASEHOLD_BACKEND", settings.backend());
     if (settings.endpoints() != null) {
       env.put("LEASEHOLD_ENDPOINTS", settings.endpoints());

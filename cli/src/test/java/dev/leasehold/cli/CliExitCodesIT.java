@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -79,6 +80,16 @@ class CliExitCodesIT {
       assertTrue(Long.parseLong(tokens.get(1)) > Long.parseLong(tokens.get(0)), "a new term, a larger token: " + tokens);
       assertTrue(p.isAlive());
     }
+  }
+
+  @Test
+  void theChildGetsTheGrantedTtlNotTheOneAskedFor() throws Exception {
+    Path ttl = dir.resolve("ttl");
+    LeaseholdProcess p = run("granted", 1, ETCD.cluster().clientEndpointsCsv(), "--",
+        "sh", "-c", "echo $LEASEHOLD_LEASE_TTL > " + ttl);
+    assertEquals(0, p.exitCode(Duration.ofSeconds(40)), p.log());
+    // etcd grants at least its minimum TTL (1.5 election timeouts, rounded up to 2 s) for --ttl 1.
+    assertEquals(List.of("2"), Files.readAllLines(ttl, StandardCharsets.UTF_8));
   }
 
   private static long lines(Path f) {
