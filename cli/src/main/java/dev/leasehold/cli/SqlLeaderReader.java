@@ -68,7 +68,8 @@ final class SqlLeaderReader implements LeaderReader {
       }
     } catch (SQLException e) {
       closeQuietly();
-      throw new Leasehold.StoreUnreachableException("the database did not answer: " + e.getMessage(), e);
+      throw new Leasehold.StoreUnreachableException(
+          "the database at " + StoreOptions.hostPort(url) + " did not answer: " + e.getMessage(), e);
     }
   }
 

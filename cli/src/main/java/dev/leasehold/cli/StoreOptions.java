@@ -61,6 +61,7 @@ final class StoreOptions {
       "check credentials(...)", "check --user and its password",
       "(credentials(user, password))", "(--user, with --password-file or $" + ETCD_PASSWORD_ENV + ")",
       "tls(...)", "--cacert");
+  private static final Pattern AUTHORITY = Pattern.compile("//(?:[^/?;@]*@)?([^/?;]+)");
   private static final Pattern TABLE_CALL = Pattern.compile("table\\(\"([^\"]*)\"\\)");
 
   @Spec(Spec.Target.MIXEE)
@@ -225,6 +226,22 @@ final class StoreOptions {
     if (file != null) {
       p.put(property, file.toString());
     }
+  }
+
+  /**
+   * where names the chosen store by host and port for messages: "etcd at h1:2379, h2:2379" or
+   * "the database at db:3306".
+   */
+  String where() {
+    return isEtcd()
+        ? "etcd at " + String.join(", ", trimmed().stream().map(StoreOptions::hostPort).toList())
+        : "the database at " + hostPort(jdbcUrl);
+  }
+
+  /** hostPort is a URL's host and port as written (no user or password), or the URL if it has none. */
+  static String hostPort(String url) {
+    Matcher m = AUTHORITY.matcher(url);
+    return m.find() ? m.group(1) : url;
   }
 
   /** trimmed is the endpoint list without blanks around each URL. */

@@ -96,6 +96,19 @@ class CommandLineTest {
   }
 
   @Test
+  void statusNamesTheHostAndPortThatDidNotAnswer() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Result r = execute("status", "--endpoints", "http://127.0.0.1:" + port, "--key", "k", "--timeout", "1");
+    assertEquals(Leasehold.STORE_UNREACHABLE, r.code(), r.err());
+    assertTrue(r.err().contains("leasehold: etcd at 127.0.0.1:" + port + " "), r.err());
+    assertEquals("db.example:3306", StoreOptions.hostPort("jdbc:mariadb://db.example:3306/app?user=x"));
+    assertEquals("db:5432", StoreOptions.hostPort("jdbc:postgresql://app:secret@db:5432/app"));
+  }
+
+  @Test
   void coresAdviceNamesTheCommandsOptions() {
     assertEquals("...;\nor let leasehold create it with --create-table",
         StoreOptions.inOptionNames("...;\nor let the elector create it with createTable(true)"));
