@@ -51,7 +51,7 @@ final class EtcdLeaderReader implements LeaderReader {
           }
         });
       } catch (SSLException | IllegalArgumentException e) {
-        throw new IllegalArgumentException("--cacert/--cert/--key-file cannot make a TLS context: " + e.getMessage(), e);
+        throw new IllegalArgumentException("--tls-ca/--tls-cert/--tls-key cannot make a TLS context: " + e.getMessage(), e);
       }
     }
     if (o.user != null) {

@@ -71,6 +71,8 @@ public final class Leasehold {
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new Leasehold());
     cli.setStopAtPositional(true);
+    // Paragraphs are wrapped at words to the terminal's width (80 columns when it has none).
+    cli.setUsageHelpAutoWidth(true);
     // The message names the option; the whole help would bury it.
     cli.setParameterExceptionHandler(
         (e, args) -> {

@@ -34,31 +34,31 @@ import picocli.CommandLine.Spec;
     name = "run",
     mixinStandardHelpOptions = true,
     header = "Run a command only while this process leads the election key.",
-    usageHelpWidth = 100,
     description = {
-        "Campaign for --key and, while leader, run CMD with LEASEHOLD_ELECTION_KEY, LEASEHOLD_LEADER_ID,",
-        "LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_LEASE_TTL, LEASEHOLD_BACKEND and (etcd)",
-        "LEASEHOLD_ENDPOINTS in its environment.",
+        "Campaign for --key and, while leader, run CMD with LEASEHOLD_ELECTION_KEY, "
+            + "LEASEHOLD_LEADER_ID, LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_LEASE_TTL, "
+            + "LEASEHOLD_BACKEND and (etcd) LEASEHOLD_ENDPOINTS in its environment.",
         "",
-        "When the term ends, or --grace before the local deadline while renewals are not confirmed",
-        "(store frozen or cut off), the child's process group gets SIGTERM and, if still there",
-        "200 ms before the deadline (or --grace after a loss), SIGKILL: the child is gone before the",
-        "deadline, which is itself a safety margin before the store can let another leader in.",
-        "When the child exits, leasehold resigns (another candidate takes over in milliseconds) and",
-        "exits with the child's code, or campaigns again with --rejoin.",
-        "SIGTERM, SIGINT and SIGHUP are forwarded to the child's process group; with no child",
-        "running, leasehold releases what it holds and exits with 128 + the signal's number.",
+        "When the term ends, or --grace before the local deadline while renewals are not confirmed "
+            + "(store frozen or cut off), the child's process group gets SIGTERM and, if still there 200 ms "
+            + "before the deadline (or --grace after a loss), SIGKILL: the child is gone before the "
+            + "deadline, which is itself a safety margin before the store can let another leader in. When "
+            + "the child exits, leasehold resigns (another candidate takes over in milliseconds) and exits "
+            + "with the child's code, or campaigns again with --rejoin. SIGTERM, SIGINT and SIGHUP are "
+            + "forwarded to the child's process group; with no child running, leasehold releases what it "
+            + "holds and exits with 128 + the signal's number.",
         "",
-        "The child's whole process tree dies with leasehold, even if leasehold is SIGKILLed: the child",
-        "runs in a PID namespace of its own (util-linux `unshare --pid --fork --kill-child`, inside a",
-        "user namespace that maps only your uid when you are not root) whose init dies with leasehold,",
-        "and the kernel kills every process of a namespace whose init dies, including those that left",
-        "the child's process group (setsid, daemons). Inside it, pids are the namespace's ($$ is 2):",
-        "pid files the child writes and pids it signals are its own tree's, not the host's.",
-        "Where no PID namespace can be made, leasehold says so in one line at start, and only the",
-        "child's own process dies with it (parent-death signal), not the processes it started;",
-        "--require-tree-kill then refuses to run (exit 78, a configuration error).",
-        ""},
+        "The child's whole process tree dies with leasehold, even if leasehold is SIGKILLed: the "
+            + "child runs in a PID namespace of its own (util-linux `unshare --pid --fork --kill-child`, "
+            + "inside a user namespace that maps only your uid when you are not root) whose init dies with "
+            + "leasehold, and the kernel kills every process of a namespace whose init dies, including "
+            + "those that left the child's process group (setsid, daemons). Inside it, pids are the "
+            + "namespace's ($$$$ is 2): pid files the child writes and pids it signals are its own tree's, "
+            + "not the host's. Where no PID namespace can be made, leasehold says so in one line at start, "
+            + "and only the child's own process dies with it (parent-death signal), not the processes it "
+            + "started; --require-tree-kill then refuses to run (exit 78, a configuration error)."},
+    parameterListHeading = "%nArguments:%n",
+    optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "N:the child's exit code, when it exited by itself (128+S if it died of signal S)",
@@ -72,9 +72,12 @@ import picocli.CommandLine.Spec;
         "126:the command is not executable (checked before campaigning), or its start failed",
         "127:the command was not found (checked before campaigning, on PATH as the shell searches it)",
         "128+S:signal S arrived while no child ran"},
-    footerHeading = "%nExample:%n",
-    footer = {"  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --key /jobs/cron \\",
-        "      --ttl 5 --timeout 30 -- /usr/local/bin/dispatch --token-from-env"})
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 \\",
+        "      --key /jobs/dispatch --ttl 5s --rejoin -- /usr/local/bin/dispatch",
+        "  leasehold run --endpoints http://10.0.0.1:2379 --key /cron/report \\",
+        "      --skip-if-led --hold-at-least 60s --timeout 30s -- /opt/jobs/report.sh"})
 final class RunCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
 
@@ -90,8 +93,8 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--key", required = true, paramLabel = "KEY", description = "the election key (etcd key, or the SQL lease row's name)")
   String key;
 
-  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5", converter = Seconds.class,
-      description = "lease TTL, at least 1 s: 5, 5s or PT5S (default: ${DEFAULT-VALUE} s; etcd takes whole seconds);"
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5s", converter = Seconds.class,
+      description = "lease TTL, at least 1 s: 5, 5s or PT5S (default: ${DEFAULT-VALUE}; etcd takes whole seconds);"
           + " a crashed leader is replaced after about this long")
   Duration ttl;
 

@@ -22,11 +22,12 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     header = "Print one line per change of leader until interrupted.",
     description = {
-        "Print the leader of --key now and then one line per change of leader (a new term, or no",
-        "leader), with a timestamp, until interrupted. Read-only: it never campaigns. Changes closer",
-        "together than one read may show as one. While the store does not answer, it says so on",
-        "stderr (naming its host and port), again each minute the outage lasts, and once more when",
-        "the store answers again, with how long it did not."},
+        "Print the leader of --key now and then one line per change of leader (a new term, or no "
+            + "leader), with a timestamp, until interrupted. Read-only: it never campaigns. Changes closer "
+            + "together than one read may show as one. While the store does not answer, it says so on "
+            + "stderr (naming its host and port), again each minute the outage lasts, and once more when "
+            + "the store answers again, with how long it did not."},
+    optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments"})
 final class WatchCommand extends ReadCommand {
@@ -34,8 +35,8 @@ final class WatchCommand extends ReadCommand {
   /** REMIND is how often an outage that goes on is reported again. */
   static final Duration REMIND = Duration.ofMinutes(1);
 
-  @Option(names = "--interval", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "1",
-      description = "poll interval besides the etcd watch (default: ${DEFAULT-VALUE} s)")
+  @Option(names = "--interval", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "1s",
+      description = "poll interval besides the etcd watch (default: ${DEFAULT-VALUE})")
   Duration interval;
 
   @Override

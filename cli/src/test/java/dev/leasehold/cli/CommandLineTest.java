@@ -8,6 +8,7 @@ import dev.leasehold.ElectorConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -109,6 +110,22 @@ class CommandLineTest {
   }
 
   @Test
+  void helpIsWrappedAtWordsWithinEightyColumns() {
+    for (String command : List.of("run", "status", "watch")) {
+      CommandLine sub = Leasehold.commandLine().getSubcommands().get(command);
+      sub.setUsageHelpWidth(80);
+      sub.setUsageHelpAutoWidth(false);
+      String help = sub.getUsageMessage();
+      for (String line : help.split("\n")) {
+        assertTrue(line.length() <= 80, command + ": a line of " + line.length() + " columns: " + line);
+      }
+    }
+    // Paragraphs are filled, not cut where the source's lines ended.
+    String status = Leasehold.commandLine().getSubcommands().get("status").getUsageMessage();
+    assertTrue(status.contains("time left on its\nlease, read from the store"), status);
+  }
+
+  @Test
   void coresAdviceNamesTheCommandsOptions() {
     assertEquals("...;\nor let leasehold create it with --create-table",
         StoreOptions.inOptionNames("...;\nor let the elector create it with createTable(true)"));
@@ -118,12 +135,19 @@ class CommandLineTest {
 
   @Test
   void etcdOptionProblemsNameTheOption() {
-    assertUsage("--cacert must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
+    assertUsage("--tls-ca must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
         "--key", "k");
-    assertUsage("--key-file must be given with --cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+    assertUsage("--tls-key must be given with --tls-cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--tls-cert", "/nonexistent.pem", "--", "true");
+    assertUsage("--tls-ca must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
+        "--tls-ca", "/nonexistent.pem", "--", "true");
+    // The old names still work, out of the help.
+    assertUsage("--tls-key must be given with --tls-cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
         "--cert", "/nonexistent.pem", "--", "true");
-    assertUsage("--cacert must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
+    assertUsage("--tls-ca must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
         "--cacert", "/nonexistent.pem", "--", "true");
+    String help = Leasehold.commandLine().getSubcommands().get("run").getUsageMessage();
+    assertTrue(help.contains("--tls-key=FILE") && !help.contains("--key-file"), help);
     assertUsage("--jdbc-user needs --jdbc-url", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
         "--jdbc-user", "app", "--", "true");
   }
