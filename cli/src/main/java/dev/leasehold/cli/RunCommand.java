@@ -56,7 +56,9 @@ import picocli.CommandLine.Spec;
             + "namespace's ($$$$ is 2): pid files the child writes and pids it signals are its own tree's, "
             + "not the host's. Where no PID namespace can be made, leasehold says so in one line at start, "
             + "and only the child's own process dies with it (parent-death signal), not the processes it "
-            + "started; --require-tree-kill then refuses to run (exit 78, a configuration error)."},
+            + "started; --require-tree-kill then refuses to run (exit 78, a configuration error). "
+            + "--no-pid-namespace leaves the namespace out, with that weaker guarantee, for a job that must "
+            + "signal processes outside its own tree."},
     parameterListHeading = "%nArguments:%n",
     optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
@@ -114,6 +116,12 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
   boolean rejoin;
 
+  @Option(names = "--no-pid-namespace",
+      description = "run the child without a PID namespace of its own, for a job that must signal processes"
+          + " outside its tree (kill -HUP $$(cat /run/app.pid)); the cost: if leasehold is SIGKILLed, only the"
+          + " child's own process dies with it, not the processes it started")
+  boolean noPidNamespace;
+
   @Option(names = "--skip-if-led",
       description = "for jobs a timer starts on several hosts: if another instance leads, or takes the key first,"
           + " exit 0 at once with the line 'skipped: ID leads' instead of waiting for its term to end; the"
@@ -164,6 +172,10 @@ final class RunCommand implements Callable<Integer> {
     if (holdAtLeast != null && (holdAtLeast.isNegative() || holdAtLeast.isZero())) {
       throw usage("--hold-at-least must be > 0 seconds, but was " + Durations.seconds(holdAtLeast));
     }
+    if (noPidNamespace && requireTreeKill) {
+      throw usage("--no-pid-namespace and --require-tree-kill must not both be given: the child's tree dies with"
+          + " leasehold only in a PID namespace");
+    }
     if (skipIfLed && rejoin) {
       throw usage("--skip-if-led and --rejoin must not both be given: one exits when another instance leads,"
           + " the other campaigns until it leads");
@@ -174,7 +186,7 @@ final class RunCommand implements Callable<Integer> {
       log.error("{}: {}", command.get(0), found == Leasehold.NOT_FOUND ? "command not found" : "not executable");
       return found;
     }
-    Guard.Choice choice = Guard.choose();
+    Guard.Choice choice = Guard.choose(!noPidNamespace);
     if (choice == null) {
       throw usage("run needs util-linux's setsid and setpriv on PATH (Debian package util-linux), but they are missing");
     }
@@ -183,7 +195,7 @@ final class RunCommand implements Callable<Integer> {
       log.error("cannot start a child on this machine, refusing to run: {}", choice.refused());
       return Leasehold.CANNOT_EXECUTE;
     }
-    if (!guard.treeKill()) {
+    if (!guard.treeKill() && !noPidNamespace) {
       if (requireTreeKill) {
         log.error("--require-tree-kill: no PID namespace for the child ({}), so its processes could outlive a SIGKILLed"
             + " leasehold: refusing to run", choice.refused());

@@ -2,6 +2,7 @@ package dev.leasehold.cli;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.it.EtcdClusterExtension;
@@ -90,6 +91,16 @@ class CliExitCodesIT {
     assertEquals(0, p.exitCode(Duration.ofSeconds(40)), p.log());
     // etcd grants at least its minimum TTL (1.5 election timeouts, rounded up to 2 s) for --ttl 1.
     assertEquals(List.of("2"), Files.readAllLines(ttl, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void withNoPidNamespaceTheChildCanSignalAProcessOutsideItsTree() throws Exception {
+    // This JVM is outside the child's tree: in a PID namespace of its own the child could not see it.
+    long outside = ProcessHandle.current().pid();
+    LeaseholdProcess p = run("signals", ETCD.cluster().clientEndpointsCsv(), "--no-pid-namespace", "--",
+        "sh", "-c", "kill -0 " + outside);
+    assertEquals(0, p.exitCode(Duration.ofSeconds(40)), p.log());
+    assertFalse(p.log().contains("no PID namespace"), "the opt-out is no warning: " + p.log());
   }
 
   private static long lines(Path f) {

@@ -76,6 +76,8 @@ class CommandLineTest {
   void cronOptionsAreCheckedBeforeAnythingConnects() {
     assertUsage("--hold-at-least must be > 0 seconds, but was 0s", "run", "--endpoints", "http://127.0.0.1:1",
         "--key", "k", "--skip-if-led", "--hold-at-least", "0", "--", "true");
+    assertUsage("--no-pid-namespace and --require-tree-kill must not both be given", "run", "--endpoints",
+        "http://127.0.0.1:1", "--key", "k", "--no-pid-namespace", "--require-tree-kill", "--", "true");
     assertUsage("--skip-if-led and --rejoin must not both be given", "run", "--endpoints", "http://127.0.0.1:1",
         "--key", "k", "--skip-if-led", "--rejoin", "--", "true");
   }
