@@ -39,14 +39,14 @@ import org.slf4j.LoggerFactory;
  * loaded machine spreads further (the latest skip is logged: 0.5 s after its firing's run began
  * on a quiet machine, 1.5 s at load 2 on two cores). The default is 3 s, not the 5 s a crontab
  * would use. A firing still takes the hold and a JVM's start and stop (about 5 s), so the default
- * suite runs 5 firings (about 25 s); {@code -Dleasehold.cron.firings=20
+ * suite runs 4 firings (about 20 s); {@code -Dleasehold.cron.firings=20
  * -Dleasehold.cron.hold=5s} runs the full schedule (about 2.5 min). {@code -Dleasehold.cron.hold=none} leaves {@code --hold-at-least} out: then a late
  * process runs the job a second time, which shows the test can fail.
  */
 class CliCronIT {
   private static final Logger log = LoggerFactory.getLogger(CliCronIT.class);
   private static final int HOSTS = 3;
-  private static final int FIRINGS = Integer.getInteger("leasehold.cron.firings", 5);
+  private static final int FIRINGS = Integer.getInteger("leasehold.cron.firings", 4);
   private static final String HOLD = System.getProperty("leasehold.cron.hold", "3s");
   private static final Pattern RUN = Pattern.compile("(\\d+) (\\S+) (\\d+) (\\d+)");
   private static final Pattern SKIPPED = Pattern.compile("^(\\S+) INFO  leasehold: skipped: (\\S+) leads$");

@@ -32,13 +32,20 @@ class CliJdbcIT {
   private static final Logger log = LoggerFactory.getLogger(CliJdbcIT.class);
   private static final String SLEEPER = CliRunIT.SLEEPER;
 
-  @Test
-  void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {
-    Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
-    String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
+  private final Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8))
+      .toAbsolutePath();
+  private final String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
+
+  /** env has the driver's jar on LEASEHOLD_CLASSPATH (the shaded jar bundles none) and the password. */
+  private static Map<String, String> env(String password) throws Exception {
     String driver = Path.of(org.mariadb.jdbc.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
         .toString();
-    Map<String, String> env = Map.of("LEASEHOLD_CLASSPATH", driver, "LEASEHOLD_JDBC_PASSWORD", db.rootPassword());
+    return Map.of("LEASEHOLD_CLASSPATH", driver, "LEASEHOLD_JDBC_PASSWORD", password);
+  }
+
+  @Test
+  void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {
+    Map<String, String> env = env(db.rootPassword());
     List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--jdbc-user", db.rootUser(), "--key", key);
     try (LeaseholdProcess a = run("a", dir, env, store); LeaseholdProcess b = run("b", dir, env, store)) {
       await().atMost(Duration.ofSeconds(40)).until(() -> child(dir, "a").isPresent() || child(dir, "b").isPresent());
@@ -72,15 +79,11 @@ class CliJdbcIT {
 
   @Test
   void configurationErrorsExit78AtOnceAndAreSaidOnceInTheCommandsWords(MariaDbServer db) throws Exception {
-    Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
-    String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
-    String driver = Path.of(org.mariadb.jdbc.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-        .toString();
     List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--key", key, "--jdbc-allow-relaxed-durability");
 
     // No --create-table: the message is printed once, and advises the option, not the builder's createTable(true).
-    LeaseholdProcess missing = leasehold("missing", dir, Map.of("LEASEHOLD_CLASSPATH", driver,
-        "LEASEHOLD_JDBC_PASSWORD", db.rootPassword()), store, "--jdbc-user", db.rootUser(), "--jdbc-table", "no_such_table");
+    LeaseholdProcess missing = leasehold("missing", env(db.rootPassword()), store, "--jdbc-user", db.rootUser(),
+        "--jdbc-table", "no_such_table");
     assertEquals(Leasehold.CONFIG, missing.exitCode(Duration.ofSeconds(40)), missing.log());
     assertEquals(1, Pattern.compile("table no_such_table does not exist").matcher(missing.log()).results().count(),
         missing.log());
@@ -88,20 +91,19 @@ class CliJdbcIT {
     assertFalse(missing.log().contains("createTable(true)"), missing.log());
 
     // A user who may read but not write the lease table.
-    LeaseholdProcess create = leasehold("create", dir, Map.of("LEASEHOLD_CLASSPATH", driver,
-        "LEASEHOLD_JDBC_PASSWORD", db.rootPassword()), store, "--jdbc-user", db.rootUser(), "--jdbc-table", "ro_lease",
-        "--create-table");
+    LeaseholdProcess create = leasehold("create", env(db.rootPassword()), store, "--jdbc-user", db.rootUser(),
+        "--jdbc-table", "ro_lease", "--create-table");
     assertEquals(0, create.exitCode(Duration.ofSeconds(40)), create.log());
     db.createUser("reader", "reader-pw", "SELECT ON " + MariaDbServer.DATABASE + ".*");
-    LeaseholdProcess reader = leasehold("reader", dir, Map.of("LEASEHOLD_CLASSPATH", driver,
-        "LEASEHOLD_JDBC_PASSWORD", "reader-pw"), store, "--jdbc-user", "reader", "--jdbc-table", "ro_lease");
+    LeaseholdProcess reader = leasehold("reader", env("reader-pw"), store, "--jdbc-user", "reader",
+        "--jdbc-table", "ro_lease");
     assertEquals(Leasehold.CONFIG, reader.exitCode(Duration.ofSeconds(40)), reader.log());
     assertEquals(1, Pattern.compile("configuration error: permission denied: ").matcher(reader.log()).results().count(),
         reader.log());
   }
 
-  private static LeaseholdProcess leasehold(String id, Path dir, Map<String, String> env, List<String> store,
-      String... more) throws Exception {
+  private LeaseholdProcess leasehold(String id, Map<String, String> env, List<String> store, String... more)
+      throws Exception {
     List<String> args = new java.util.ArrayList<>(List.of("run", "--id", id));
     args.addAll(store);
     args.addAll(List.of(more));
