@@ -11,8 +11,8 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
- * SqlLeaderReader reads the lease row (PROTOCOL.md, SQL backend) with one plain SELECT on a
- * connection of its own; it never takes, renews or releases. A row whose holder is empty or
+ * SqlLeaderReader reads the lease row (PROTOCOL.md, SQL backend; MariaDB/MySQL or PostgreSQL,
+ * told by the URL) with one plain SELECT on a connection of its own; it never takes, renews or releases. A row whose holder is empty or
  * whose expiry has passed on the server's clock names no leader.
  *
  * <p>Thread-safe: every read holds the instance's lock.
@@ -33,9 +33,17 @@ final class SqlLeaderReader implements LeaderReader {
       login.setProperty("password", new String(password));
     }
     this.key = key;
-    String quoted = "`" + table.replace(".", "`.`") + "`";
-    this.sql = "SELECT candidate, epoch, holder <> '' AND expires_at > UTC_TIMESTAMP(6),"
-        + " TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at), ttl_us FROM " + quoted + " WHERE name = ?";
+    if (url != null && url.startsWith("jdbc:postgresql:")) {
+      // clock_timestamp(), not now(): the server's clock at the read, as the elector writes it.
+      String quoted = '"' + table.replace(".", "\".\"") + '"';
+      this.sql = "SELECT candidate, epoch, holder <> '' AND expires_at > clock_timestamp(),"
+          + " (EXTRACT(EPOCH FROM expires_at - clock_timestamp()) * 1000000)::bigint, ttl_us FROM " + quoted
+          + " WHERE name = ?";
+    } else {
+      String quoted = "`" + table.replace(".", "`.`") + "`";
+      this.sql = "SELECT candidate, epoch, holder <> '' AND expires_at > UTC_TIMESTAMP(6),"
+          + " TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at), ttl_us FROM " + quoted + " WHERE name = ?";
+    }
   }
 
   /** open checks the table name; it connects on the first read. */

@@ -194,7 +194,7 @@ final class StoreOptions {
       DriverManager.getDriver(jdbcUrl);
     } catch (SQLException e) {
       throw usage("--jdbc-url " + jdbcUrl + " is accepted by no JDBC driver on the class path: put the"
-          + " driver's jar (MariaDB or MySQL Connector/J) in $LEASEHOLD_CLASSPATH");
+          + " driver's jar (MariaDB or MySQL Connector/J; PostgreSQL's is built in) in $LEASEHOLD_CLASSPATH");
     }
     if (jdbcPasswordFile != null && jdbcUser == null) {
       throw usage("--jdbc-user must be given with --jdbc-password-file " + jdbcPasswordFile);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.it.mariadb.MariaDbExtension;
 import dev.leasehold.it.mariadb.MariaDbServer;
+import dev.leasehold.it.postgres.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code leasehold run} and {@code status} on a real mariadbd, with the user's driver jar on
- * LEASEHOLD_CLASSPATH (the shaded jar bundles none) and the password in LEASEHOLD_JDBC_PASSWORD,
+ * LEASEHOLD_CLASSPATH (MariaDB's is LGPL: the shaded jar does not bundle it), and on a real
+ * postgres with the driver the shaded jar bundles; the password in LEASEHOLD_JDBC_PASSWORD,
  * which the child must not inherit.
  */
 @ExtendWith(MariaDbExtension.class)
@@ -36,7 +38,7 @@ class CliJdbcIT {
       .toAbsolutePath();
   private final String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
 
-  /** env has the driver's jar on LEASEHOLD_CLASSPATH (the shaded jar bundles none) and the password. */
+  /** env has MariaDB's driver jar on LEASEHOLD_CLASSPATH (the shaded jar bundles none) and the password. */
   private static Map<String, String> env(String password) throws Exception {
     String driver = Path.of(org.mariadb.jdbc.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
         .toString();
@@ -45,8 +47,21 @@ class CliJdbcIT {
 
   @Test
   void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {
-    Map<String, String> env = env(db.rootPassword());
-    List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--jdbc-user", db.rootUser(), "--key", key);
+    oneChildRunsAndItsExitHandsOver("MariaDB", db.jdbcUrl(), db.rootUser(), env(db.rootPassword()));
+  }
+
+  @Test
+  void onPostgresTheShadedJarBringsItsOwnDriver() throws Exception {
+    try (PostgresServer db = PostgresServer.builder().name("CliJdbcIT").start()) {
+      // No LEASEHOLD_CLASSPATH: the PostgreSQL driver (BSD-2) ships in the shaded jar.
+      oneChildRunsAndItsExitHandsOver("PostgreSQL", db.jdbcUrl(), db.superuser(),
+          Map.of("LEASEHOLD_JDBC_PASSWORD", db.superuserPassword()));
+    }
+  }
+
+  private void oneChildRunsAndItsExitHandsOver(String server, String url, String user, Map<String, String> env)
+      throws Exception {
+    List<String> store = List.of("--jdbc-url", url, "--jdbc-user", user, "--key", key);
     try (LeaseholdProcess a = run("a", dir, env, store); LeaseholdProcess b = run("b", dir, env, store)) {
       await().atMost(Duration.ofSeconds(40)).until(() -> child(dir, "a").isPresent() || child(dir, "b").isPresent());
       await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
@@ -71,7 +86,7 @@ class CliJdbcIT {
       LeaseholdProcess.kill("TERM", child(dir, leader.name()).orElseThrow());
       await().atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(1))
           .until(() -> child(dir, other.name()).isPresent());
-      log.info("measured: MariaDB: child exit -> the other's child started {} ms later (TTL 5 s)",
+      log.info("measured: {}: child exit -> the other's child started {} ms later (TTL 5 s)", server,
           String.format("%.1f", (System.nanoTime() - sent) / 1e6));
       assertEquals(143, leader.exitCode(Duration.ofSeconds(10)), leader.log());
     }

@@ -11,7 +11,9 @@ import java.util.Objects;
 /**
  * JdbcFencing fences the user's own writes with a term of a {@link JdbcLeaderElector}: inside
  * the user's transaction, {@link #guard} reads the lease row under a shared lock (S7,
- * {@code SELECT epoch, holder ... LOCK IN SHARE MODE}) and refuses unless it still names the
+ * {@code SELECT epoch, holder ... LOCK IN SHARE MODE}, or {@code FOR SHARE} on PostgreSQL,
+ * where it also limits the transaction's idle time to the TTL with
+ * {@code idle_in_transaction_session_timeout}) and refuses unless it still names the
  * term's epoch and holder token. Every take, renewal and release needs an exclusive lock on
  * that row, so until the transaction ends no new term can begin: a write after a successful
  * guard commits as the term's own, before any successor exists, and a stale leader's guard
@@ -46,8 +48,9 @@ public final class JdbcFencing {
    * @param connection the caller's connection, in a transaction (autocommit off), on the database
    *     that holds the lease table
    * @param leadership the term the caller's writes belong to, from a JDBC elector
-   * @throws IllegalArgumentException if the connection is in autocommit mode (InnoDB would take
-   *     no lock, and the guard would protect nothing), or the leadership is not a JDBC term
+   * @throws IllegalArgumentException if the connection is in autocommit mode (the server would
+   *     hold no lock after S7, and the guard would protect nothing), or the leadership is not a
+   *     JDBC term
    * @throws StaleLeadershipException if the row names another term, is released or is gone;
    *     roll back
    * @throws SQLException if S7 itself fails; roll back
@@ -59,10 +62,16 @@ public final class JdbcFencing {
         "leadership must come from a JdbcLeaderElector, but was " + leadership));
     if (connection.getAutoCommit()) {
       throw new IllegalArgumentException("connection must be in a transaction (setAutoCommit(false)):"
-          + " with autocommit on, InnoDB holds no lock after S7 and the guard would protect nothing");
+          + " with autocommit on, the server holds no lock after S7 and the guard would protect nothing");
     }
-    try (PreparedStatement ps = connection.prepareStatement(LeaseTable.of(term.table()).guard())) {
-      ps.setString(1, term.name());
+    SqlDialect dialect = SqlDialect.of(connection);
+    try (PreparedStatement ps = connection.prepareStatement(LeaseSql.of(dialect, LeaseTable.of(term.table())).guard())) {
+      if (dialect == SqlDialect.POSTGRESQL) {
+        ps.setString(1, Long.toString(term.ttlMillis()));
+        ps.setString(2, term.name());
+      } else {
+        ps.setString(1, term.name());
+      }
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw stale(term, "the lease row " + term.name() + " is gone");

@@ -11,19 +11,23 @@ import javax.sql.DataSource;
 
 /**
  * JdbcLeaderElector builds {@link LeaderElector}s that run the Leasehold protocol against
- * MariaDB (10.6 or later) or MySQL (8.0 or later): a lease row in an InnoDB table is the
- * truth, its {@code epoch} the fencing token; {@code GET_LOCK} on the holder's token is only
- * the followers' wake-up, with polling as the fallback (PROTOCOL.md, section "SQL backend").
+ * PostgreSQL (12 or later; tested on 15), MariaDB (10.6 or later) or MySQL (8.0 or later;
+ * unit-tested only): a lease row is the truth, its {@code epoch} the fencing token; a lock
+ * on the holder's token ({@code GET_LOCK}, or PostgreSQL's session advisory lock) is only the
+ * followers' wake-up, with polling as the fallback (PROTOCOL.md, section "SQL backend"). The
+ * server's family is told at the first session, from the driver.
  * The same events, {@link dev.leasehold.Leadership} and deadline rule as on etcd; guard writes
  * with {@link JdbcFencing#guard}.
  *
  * <p>Each elector opens its own term session, never from a pool, and runs every statement on
  * it from one worker thread of its own; the runtime's event loop and the event dispatcher never
- * block on JDBC. The user brings the driver (MariaDB Connector/J or MySQL Connector/J).
+ * block on JDBC. The user brings the driver (the PostgreSQL JDBC driver, MariaDB Connector/J or
+ * MySQL Connector/J). Behind a transaction pooler (PgBouncer in transaction mode) the elector
+ * detects the pooling at its first session and polls instead of taking session locks.
  *
  * <p>Not guaranteed: no overlap and token order across a failover of asynchronous (or
  * semi-synchronous) replication, which may lose the last commits (the guard still refuses the
- * lost term's writes); Galera (refused) and multi-primary group replication; proxies that
+ * lost term's writes); a hot standby (refused); Galera (refused) and multi-primary group replication; proxies that
  * multiplex sessions or split reads, and drivers that reconnect silently; no overlap across a
  * pause longer than the margin or an operator's edit of the row.
  *
@@ -103,27 +107,17 @@ public final class JdbcLeaderElector {
 
   private static LeaderElector create(ElectorConfig c, JdbcSettings settings) {
     SqlConfig sql = SqlConfig.from(c, settings.table().configured());
-    TermSession.Settings session =
-        new TermSession.Settings(
-            settings.table(),
-            c.electionKey(),
-            c.candidateId(),
-            sql.ttlMicros(),
-            (int) Math.min(Integer.MAX_VALUE, ceilSeconds(c.leaseTtl().multipliedBy(2))),
-            (int) Math.max(1, ceilSeconds(c.rpcTimeout())),
-            settings.options());
+    TermSession.Settings session = new TermSession.Settings(settings.table(), c.electionKey(), c.candidateId(),
+        sql.ttlMicros(), c.rpcTimeout().toMillis(), settings.options());
     String name = c.candidateId() + "@" + c.electionKey();
-    SqlPort store = new SqlPort(settings.source(), session, c.rpcTimeout().toNanos(), name);
+    PoolerProbe pooler = new PoolerProbe(name, c.pollInterval().toMillis());
+    SqlPort store = new SqlPort(settings.source(), session, pooler, c.rpcTimeout().toNanos(), name);
     SqlMachine machine = new SqlMachine(sql, new SecureRandom());
     return new ElectorRuntime(c, machine, store, new ThreadScheduler(), name);
   }
 
-  private static long ceilSeconds(Duration d) {
-    return (d.toNanos() + 999_999_999L) / 1_000_000_000L;
-  }
-
   /**
-   * Builder configures a MariaDB/MySQL {@link LeaderElector}: the backend-neutral settings
+   * Builder configures a PostgreSQL or MariaDB/MySQL {@link LeaderElector}: the backend-neutral settings
    * (inherited from {@link ElectorConfig.Settings}; the election key is the row's name, the
    * lease TTL a whole number of milliseconds, at least 500 ms, and {@code pollInterval} under
    * 2 × TTL, so the default 1 s needs a TTL over 500 ms; {@code standbyLease} does not apply)

@@ -34,7 +34,7 @@ public final class JdbcSettings {
           "dataSource must not be set together with jdbcUrl, but both were (jdbcUrl " + b.jdbcUrl + ")");
     }
     if (b.dataSource == null && (b.jdbcUrl == null || !b.jdbcUrl.startsWith("jdbc:"))) {
-      throw new IllegalArgumentException("jdbcUrl must be a JDBC URL such as jdbc:mariadb://host:3306/db"
+      throw new IllegalArgumentException("jdbcUrl must be a JDBC URL such as jdbc:postgresql://host:5432/db"
           + " (or set dataSource), but was " + (b.jdbcUrl == null ? "null" : "\"" + b.jdbcUrl + "\""));
     }
     this.jdbcUrl = b.jdbcUrl;
@@ -99,10 +99,13 @@ public final class JdbcSettings {
     /**
      * jdbcUrl opens the term session with {@code DriverManager} (with connect and socket
      * timeouts and automatic reconnection off), for example
-     * {@code jdbc:mariadb://db:3306/app}; the URL may carry the driver's options (TLS). The
-     * preferred way: a pool's connections never serve the term session.
+     * {@code jdbc:postgresql://db:5432/app} or {@code jdbc:mariadb://db:3306/app}; the URL may
+     * carry the driver's options (TLS: {@code sslmode=verify-full} on PostgreSQL). The preferred
+     * way: a pool's connections never serve the term session. A URL that reaches PostgreSQL
+     * through a transaction pooler (PgBouncer's {@code pool_mode = transaction}) works, without
+     * wake-ups: followers poll (one INFO line says so at the first session).
      *
-     * @param url the {@code jdbc:} URL, for example {@code jdbc:mariadb://db:3306/app}
+     * @param url the {@code jdbc:} URL, for example {@code jdbc:postgresql://db:5432/app}
      * @param user the database user, or null to leave it to the URL
      * @param password the user's password, or null to leave it to the URL
      * @return this builder, for chaining
@@ -117,7 +120,8 @@ public final class JdbcSettings {
     /**
      * dataSource opens the term session with {@code dataSource.getConnection()}; it must open a
      * new server session each time (the driver's own DataSource, such as
-     * {@code org.mariadb.jdbc.MariaDbDataSource}), never hand out pooled ones: a pool is
+     * {@code org.postgresql.ds.PGSimpleDataSource} or {@code org.mariadb.jdbc.MariaDbDataSource}),
+     * never hand out pooled ones: a pool is
      * detected at the first session (it gives the same server session back after close) and
      * refused with STORE_UNAVAILABLE. Use it when the driver needs configuring beyond a URL.
      *

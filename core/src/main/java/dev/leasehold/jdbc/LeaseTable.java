@@ -3,8 +3,8 @@ package dev.leasehold.jdbc;
 import java.util.regex.Pattern;
 
 /**
- * LeaseTable is the lease table's validated name, its DDL and the text of the statements
- * S1–S5 and S7 of PROTOCOL.md's SQL section with that name in them.
+ * LeaseTable is the lease table's validated name, as the user gave it and as each dialect
+ * quotes it; {@link LeaseSql} puts it into the statements.
  *
  * <p>Immutable and thread-safe.
  */
@@ -18,12 +18,14 @@ final class LeaseTable {
   private final String schema;
   private final String name;
   private final String quoted;
+  private final String quotedPg;
 
   private LeaseTable(String configured, String schema, String name) {
     this.configured = configured;
     this.schema = schema;
     this.name = name;
     this.quoted = (schema == null ? "" : "`" + schema + "`.") + "`" + name + "`";
+    this.quotedPg = (schema == null ? "" : '"' + schema + "\".") + '"' + name + '"';
   }
 
   /**
@@ -55,7 +57,7 @@ final class LeaseTable {
     return configured;
   }
 
-  /** schema is the schema part, or null for the connection's default database. */
+  /** schema is the schema part (MySQL family: a database), or null for the connection's default one. */
   String schema() {
     return schema;
   }
@@ -65,54 +67,12 @@ final class LeaseTable {
     return name;
   }
 
-  /** ddl is PROTOCOL.md's CREATE TABLE with this table's name. */
-  String ddl() {
-    return "CREATE TABLE IF NOT EXISTS " + quoted + " (\n"
-        + "  name       VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin     NOT NULL,\n"
-        + "  holder     VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin     NOT NULL,\n"
-        + "  candidate  VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,\n"
-        + "  epoch      BIGINT UNSIGNED NOT NULL,\n"
-        + "  version    BIGINT UNSIGNED NOT NULL,\n"
-        + "  ttl_us     BIGINT UNSIGNED NOT NULL,\n"
-        + "  expires_at DATETIME(6)     NOT NULL,\n"
-        + "  PRIMARY KEY (name)\n"
-        + ") ENGINE = InnoDB";
-  }
-
-  /** S1: {@code name}. */
-  String read() {
-    return "SELECT holder, candidate, epoch, version, ttl_us, expires_at <= UTC_TIMESTAMP(6) AS expired FROM "
-        + quoted + " WHERE name = ?";
-  }
-
-  /** S2: {@code name, holder, candidate, epoch, ttl, ttl}. */
-  String insert() {
-    return "INSERT INTO " + quoted + " (name, holder, candidate, epoch, version, ttl_us, expires_at)"
-        + " VALUES (?, ?, ?, ?, 1, ?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)";
-  }
-
-  /** S3: {@code holder, candidate, ttl, ttl, name, h₀, v₀}. */
-  String take() {
-    return "UPDATE " + quoted + " SET holder = ?, candidate = ?, epoch = epoch + 1, version = version + 1,"
-        + " ttl_us = ?, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
-        + " WHERE name = ? AND holder = ? AND version = ? AND (holder = '' OR expires_at <= UTC_TIMESTAMP(6))";
-  }
-
-  /** S4: {@code ttl, name, holder, epoch}. */
-  String renew() {
-    return "UPDATE " + quoted + " SET version = version + 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
-        + " WHERE name = ? AND holder = ? AND epoch = ?";
-  }
-
-  /** S5: {@code name, holder, epoch}. */
-  String release() {
-    return "UPDATE " + quoted + " SET holder = '', version = version + 1, expires_at = UTC_TIMESTAMP(6)"
-        + " WHERE name = ? AND holder = ? AND epoch = ?";
-  }
-
-  /** S7: {@code name}; MariaDB has no FOR SHARE, MySQL 8 accepts both. */
-  String guard() {
-    return "SELECT epoch, holder FROM " + quoted + " WHERE name = ? LOCK IN SHARE MODE";
+  /**
+   * quoted is the name as {@code dialect} quotes it: {@code `schema`.`name`} on the MySQL
+   * family, {@code "schema"."name"} on PostgreSQL (where quoting keeps the name's case).
+   */
+  String quoted(SqlDialect dialect) {
+    return dialect == SqlDialect.POSTGRESQL ? quotedPg : quoted;
   }
 
   @Override

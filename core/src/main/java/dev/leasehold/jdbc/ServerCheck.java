@@ -8,10 +8,11 @@ import java.sql.Statement;
 
 /**
  * ServerCheck runs PROTOCOL.md's checks on every new term session, before its first statement,
- * and refuses (a {@link Refused} naming the setting) what the protocol cannot run on: Galera,
- * a read-only server, a lease table that is not InnoDB, and
- * {@code innodb_flush_log_at_trx_commit <> 1} unless the user opted in. A missing table is
- * created when the user allows it, else reported with the DDL to run.
+ * and refuses (a {@link Refused} naming the setting) what the protocol cannot run on. On the
+ * MySQL family: Galera, a read-only server, a lease table that is not InnoDB, and
+ * {@code innodb_flush_log_at_trx_commit <> 1} unless the user opted in; PostgreSQL's checks are
+ * {@link PgServerCheck}'s. A missing table is created when the user allows it, else reported
+ * with the DDL to run.
  *
  * <p>Stateless and thread-safe; it runs on the store's worker, on the session it checks.
  */
@@ -32,6 +33,10 @@ final class ServerCheck {
 
   /** check runs the checks on {@code c} and returns the server's dialect. */
   static SqlDialect check(Connection c, LeaseTable table, Options options) throws SQLException {
+    if (SqlDialect.of(c) == SqlDialect.POSTGRESQL) {
+      PgServerCheck.check(c, table, options);
+      return SqlDialect.POSTGRESQL;
+    }
     String version;
     boolean readOnly;
     boolean innodbReadOnly;
@@ -72,13 +77,14 @@ final class ServerCheck {
           + " (jdbc:mariadb://host:3306/mydb) or qualify the table (table(\"mydb." + table.name() + "\"))");
     }
     String engine = engine(c, schema, table.name());
+    String ddl = LeaseSql.of(SqlDialect.MARIADB, table).ddl();
     if (engine == null) {
       if (!options.createTable()) {
         throw new Refused("table " + table.configured() + " does not exist in database " + schema
-            + "; create it with:\n" + table.ddl() + ";\nor let the elector create it with createTable(true)");
+            + "; create it with:\n" + ddl + ";\nor let the elector create it with createTable(true)");
       }
       try (Statement st = c.createStatement()) {
-        st.execute(table.ddl());
+        st.execute(ddl);
       }
       engine = engine(c, schema, table.name());
     }

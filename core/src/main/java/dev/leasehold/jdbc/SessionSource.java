@@ -32,8 +32,9 @@ abstract class SessionSource {
     return new FromDataSource(dataSource);
   }
 
-  static long connectionId(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
+  /** connectionId is the server's id of the session {@code c} runs on. */
+  static long connectionId(Connection c, SqlDialect dialect) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(dialect.connectionIdQuery())) {
       rs.next();
       return rs.getLong(1);
     }
@@ -59,11 +60,24 @@ abstract class SessionSource {
       if (password != null) {
         p.setProperty("password", password);
       }
-      String ms = Integer.toString(Math.max(1, timeoutMillis));
-      // Both MariaDB Connector/J and MySQL Connector/J read these; the user's URL may add more.
-      p.setProperty("connectTimeout", ms);
-      p.setProperty("socketTimeout", ms);
-      p.setProperty("autoReconnect", "false");
+      if (SqlDialect.ofUrl(url) == SqlDialect.POSTGRESQL) {
+        // pgjdbc counts these in seconds. Server-side prepared statements stay off
+        // (prepareThreshold=0), so that the session also works through a transaction pooler,
+        // which does not carry them from one transaction to the next.
+        String s = Integer.toString(Math.max(1, (timeoutMillis + 999) / 1_000));
+        p.setProperty("connectTimeout", s);
+        p.setProperty("loginTimeout", s);
+        p.setProperty("socketTimeout", s);
+        p.setProperty("tcpKeepAlive", "true");
+        p.setProperty("prepareThreshold", "0");
+        p.setProperty("ApplicationName", "leasehold");
+      } else {
+        String ms = Integer.toString(Math.max(1, timeoutMillis));
+        // Both MariaDB Connector/J and MySQL Connector/J read these; the user's URL may add more.
+        p.setProperty("connectTimeout", ms);
+        p.setProperty("socketTimeout", ms);
+        p.setProperty("autoReconnect", "false");
+      }
       return DriverManager.getConnection(url, p);
     }
 
@@ -88,16 +102,18 @@ abstract class SessionSource {
         return c;
       }
       long first;
+      SqlDialect dialect;
       try {
         c.setNetworkTimeout(Runnable::run, Math.max(1, timeoutMillis));
-        first = connectionId(c);
+        dialect = SqlDialect.of(c);
+        first = connectionId(c, dialect);
       } finally {
         c.close();
       }
       Connection again = dataSource.getConnection();
       try {
         again.setNetworkTimeout(Runnable::run, Math.max(1, timeoutMillis));
-        if (connectionId(again) == first) {
+        if (connectionId(again, dialect) == first) {
           throw new ServerCheck.Refused("dataSource is a connection pool: it handed out server session " + first
               + " again after close(). The term session must never come from a pool, which may close or"
               + " reuse it without a word; give the builder jdbcUrl(url, user, password), or the driver's own"

@@ -71,7 +71,7 @@ final class SqlMaster extends SqlRole {
     deadline = config.deadline(sentAt);
     confirmedSentAt = sentAt;
     renewOp = 0;
-    roles.elect(new Term(token, h.leaseId(), deadline, new SqlTerm(config.table(), config.name(), h, token)),
+    roles.elect(new Term(token, h.leaseId(), deadline, new SqlTerm(config.table(), config.name(), h, token, config.ttlNanos() / 1_000_000)),
         new LeaderInfo(config.candidateId(), token, h.leaseId()), now);
     fx.setTimer(SqlTimer.DEADLINE, deadline);
     fx.setTimer(SqlTimer.RENEW, sentAt + config.renewIntervalNanos());

@@ -46,6 +46,7 @@ final class SqlPort implements StorePort {
 
   private final SessionSource source;
   private final TermSession.Settings settings;
+  private final PoolerProbe pooler;
   private final long rpcTimeoutNanos;
   private final String logName;
   private ExecutorService worker;
@@ -60,9 +61,11 @@ final class SqlPort implements StorePort {
   private volatile TermSession waitingIn;
   private volatile boolean endWaits;
 
-  SqlPort(SessionSource source, TermSession.Settings settings, long rpcTimeoutNanos, String logName) {
+  SqlPort(SessionSource source, TermSession.Settings settings, PoolerProbe pooler, long rpcTimeoutNanos,
+      String logName) {
     this.source = source;
     this.settings = settings;
+    this.pooler = pooler;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.logName = logName;
   }
@@ -142,7 +145,7 @@ final class SqlPort implements StorePort {
 
   private TermSession session(long deadline) throws SQLException {
     if (session == null) {
-      session = TermSession.open(source, ++sessions, settings, deadline);
+      session = TermSession.open(source, ++sessions, settings, pooler, deadline);
       log.debug("{}: opened {}", logName, session);
     }
     return session;
@@ -229,9 +232,10 @@ final class SqlPort implements StorePort {
       if (e.getErrorCode() == 1045 || state.startsWith("28")) {
         return ConfigurationErrors.named("access denied: wrong user or password (" + message + ")");
       }
-      // 1044 database, 1142 table, 1143 column: the user lacks a privilege (a read-only user).
-      if (e.getErrorCode() == 1044 || e.getErrorCode() == 1142 || e.getErrorCode() == 1143) {
-        return ConfigurationErrors.named("permission denied: " + message);
+      // MariaDB 1044 database, 1142 table, 1143 column; PostgreSQL 42501: a read-only user, say.
+      if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044 || e.getErrorCode() == 1143 || state.equals("42501")) {
+        return ConfigurationErrors.named(
+            "permission denied: the user lacks a privilege the elector needs (" + message + ")");
       }
       if (e instanceof SQLTimeoutException || lower.contains("timed out") || lower.contains("timeout")
           || lower.contains("timout")) {

@@ -13,5 +13,6 @@ import dev.leasehold.runtime.Term;
  * @param name the election name (the row's primary key)
  * @param holder the term's holder token
  * @param epoch the term's fencing token
+ * @param ttlMillis the TTL: on PostgreSQL, the longest a guarded transaction may sit idle
  */
-record SqlTerm(String table, String name, HolderToken holder, long epoch) implements Term.Detail {}
+record SqlTerm(String table, String name, HolderToken holder, long epoch, long ttlMillis) implements Term.Detail {}

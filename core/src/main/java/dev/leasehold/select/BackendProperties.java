@@ -259,7 +259,7 @@ final class BackendProperties {
           DriverManager.getDriver(url);
         } catch (SQLException e) {
           throw refused("leasehold.jdbc.url", " must be a URL a JDBC driver on the class path accepts (add"
-              + " MariaDB Connector/J or MySQL Connector/J), but was \"" + url + "\" (" + e.getMessage() + ")");
+              + " the PostgreSQL JDBC driver, MariaDB Connector/J or MySQL Connector/J), but was \"" + url + "\" (" + e.getMessage() + ")");
         }
       }
       jdbc.jdbcUrl(url, p.get("leasehold.jdbc.user"), p.get("leasehold.jdbc.password"));

@@ -1,6 +1,7 @@
 package dev.leasehold.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The builder names the field and the bad value, and builds without connecting. */
@@ -50,7 +52,7 @@ class JdbcLeaderElectorBuilderTest {
 
   @Test
   void exactlyOneSourceOfSessions() {
-    assertEquals("jdbcUrl must be a JDBC URL such as jdbc:mariadb://host:3306/db (or set dataSource), but was null",
+    assertEquals("jdbcUrl must be a JDBC URL such as jdbc:postgresql://host:5432/db (or set dataSource), but was null",
         rejected(JdbcLeaderElector.builder().electionKey("e")));
     assertTrue(rejected(valid().jdbcUrl("mariadb://h/db", "u", "p")).endsWith("but was \"mariadb://h/db\""));
     assertTrue(rejected(valid().dataSource(unusedDataSource())).startsWith("dataSource must not be set together"));
@@ -92,10 +94,22 @@ class JdbcLeaderElectorBuilderTest {
 
   @Test
   void theTableSqlIsThePrococolsWithTheNameQuoted() {
-    LeaseTable t = LeaseTable.of("ops.leases");
+    LeaseSql t = LeaseSql.of(SqlDialect.MARIADB, LeaseTable.of("ops.leases"));
     assertEquals("SELECT epoch, holder FROM `ops`.`leases` WHERE name = ? LOCK IN SHARE MODE", t.guard());
     assertTrue(t.ddl().startsWith("CREATE TABLE IF NOT EXISTS `ops`.`leases` ("));
     assertTrue(t.take().endsWith("WHERE name = ? AND holder = ? AND version = ? AND (holder = '' OR expires_at <= UTC_TIMESTAMP(6))"));
+  }
+
+  @Test
+  void onPostgresTheServerClockIsClockTimestampAndTheGuardReadsForShare() {
+    LeaseSql t = LeaseSql.of(SqlDialect.POSTGRESQL, LeaseTable.of("ops.leases"));
+    assertTrue(t.guard().endsWith("FROM \"ops\".\"leases\" WHERE name = ? FOR SHARE"), t.guard());
+    assertTrue(t.ddl().startsWith("CREATE TABLE IF NOT EXISTS \"ops\".\"leases\" ("));
+    assertTrue(t.take().endsWith("WHERE name = ? AND holder = ? AND version = ? AND (holder = '' OR expires_at <= clock_timestamp())"));
+    assertTrue(t.insert().endsWith("ON CONFLICT (name) DO NOTHING"));
+    for (String s : List.of(t.read(), t.insert(), t.take(), t.renew(), t.release(), t.ddl())) {
+      assertFalse(s.contains("now()") || s.contains("UTC_TIMESTAMP") || s.contains("`"), s);
+    }
   }
 
   @Test

@@ -46,7 +46,7 @@ class SqlMachineTest {
     assertEquals(sentAt + WINDOW, h.timer(SqlTimer.DEADLINE).atNanos());
     assertEquals(sentAt + 2 * S / 6, h.timer(SqlTimer.RENEW).atNanos(), "renew every TTL/6");
     assertEquals(take.holder().leaseId(), h.term.leaseId());
-    assertEquals(new SqlTerm("leasehold_lease", "e1", take.holder(), 1), h.term.detail());
+    assertEquals(new SqlTerm("leasehold_lease", "e1", take.holder(), 1, 2 * S / 1_000_000), h.term.detail());
   }
 
   @Test

@@ -31,7 +31,8 @@ class ReadmeSpringSnippetsTest {
   private static final Pattern CLASS = Pattern.compile("\\bclass (\\w+)");
   private static final Pattern PACKAGE = Pattern.compile("^\\s*package ([\\w.]+);");
   private static final List<String> IMPORTS = List.of(
-      "dev.leasehold.*", "dev.leasehold.etcd.*", "dev.leasehold.spring.*", "io.etcd.jetcd.*",
+      "dev.leasehold.*", "dev.leasehold.etcd.*", "dev.leasehold.jdbc.*", "dev.leasehold.spring.*",
+      "io.etcd.jetcd.*", "java.sql.Connection", "java.sql.SQLException", "javax.sql.DataSource",
       "io.etcd.jetcd.op.Op", "io.etcd.jetcd.options.PutOption",
       "org.springframework.beans.factory.annotation.Value",
       "org.springframework.boot.SpringApplication",

@@ -135,8 +135,27 @@ final class SqlSim extends EventQueue {
   long events;
   long elected;
 
+  /** NEVER_FREED names the lock a pooled follower's wait stands on: held by a session that never ends. */
+  static final String NEVER_FREED = "pooled/never-freed";
+
+  /**
+   * pooled runs the PostgreSQL dialect behind a transaction pooler: no session lock, so a
+   * CANDIDATE's lock always succeeds, a FOLLOWER's wait always runs out (the poll is the only
+   * wake-up) and an unlock does nothing. Otherwise the wake-up is a session lock, which is what
+   * both GET_LOCK and PostgreSQL's advisory lock are (recursive, freed with their session).
+   */
+  final boolean pooled;
+
   SqlSim(long seed) {
+    this(seed, false);
+  }
+
+  SqlSim(long seed, boolean pooled) {
     super(seed);
+    this.pooled = pooled;
+    if (pooled) {
+      server.holdForever(NEVER_FREED);
+    }
     config = ElectorConfig.builder().electionKey("sim").candidateId("c")
         .leaseTtl(Duration.ofMillis(1_000)).pollInterval(Duration.ofMillis(100 + rnd.nextInt(400)))
         .rpcTimeout(Duration.ofMillis(250)).retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200))

@@ -117,13 +117,22 @@ final class SqlSimPort implements StorePort {
     if (cmd instanceof SqlCommand.Read r) {
       reply(j, new SqlInput.RowRead(r.op(), n, srv.read()));
     } else if (cmd instanceof SqlCommand.Lock l) {
-      srv.getLock(s, l.holder().lockName(), 0, v -> reply(j, v == SqlSimServer.FAILED ? v
-          : new SqlInput.Locked(l.op(), n, (Boolean) v)));
+      if (sim.pooled) {
+        reply(j, new SqlInput.Locked(l.op(), n, true));
+      } else {
+        srv.getLock(s, l.holder().lockName(), 0, v -> reply(j, v == SqlSimServer.FAILED ? v
+            : new SqlInput.Locked(l.op(), n, (Boolean) v)));
+      }
     } else if (cmd instanceof SqlCommand.Await a) {
-      srv.getLock(s, a.holder().lockName(), a.waitNanos(), v -> reply(j, v == SqlSimServer.FAILED ? v
+      // Behind a transaction pooler the wait is on the client, which nothing ends early: a
+      // lock that a session nobody ends holds for ever.
+      String name = sim.pooled ? SqlSim.NEVER_FREED : a.holder().lockName();
+      srv.getLock(s, name, a.waitNanos(), v -> reply(j, v == SqlSimServer.FAILED ? v
           : new SqlInput.Woken(a.op(), n, (Boolean) v)));
     } else if (cmd instanceof SqlCommand.Unlock u) {
-      srv.releaseLock(s, u.holder().lockName());
+      if (!sim.pooled) {
+        srv.releaseLock(s, u.holder().lockName());
+      }
       reply(j, new SqlInput.Unlocked(u.op(), n));
     } else if (cmd instanceof SqlCommand.Take t) {
       boolean won = t.basis() == null

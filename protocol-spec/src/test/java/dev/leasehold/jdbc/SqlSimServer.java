@@ -103,6 +103,14 @@ final class SqlSimServer {
     }
   }
 
+  /**
+   * holdForever has a session that no client owns and no fault ends (it is not among
+   * {@link #sessions}, which KILL and restart go through) hold {@code name}.
+   */
+  void holdForever(String name) {
+    acquire(new Sess(++ids), name);
+  }
+
   /** FAILED answers a statement on a session that is over (the client sees an error). */
   static final Object FAILED = new Object();
 

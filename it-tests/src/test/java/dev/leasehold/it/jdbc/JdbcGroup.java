@@ -11,6 +11,7 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.it.mariadb.MariaDbServer;
+import dev.leasehold.it.postgres.PostgresServer;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,28 +22,44 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * JdbcGroup is a set of in-process JDBC electors on one election name of one MariaDB server,
- * each with its event log. Thread-safe as far as the tests need: logs are concurrent lists.
+ * JdbcGroup is a set of in-process JDBC electors on one election name of one database server
+ * (MariaDB or PostgreSQL), each with its event log. Thread-safe as far as the tests need: logs
+ * are concurrent lists.
  */
 final class JdbcGroup implements AutoCloseable {
   static final Duration TTL = Duration.ofSeconds(2);
   static final Duration POLL = Duration.ofMillis(500);
   static final Duration SOON = Duration.ofSeconds(10);
 
-  final MariaDbServer db;
+  final String url;
+  final String user;
+  final String password;
   final String election;
   final List<LeaderElector> electors = new ArrayList<>();
   final List<Events> logs = new ArrayList<>();
 
   JdbcGroup(MariaDbServer db, String test) {
-    this.db = db;
+    this(db.jdbcUrl(), db.rootUser(), db.rootPassword(), test);
+  }
+
+  JdbcGroup(PostgresServer db, String test) {
+    this(db.jdbcUrl(), db.superuser(), db.superuserPassword(), test);
+  }
+
+  JdbcGroup(String url, String user, String password, String test) {
+    this.url = url;
+    this.user = user;
+    this.password = password;
     this.election = "it/" + test + "/" + UUID.randomUUID().toString().substring(0, 8);
   }
 
-  /** builder is a builder for this group's election, as root, durability relaxed (the test server's flush is 2). */
+  /**
+   * builder is a builder for this group's election, as the server's superuser, durability
+   * relaxed (the test servers trade it for speed).
+   */
   JdbcLeaderElector.Builder builder(String candidateId) {
     return JdbcLeaderElector.builder()
-        .jdbcUrl(db.jdbcUrl(), db.rootUser(), db.rootPassword())
+        .jdbcUrl(url, user, password)
         .createTable(true)
         .allowRelaxedDurability(true)
         .electionKey(election)

@@ -3,22 +3,16 @@ package dev.leasehold.it.jdbc;
 import static dev.leasehold.it.jdbc.JdbcGroup.SOON;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.leasehold.ElectorState;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent.Cause;
 import dev.leasehold.it.mariadb.MariaDbExtension;
 import dev.leasehold.it.mariadb.MariaDbServer;
 import dev.leasehold.jdbc.JdbcLeaderElector;
 import java.net.ServerSocket;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +20,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.mariadb.jdbc.MariaDbPoolDataSource;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the elector refuses, each with a clear message in the log, FOLLOWER, STORE_UNAVAILABLE,
@@ -36,19 +29,16 @@ import org.slf4j.LoggerFactory;
  */
 @ExtendWith(MariaDbExtension.class)
 class JdbcRefusalsIT {
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private Logger storeLog;
+  private Refusals refusals;
 
   @BeforeEach
   void captureTheStoresLog() {
-    storeLog = (Logger) LoggerFactory.getLogger("dev.leasehold.jdbc.SqlPort");
-    logged.start();
-    storeLog.addAppender(logged);
+    refusals = new Refusals();
   }
 
   @AfterEach
   void stopCapturing() {
-    storeLog.detachAppender(logged);
+    refusals.close();
   }
 
   @Test
@@ -121,7 +111,7 @@ class JdbcRefusalsIT {
       for (javax.sql.DataSource pool : List.of(hikari, driverPool)) {
         String message = refused(db, "pool", b -> b.jdbcUrl(null, null, null).dataSource(pool));
         assertTrue(message.contains("dataSource is a connection pool"), message);
-        logged.list.clear();
+        refusals.clear();
       }
     }
   }
@@ -147,40 +137,13 @@ class JdbcRefusalsIT {
   /** refused starts one elector configured by {@code tweak} and returns the reason it logged. */
   private String refused(MariaDbServer db, String test, Consumer<JdbcLeaderElector.Builder> tweak) {
     try (JdbcGroup g = new JdbcGroup(db, test)) {
-      LeaderElector e = g.add("x", tweak);
-      e.start();
-      String message = awaitRefusal(g, e);
-      // It keeps retrying with backoff and never leads; the reason is logged once, not per retry.
-      await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(3)).until(
-          () -> e.state() == ElectorState.FOLLOWER && !e.isLeader());
-      assertFalse(g.log(e).has(Cause.ELECTED), "led while refused");
-      assertEquals(1, g.log(e).count(Cause.STORE_UNAVAILABLE), "reported once per outage");
-      assertEquals(1, logged.list.stream().filter(l -> l.getFormattedMessage().contains(firstLine(message))).count(),
-          "logged once: " + logged.list);
-      boolean table = !db.sql("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'leasehold'"
-          + " AND TABLE_NAME = 'leasehold_lease'").isEmpty();
-      if (table) {
-        assertEquals(List.of(List.of("0")), rowsFor(db, g.election), "no row was written");
-      }
-      return message;
+      return refusals.refused(g, tweak, () -> db.sql("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA ="
+          + " 'leasehold' AND TABLE_NAME = 'leasehold_lease'").isEmpty() ? 0
+          : Refusals.count(db.sql("SELECT COUNT(*) FROM leasehold_lease WHERE name = '" + g.election + "'")));
     }
   }
 
-  private static List<List<String>> rowsFor(MariaDbServer db, String election) {
-    return db.sql("SELECT COUNT(*) FROM leasehold_lease WHERE name = '" + election + "'");
-  }
-
   private String awaitRefusal(JdbcGroup g, LeaderElector e) {
-    await().atMost(SOON).until(() -> g.log(e).has(Cause.STORE_UNAVAILABLE));
-    assertEquals(ElectorState.FOLLOWER, e.state());
-    assertFalse(e.isLeader());
-    return await().atMost(SOON).until(
-        () -> logged.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains(e.config().candidateId()
-            + "@" + e.config().electionKey())).findFirst(), java.util.Optional::isPresent).get();
-  }
-
-  private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+    return refusals.awaitRefusal(g, e);
   }
 }
