@@ -97,6 +97,21 @@ final class EtcdLeaderReader implements LeaderReader {
     client.close();
   }
 
+  /**
+   * refusal tells whether a failed call was etcd refusing this client (credentials, a permission,
+   * a certificate) rather than not answering: waiting will not change its answer.
+   */
+  static boolean refusal(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+      if (t instanceof javax.net.ssl.SSLHandshakeException || t instanceof java.security.cert.CertificateException
+          || m.contains("permission denied") || m.contains("authentication failed") || m.contains("user name is empty")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private <T> T await(java.util.concurrent.CompletableFuture<T> call, long end, String what, String within) {
     try {
       return call.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -104,6 +119,9 @@ final class EtcdLeaderReader implements LeaderReader {
       call.cancel(true);
       throw new Leasehold.StoreUnreachableException(where + " did not answer " + what + within, e);
     } catch (ExecutionException e) {
+      if (refusal(e.getCause())) {
+        throw new Leasehold.ConfigurationException(where + " refused " + what + ": " + e.getCause().getMessage(), e);
+      }
       throw new Leasehold.StoreUnreachableException(where + " failed " + what + ": " + e.getCause().getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -88,6 +88,10 @@ public final class Leasehold {
             commandLine.getErr().println("leasehold: " + e.getMessage());
             return STORE_UNREACHABLE;
           }
+          if (e instanceof ConfigurationException) {
+            commandLine.getErr().println("leasehold: configuration error: " + e.getMessage());
+            return CONFIG;
+          }
           commandLine.getErr().println("leasehold: internal error: " + e);
           e.printStackTrace(commandLine.getErr());
           return INTERNAL;
@@ -101,6 +105,18 @@ public final class Leasehold {
     public String[] getVersion() {
       String v = Leasehold.class.getPackage().getImplementationVersion();
       return new String[] {"leasehold " + (v == null ? "(development build)" : v)};
+    }
+  }
+
+  /**
+   * ConfigurationException reports that the store answered and refused a read (credentials,
+   * permissions, a missing table); it maps to exit code {@link Leasehold#CONFIG}. Immutable.
+   */
+  static final class ConfigurationException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ConfigurationException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

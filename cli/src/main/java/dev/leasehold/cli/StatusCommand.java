@@ -17,7 +17,9 @@ import picocli.CommandLine.Command;
             + "(etcd reports whole seconds); the leader itself steps down earlier, at its local deadline."},
     optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:answered (with or without a leader)", "2:bad arguments", "123:the store did not answer"})
+    exitCodeList = {"0:answered (with or without a leader)", "2:bad arguments",
+        "78:configuration error: the store refused the read (credentials, permissions, a missing table)",
+        "123:the store did not answer"})
 final class StatusCommand extends ReadCommand {
   @Override
   public Integer call() {

@@ -29,7 +29,8 @@ import picocli.CommandLine.Option;
             + "the store answers again, with how long it did not."},
     optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments"})
+    exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments",
+        "78:configuration error: the store refused the read (credentials, permissions, a missing table)"})
 final class WatchCommand extends ReadCommand {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
   /** REMIND is how often an outage that goes on is reported again. */

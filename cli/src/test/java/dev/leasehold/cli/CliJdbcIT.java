@@ -104,6 +104,11 @@ class CliJdbcIT {
         missing.log());
     assertTrue(missing.log().contains("or let leasehold create it with --create-table"), missing.log());
     assertFalse(missing.log().contains("createTable(true)"), missing.log());
+    List<String> status = new java.util.ArrayList<>(List.of("status", "--jdbc-user", db.rootUser(), "--jdbc-table",
+        "no_such_table", "--jdbc-url", db.jdbcUrl(), "--key", key));
+    LeaseholdProcess read = LeaseholdProcess.start("status", dir, env(db.rootPassword()), status.toArray(String[]::new));
+    assertEquals(Leasehold.CONFIG, read.exitCode(Duration.ofSeconds(40)), read.log());
+    assertTrue(read.log().contains("leasehold: configuration error: the database at "), read.log());
 
     // A user who may read but not write the lease table.
     LeaseholdProcess create = leasehold("create", env(db.rootPassword()), store, "--jdbc-user", db.rootUser(),

@@ -1,6 +1,7 @@
 package dev.leasehold.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -125,6 +126,17 @@ class CommandLineTest {
     // Paragraphs are filled, not cut where the source's lines ended.
     String status = Leasehold.commandLine().getSubcommands().get("status").getUsageMessage();
     assertTrue(status.contains("time left on its\nlease, read from the store"), status);
+  }
+
+  @Test
+  void etcdRefusingTheClientIsAConfigurationErrorNotAnOutage() {
+    assertTrue(EtcdLeaderReader.refusal(new RuntimeException("io.grpc.StatusRuntimeException: INVALID_ARGUMENT:"
+        + " etcdserver: authentication failed, invalid user ID or password")));
+    assertTrue(EtcdLeaderReader.refusal(new RuntimeException("wrapped",
+        new RuntimeException("PERMISSION_DENIED: etcdserver: permission denied"))));
+    assertTrue(EtcdLeaderReader.refusal(new RuntimeException(new javax.net.ssl.SSLHandshakeException("PKIX path"))));
+    assertFalse(EtcdLeaderReader.refusal(new RuntimeException("UNAVAILABLE: io exception")));
+    assertFalse(EtcdLeaderReader.refusal(new RuntimeException("etcdserver: invalid auth token")));
   }
 
   @Test
