@@ -46,6 +46,16 @@ public interface Leadership {
   long leaseId();
 
   /**
+   * grantedTtl is the TTL the store granted this term's lease, which may differ from the one
+   * configured: etcd grants whole seconds, and etcd 3.4 grants at least 2 s when 1 s is asked.
+   * It is what the store waits after the last renewal before it lets another leader in; the
+   * local deadline ({@link #timeLeft()}) comes earlier.
+   *
+   * @return the granted TTL, positive
+   */
+  Duration grantedTtl();
+
+  /**
    * electedAt is the wall-clock time the term began, for reporting only.
    *
    * @return the wall-clock time of the election, from the local clock

@@ -1,5 +1,6 @@
 package dev.leasehold.cli;
 
+import dev.leasehold.Durations;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -27,10 +28,13 @@ final class EtcdLeaderReader implements LeaderReader {
   private final Client client;
   private final ByteSequence key;
   private final String keyText;
+  // "etcd at host:port, ...": the endpoints a failed call may have gone to (jetcd picks one).
+  private final String where;
   private volatile Watch.Watcher watcher;
 
-  private EtcdLeaderReader(Client client, String key) {
+  private EtcdLeaderReader(Client client, String key, String where) {
     this.client = client;
+    this.where = where;
     this.keyText = key;
     this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
   }
@@ -47,20 +51,21 @@ final class EtcdLeaderReader implements LeaderReader {
           }
         });
       } catch (SSLException | IllegalArgumentException e) {
-        throw new IllegalArgumentException("--cacert/--cert/--key-file cannot make a TLS context: " + e.getMessage(), e);
+        throw new IllegalArgumentException("--tls-ca/--tls-cert/--tls-key cannot make a TLS context: " + e.getMessage(), e);
       }
     }
     if (o.user != null) {
       b.user(ByteSequence.from(o.user, StandardCharsets.UTF_8))
           .password(ByteSequence.from(new String(o.etcdPassword()), StandardCharsets.UTF_8));
     }
-    return new EtcdLeaderReader(b.build(), key);
+    return new EtcdLeaderReader(b.build(), key, o.where());
   }
 
   @Override
   public Snapshot read(Duration timeout) {
     long end = System.nanoTime() + timeout.toNanos();
-    GetResponse r = await(client.getKVClient().get(key), end, "get " + keyText);
+    String within = " within " + Durations.seconds(timeout);
+    GetResponse r = await(client.getKVClient().get(key), end, "get " + keyText, within);
     if (r.getKvs().isEmpty()) {
       return Snapshot.NOBODY;
     }
@@ -70,7 +75,7 @@ final class EtcdLeaderReader implements LeaderReader {
     Duration granted = Duration.ZERO;
     if (kv.getLease() != 0) {
       LeaseTimeToLiveResponse ttl = await(client.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT),
-          end, "time-to-live of lease " + Long.toHexString(kv.getLease()));
+          end, "time-to-live of lease " + Long.toHexString(kv.getLease()), within);
       left = Duration.ofSeconds(Math.max(0, ttl.getTTL()));
       granted = Duration.ofSeconds(Math.max(0, ttl.getGrantedTTL()));
     }
@@ -92,14 +97,32 @@ final class EtcdLeaderReader implements LeaderReader {
     client.close();
   }
 
-  private static <T> T await(java.util.concurrent.CompletableFuture<T> call, long end, String what) {
+  /**
+   * refusal tells whether a failed call was etcd refusing this client (credentials, a permission,
+   * a certificate) rather than not answering: waiting will not change its answer.
+   */
+  static boolean refusal(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+      if (t instanceof javax.net.ssl.SSLHandshakeException || t instanceof java.security.cert.CertificateException
+          || m.contains("permission denied") || m.contains("authentication failed") || m.contains("user name is empty")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private <T> T await(java.util.concurrent.CompletableFuture<T> call, long end, String what, String within) {
     try {
       return call.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       call.cancel(true);
-      throw new Leasehold.StoreUnreachableException("etcd did not answer " + what + " in time", e);
+      throw new Leasehold.StoreUnreachableException(where + " did not answer " + what + within, e);
     } catch (ExecutionException e) {
-      throw new Leasehold.StoreUnreachableException("etcd refused " + what + ": " + e.getCause().getMessage(), e);
+      if (refusal(e.getCause())) {
+        throw new Leasehold.ConfigurationException(where + " refused " + what + ": " + e.getCause().getMessage(), e);
+      }
+      throw new Leasehold.StoreUnreachableException(where + " failed " + what + ": " + e.getCause().getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new Leasehold.StoreUnreachableException("interrupted during " + what, e);

@@ -93,12 +93,25 @@ final class Guard {
    * @return null if setsid or setpriv is missing from PATH
    */
   static Choice choose() throws InterruptedException {
+    return choose(true);
+  }
+
+  /**
+   * choose is {@link #choose()}, or, when {@code pidNamespace} is false (the user's
+   * {@code --no-pid-namespace}), the child-only guard without trying the stronger ones.
+   *
+   * @return null if setsid or setpriv is missing from PATH
+   */
+  static Choice choose(boolean pidNamespace) throws InterruptedException {
     List<Guard> candidates = candidates();
     if (candidates == null) {
       return null;
     }
     List<String> refused = new ArrayList<>();
-    if (resolve("unshare") == null) {
+    if (!pidNamespace) {
+      candidates = candidates.subList(candidates.size() - 1, candidates.size());
+      refused.add("--no-pid-namespace");
+    } else if (resolve("unshare") == null) {
       refused.add("no unshare on PATH");
     }
     for (Guard g : candidates) {

@@ -21,14 +21,23 @@ import picocli.CommandLine.Command;
     exitCodeList = {
         "0:success",
         "2:bad arguments (the message names the option)",
+        "78:configuration error: the store refused leasehold (credentials, permissions, a missing table),"
+            + " or run --require-tree-kill where no PID namespace can be made",
         "123:the store (etcd, database) could not be reached",
         "124:run: leadership not acquired within --timeout",
         "125:run: leadership lost; the child was stopped",
-        "126:run: the child could not be started (also: --require-tree-kill where no PID namespace can be made)",
+        "126:run: the command is not executable (or could not be started)",
+        "127:run: the command was not found",
         "N:run: the child's own exit code (128+S when it died of signal S)"})
 public final class Leasehold {
   /** USAGE is the exit code of bad arguments, with a message that names the option. */
   static final int USAGE = 2;
+  /**
+   * CONFIG is the exit code of a configuration error ({@code EX_CONFIG} of sysexits.h): the store
+   * answered and refused leasehold, or {@code --require-tree-kill} cannot be honoured here. Only
+   * the operator can fix it; waiting or retrying cannot.
+   */
+  static final int CONFIG = 78;
   /** STORE_UNREACHABLE is the exit code when etcd or the database does not answer. */
   static final int STORE_UNREACHABLE = 123;
   /** NOT_ACQUIRED is the exit code when {@code run} did not lead within {@code --timeout}. */
@@ -36,10 +45,12 @@ public final class Leasehold {
   /** LOST is the exit code when the term ended under a running child, which was stopped. */
   static final int LOST = 125;
   /**
-   * NOT_STARTED is the exit code when {@code run} cannot start its child: the start failed, or
-   * {@code --require-tree-kill} was given where the child's tree cannot be bound to leasehold.
+   * CANNOT_EXECUTE is the exit code when {@code run}'s command was found but could not be
+   * executed (not executable, or the start failed), as in the shell.
    */
-  static final int NOT_STARTED = 126;
+  static final int CANNOT_EXECUTE = 126;
+  /** NOT_FOUND is the exit code when {@code run}'s command is not found, as in the shell. */
+  static final int NOT_FOUND = 127;
   /** INTERNAL is the exit code of an unexpected failure inside leasehold itself. */
   static final int INTERNAL = 1;
 
@@ -60,6 +71,8 @@ public final class Leasehold {
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new Leasehold());
     cli.setStopAtPositional(true);
+    // Paragraphs are wrapped at words to the terminal's width (80 columns when it has none).
+    cli.setUsageHelpAutoWidth(true);
     // The message names the option; the whole help would bury it.
     cli.setParameterExceptionHandler(
         (e, args) -> {
@@ -75,6 +88,10 @@ public final class Leasehold {
             commandLine.getErr().println("leasehold: " + e.getMessage());
             return STORE_UNREACHABLE;
           }
+          if (e instanceof ConfigurationException) {
+            commandLine.getErr().println("leasehold: configuration error: " + e.getMessage());
+            return CONFIG;
+          }
           commandLine.getErr().println("leasehold: internal error: " + e);
           e.printStackTrace(commandLine.getErr());
           return INTERNAL;
@@ -88,6 +105,18 @@ public final class Leasehold {
     public String[] getVersion() {
       String v = Leasehold.class.getPackage().getImplementationVersion();
       return new String[] {"leasehold " + (v == null ? "(development build)" : v)};
+    }
+  }
+
+  /**
+   * ConfigurationException reports that the store answered and refused a read (credentials,
+   * permissions, a missing table); it maps to exit code {@link Leasehold#CONFIG}. Immutable.
+   */
+  static final class ConfigurationException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ConfigurationException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

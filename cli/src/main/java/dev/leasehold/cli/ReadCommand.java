@@ -30,8 +30,8 @@ abstract class ReadCommand implements Callable<Integer> {
   @Option(names = "--json", description = "one JSON object per line instead of text")
   boolean json;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "5",
-      description = "how long one read may take before the store counts as unreachable (default: ${DEFAULT-VALUE} s)")
+  @Option(names = "--timeout", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "5s",
+      description = "how long one read may take before the store counts as unreachable (default: ${DEFAULT-VALUE})")
   Duration timeout;
 
   /** reader validates the options and opens a read-only reader for the chosen backend. */

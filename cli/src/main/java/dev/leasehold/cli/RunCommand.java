@@ -5,7 +5,10 @@ import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.etcd.EtcdLeaderElector;
 import dev.leasehold.jdbc.JdbcLeaderElector;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,44 +34,52 @@ import picocli.CommandLine.Spec;
     name = "run",
     mixinStandardHelpOptions = true,
     header = "Run a command only while this process leads the election key.",
-    usageHelpWidth = 100,
     description = {
-        "Campaign for --key and, while leader, run CMD with LEASEHOLD_ELECTION_KEY, LEASEHOLD_LEADER_ID,",
-        "LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_LEASE_TTL, LEASEHOLD_BACKEND and (etcd)",
-        "LEASEHOLD_ENDPOINTS in its environment.",
+        "Campaign for --key and, while leader, run CMD with LEASEHOLD_ELECTION_KEY, "
+            + "LEASEHOLD_LEADER_ID, LEASEHOLD_FENCING_TOKEN, LEASEHOLD_LEASE_ID (hex), LEASEHOLD_LEASE_TTL, "
+            + "LEASEHOLD_BACKEND and (etcd) LEASEHOLD_ENDPOINTS in its environment.",
         "",
-        "When the term ends, or --grace before the local deadline while renewals are not confirmed",
-        "(store frozen or cut off), the child's process group gets SIGTERM and, if still there",
-        "200 ms before the deadline (or --grace after a loss), SIGKILL: the child is gone before the",
-        "deadline, which is itself a safety margin before the store can let another leader in.",
-        "When the child exits, leasehold resigns (another candidate takes over in milliseconds) and",
-        "exits with the child's code, or campaigns again with --rejoin.",
-        "SIGTERM, SIGINT and SIGHUP are forwarded to the child's process group; with no child",
-        "running, leasehold releases what it holds and exits with 128 + the signal's number.",
+        "When the term ends, or --grace before the local deadline while renewals are not confirmed "
+            + "(store frozen or cut off), the child's process group gets SIGTERM and, if still there 200 ms "
+            + "before the deadline (or --grace after a loss), SIGKILL: the child is gone before the "
+            + "deadline, which is itself a safety margin before the store can let another leader in. When "
+            + "the child exits, leasehold resigns (another candidate takes over in milliseconds) and exits "
+            + "with the child's code, or campaigns again with --rejoin. SIGTERM, SIGINT and SIGHUP are "
+            + "forwarded to the child's process group; with no child running, leasehold releases what it "
+            + "holds and exits with 128 + the signal's number.",
         "",
-        "The child's whole process tree dies with leasehold, even if leasehold is SIGKILLed: the child",
-        "runs in a PID namespace of its own (util-linux `unshare --pid --fork --kill-child`, inside a",
-        "user namespace that maps only your uid when you are not root) whose init dies with leasehold,",
-        "and the kernel kills every process of a namespace whose init dies, including those that left",
-        "the child's process group (setsid, daemons). Inside it, pids are the namespace's ($$ is 2):",
-        "pid files the child writes and pids it signals are its own tree's, not the host's.",
-        "Where no PID namespace can be made, leasehold says so in one line at start, and only the",
-        "child's own process dies with it (parent-death signal), not the processes it started;",
-        "--require-tree-kill then refuses to run (exit 126).",
-        ""},
+        "The child's whole process tree dies with leasehold, even if leasehold is SIGKILLed: the "
+            + "child runs in a PID namespace of its own (util-linux `unshare --pid --fork --kill-child`, "
+            + "inside a user namespace that maps only your uid when you are not root) whose init dies with "
+            + "leasehold, and the kernel kills every process of a namespace whose init dies, including "
+            + "those that left the child's process group (setsid, daemons). Inside it, pids are the "
+            + "namespace's ($$$$ is 2): pid files the child writes and pids it signals are its own tree's, "
+            + "not the host's. Where no PID namespace can be made, leasehold says so in one line at start, "
+            + "and only the child's own process dies with it (parent-death signal), not the processes it "
+            + "started; --require-tree-kill then refuses to run (exit 78, a configuration error). "
+            + "--no-pid-namespace leaves the namespace out, with that weaker guarantee, for a job that must "
+            + "signal processes outside its own tree."},
+    parameterListHeading = "%nArguments:%n",
+    optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "N:the child's exit code, when it exited by itself (128+S if it died of signal S)",
+        "0:also: --skip-if-led, and another instance leads",
         "2:bad arguments (the message names the option)",
+        "78:configuration error: the store refused leasehold before it led (credentials, permissions, a missing"
+            + " table), or --require-tree-kill (before campaigning) where no PID namespace can be made",
         "123:not leader within --timeout, and the store was unreachable then",
         "124:not leader within --timeout",
         "125:leadership lost while the child ran; the child was stopped",
-        "126:the child could not be started (or, with --require-tree-kill, could not be started in a PID namespace"
-            + " here: refused before campaigning)",
+        "126:the command is not executable (checked before campaigning), or its start failed",
+        "127:the command was not found (checked before campaigning, on PATH as the shell searches it)",
         "128+S:signal S arrived while no child ran"},
-    footerHeading = "%nExample:%n",
-    footer = {"  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --key /jobs/cron \\",
-        "      --ttl 5 --timeout 30 -- /usr/local/bin/dispatch --token-from-env"})
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  leasehold run --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 \\",
+        "      --key /jobs/dispatch --ttl 5s --rejoin -- /usr/local/bin/dispatch",
+        "  leasehold run --endpoints http://10.0.0.1:2379 --key /cron/report \\",
+        "      --skip-if-led --hold-at-least 60s --timeout 30s -- /opt/jobs/report.sh"})
 final class RunCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
 
@@ -84,8 +95,8 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--key", required = true, paramLabel = "KEY", description = "the election key (etcd key, or the SQL lease row's name)")
   String key;
 
-  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5", converter = Seconds.class,
-      description = "lease TTL, at least 1 s: 5, 5s or PT5S (default: ${DEFAULT-VALUE} s; etcd takes whole seconds);"
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5s", converter = Seconds.class,
+      description = "lease TTL, at least 1 s: 5, 5s or PT5S (default: ${DEFAULT-VALUE}; etcd takes whole seconds);"
           + " a crashed leader is replaced after about this long")
   Duration ttl;
 
@@ -105,8 +116,26 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--rejoin", description = "after a term ends, campaign again instead of exiting")
   boolean rejoin;
 
+  @Option(names = "--no-pid-namespace",
+      description = "run the child without a PID namespace of its own, for a job that must signal processes"
+          + " outside its tree (kill -HUP $$(cat /run/app.pid)); the cost: if leasehold is SIGKILLed, only the"
+          + " child's own process dies with it, not the processes it started")
+  boolean noPidNamespace;
+
+  @Option(names = "--skip-if-led",
+      description = "for jobs a timer starts on several hosts: if another instance leads, or takes the key first,"
+          + " exit 0 at once with the line 'skipped: ID leads' instead of waiting for its term to end; the"
+          + " library's own INFO lines are left out, so a skipped run prints that one line")
+  boolean skipIfLed;
+
+  @Option(names = "--hold-at-least", paramLabel = "DURATION", converter = Seconds.class,
+      description = "after the child exits by itself, keep the term until this long after the child started, so"
+          + " instances whose timer fires a little later find the key held (with --skip-if-led: and skip); the exit"
+          + " code is still the child's")
+  Duration holdAtLeast;
+
   @Option(names = "--require-tree-kill",
-      description = "refuse to run (exit 126, before campaigning) where the child's whole process tree cannot be"
+      description = "refuse to run (exit 78, before campaigning) where the child's whole process tree cannot be"
           + " made to die with leasehold (no PID namespace: no unshare, or namespaces refused); default: run, say so"
           + " in one line, and kill only the child's own process if leasehold is SIGKILLed")
   boolean requireTreeKill;
@@ -117,6 +146,11 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     store.validate();
+    if (skipIfLed
+        && LoggerFactory.getLogger("dev.leasehold") instanceof ch.qos.logback.classic.Logger library) {
+      // cron mails every line a run prints: a skipped run prints its one line; warnings stay.
+      library.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
     if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
       throw usage("--ttl must be >= 1 second, but was " + ttlText());
     }
@@ -135,28 +169,73 @@ final class RunCommand implements Callable<Integer> {
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
       throw usage("--timeout must be > 0 seconds, but was " + Durations.seconds(timeout));
     }
-    Guard.Choice choice = Guard.choose();
+    if (holdAtLeast != null && (holdAtLeast.isNegative() || holdAtLeast.isZero())) {
+      throw usage("--hold-at-least must be > 0 seconds, but was " + Durations.seconds(holdAtLeast));
+    }
+    if (noPidNamespace && requireTreeKill) {
+      throw usage("--no-pid-namespace and --require-tree-kill must not both be given: the child's tree dies with"
+          + " leasehold only in a PID namespace");
+    }
+    if (skipIfLed && rejoin) {
+      throw usage("--skip-if-led and --rejoin must not both be given: one exits when another instance leads,"
+          + " the other campaigns until it leads");
+    }
+    int found = findCommand(command.get(0), System.getenv("PATH"));
+    if (found != 0) {
+      // Before campaigning: a typo must not take the key from an instance that could run the job.
+      log.error("{}: {}", command.get(0), found == Leasehold.NOT_FOUND ? "command not found" : "not executable");
+      return found;
+    }
+    Guard.Choice choice = Guard.choose(!noPidNamespace);
     if (choice == null) {
       throw usage("run needs util-linux's setsid and setpriv on PATH (Debian package util-linux), but they are missing");
     }
     Guard guard = choice.guard();
     if (guard == null) {
       log.error("cannot start a child on this machine, refusing to run: {}", choice.refused());
-      return Leasehold.NOT_STARTED;
+      return Leasehold.CANNOT_EXECUTE;
     }
-    if (!guard.treeKill()) {
+    if (!guard.treeKill() && !noPidNamespace) {
       if (requireTreeKill) {
         log.error("--require-tree-kill: no PID namespace for the child ({}), so its processes could outlive a SIGKILLed"
             + " leasehold: refusing to run", choice.refused());
-        return Leasehold.NOT_STARTED;
+        return Leasehold.CONFIG;
       }
       log.warn("no PID namespace for the child ({}): if leasehold is SIGKILLed, only the child's own process is"
           + " killed, not the processes it started (--require-tree-kill refuses instead)", choice.refused());
     }
     Supervisor.Settings settings =
         new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
-            store.isEtcd() ? String.join(",", store.trimmed()) : null);
+            store.isEtcd() ? String.join(",", store.trimmed()) : null, skipIfLed, holdAtLeast);
     return new Supervisor(elector, settings).run();
+  }
+
+  /**
+   * findCommand looks for {@code cmd} as the shell does: a name with a slash is taken as it is,
+   * any other is searched in {@code path}'s directories (an empty entry is the current one).
+   *
+   * @return 0 when an executable file is found, {@link Leasehold#NOT_FOUND} when nothing is, and
+   *     {@link Leasehold#CANNOT_EXECUTE} when only a directory or a file that is not executable is
+   */
+  static int findCommand(String cmd, String path) {
+    List<Path> candidates = new ArrayList<>();
+    if (cmd.contains("/")) {
+      candidates.add(Path.of(cmd));
+    } else {
+      for (String dir : (path == null ? "" : path).split(":", -1)) {
+        candidates.add(Path.of(dir.isEmpty() ? "." : dir, cmd));
+      }
+    }
+    int found = Leasehold.NOT_FOUND;
+    for (Path p : candidates) {
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return 0;
+      }
+      if (Files.exists(p)) {
+        found = Leasehold.CANNOT_EXECUTE;
+      }
+    }
+    return found;
   }
 
   /** ttlText is --ttl as given (its default when not). */

@@ -76,8 +76,22 @@ final class SqlLeaderReader implements LeaderReader {
       }
     } catch (SQLException e) {
       closeQuietly();
-      throw new Leasehold.StoreUnreachableException("the database did not answer: " + e.getMessage(), e);
+      if (refusal(e)) {
+        throw new Leasehold.ConfigurationException(
+            "the database at " + StoreOptions.hostPort(url) + " refused the read: " + e.getMessage(), e);
+      }
+      throw new Leasehold.StoreUnreachableException(
+          "the database at " + StoreOptions.hostPort(url) + " did not answer: " + e.getMessage(), e);
     }
+  }
+
+  // Wrong credentials (MariaDB 1045, SQLState 28), a missing privilege (1044, 1142, 1143; 42501)
+  // or table (1146, 42S02; 42P01): the server answered, and waiting will not change its answer.
+  private static boolean refusal(SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    int code = e.getErrorCode();
+    return state.startsWith("28") || state.equals("42501") || state.equals("42S02") || state.equals("42P01")
+        || code == 1045 || code == 1044 || code == 1142 || code == 1143 || code == 1146;
   }
 
   @Override

@@ -12,11 +12,14 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     header = "Show the current leader, its fencing token and its lease's time left.",
     description = {
-        "Print the current leader of --key, its fencing token and the time left on its lease, read",
-        "from the store with a read-only client (it never campaigns). The time left is the store's",
-        "(etcd reports whole seconds); the leader itself steps down earlier, at its local deadline."},
+        "Print the current leader of --key, its fencing token and the time left on its lease, read "
+            + "from the store with a read-only client (it never campaigns). The time left is the store's "
+            + "(etcd reports whole seconds); the leader itself steps down earlier, at its local deadline."},
+    optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:answered (with or without a leader)", "2:bad arguments", "123:the store did not answer"})
+    exitCodeList = {"0:answered (with or without a leader)", "2:bad arguments",
+        "78:configuration error: the store refused the read (credentials, permissions, a missing table)",
+        "123:the store did not answer"})
 final class StatusCommand extends ReadCommand {
   @Override
   public Integer call() {

@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -37,9 +39,9 @@ final class StoreOptions {
       Map.entry("leasehold.candidate-id", "--id"),
       Map.entry("leasehold.ttl", "--ttl"),
       Map.entry("leasehold.etcd.endpoints", "--endpoints"),
-      Map.entry("leasehold.etcd.tls.ca", "--cacert"),
-      Map.entry("leasehold.etcd.tls.client-certificate", "--cert"),
-      Map.entry("leasehold.etcd.tls.client-key", "--key-file"),
+      Map.entry("leasehold.etcd.tls.ca", "--tls-ca"),
+      Map.entry("leasehold.etcd.tls.client-certificate", "--tls-cert"),
+      Map.entry("leasehold.etcd.tls.client-key", "--tls-key"),
       Map.entry("leasehold.etcd.user", "--user"),
       Map.entry("leasehold.etcd.password", "--password-file"),
       Map.entry("leasehold.jdbc.url", "--jdbc-url"),
@@ -49,24 +51,54 @@ final class StoreOptions {
       Map.entry("leasehold.jdbc.create-table", "--create-table"),
       Map.entry("leasehold.jdbc.allow-relaxed-durability", "--jdbc-allow-relaxed-durability"));
 
+  /**
+   * ADVICE maps the builder calls core's refusals advise to this command's options, in the order
+   * they are replaced.
+   */
+  private static final Map<String, String> ADVICE = orderedMap(
+      "let the elector create it with createTable(true)", "let leasehold create it with --create-table",
+      "accept that with allowRelaxedDurability(true) on the builder", "accept that with --jdbc-allow-relaxed-durability",
+      "check credentials(...)", "check --user and its password",
+      "(credentials(user, password))", "(--user, with --password-file or $" + ETCD_PASSWORD_ENV + ")",
+      "tls(...)", "--tls-ca");
+  private static final Pattern AUTHORITY = Pattern.compile("//(?:[^/?;@]*@)?([^/?;]+)");
+  private static final Pattern TABLE_CALL = Pattern.compile("table\\(\"([^\"]*)\"\\)");
+
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
 
   @Option(names = "--endpoints", split = ",", paramLabel = "URL",
-      description = "etcd client URLs, comma-separated (http://host:2379, or https:// with --cacert); selects etcd")
+      description = "etcd client URLs, comma-separated; https:// ones need --tls-ca. Selects etcd")
   List<String> endpoints;
 
-  @Option(names = "--cacert", paramLabel = "FILE",
+  @Option(names = "--tls-ca", paramLabel = "FILE",
       description = "etcd: PEM file of the CA certificates to trust; required for https:// endpoints")
   Path cacert;
 
-  @Option(names = "--cert", paramLabel = "FILE",
-      description = "etcd: PEM client certificate chain for mutual TLS (with --key-file)")
+  @Option(names = "--tls-cert", paramLabel = "FILE",
+      description = "etcd: PEM client certificate chain for mutual TLS (with --tls-key)")
   Path cert;
 
-  @Option(names = "--key-file", paramLabel = "FILE",
-      description = "etcd: the client certificate's unencrypted PKCS#8 PEM key (--key is the election key)")
+  @Option(names = "--tls-key", paramLabel = "FILE",
+      description = "etcd: the client certificate's unencrypted PKCS#8 PEM key (with --tls-cert)")
   Path keyFile;
+
+  // The names these had before 0.1.0, kept working but out of the help: --key-file beside the
+  // election's --key was easy to confuse.
+  @Option(names = "--cacert", hidden = true, paramLabel = "FILE")
+  void oldCacert(Path file) {
+    cacert = file;
+  }
+
+  @Option(names = "--cert", hidden = true, paramLabel = "FILE")
+  void oldCert(Path file) {
+    cert = file;
+  }
+
+  @Option(names = "--key-file", hidden = true, paramLabel = "FILE")
+  void oldKeyFile(Path file) {
+    keyFile = file;
+  }
 
   @Option(names = "--user", paramLabel = "NAME",
       description = "etcd user; the password comes from --password-file or $" + ETCD_PASSWORD_ENV)
@@ -136,12 +168,12 @@ final class StoreOptions {
     }
     boolean https = endpoints.stream().anyMatch(e -> e.trim().startsWith("https://"));
     if (https && cacert == null) {
-      throw usage("--cacert must be given for https:// endpoints, but was not (--endpoints "
+      throw usage("--tls-ca must be given for https:// endpoints, but was not (--endpoints "
           + String.join(",", endpoints) + ")");
     }
     if ((cert == null) != (keyFile == null)) {
-      throw usage(cert == null ? "--cert must be given with --key-file " + keyFile
-          : "--key-file must be given with --cert " + cert);
+      throw usage(cert == null ? "--tls-cert must be given with --tls-key " + keyFile
+          : "--tls-key must be given with --tls-cert " + cert);
     }
     if (passwordFile != null && user == null) {
       throw usage("--user must be given with --password-file " + passwordFile);
@@ -149,7 +181,8 @@ final class StoreOptions {
   }
 
   private void validateJdbc() {
-    for (String o : List.of("--cacert", "--cert", "--key-file", "--user", "--password-file")) {
+    for (String o : List.of("--tls-ca", "--tls-cert", "--tls-key", "--cacert", "--cert", "--key-file", "--user",
+        "--password-file")) {
       if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
         throw usage(o + " is an etcd option; with --jdbc-url use the driver's URL options (TLS) or --jdbc-user");
       }
@@ -213,6 +246,22 @@ final class StoreOptions {
     }
   }
 
+  /**
+   * where names the chosen store by host and port for messages: "etcd at h1:2379, h2:2379" or
+   * "the database at db:3306".
+   */
+  String where() {
+    return isEtcd()
+        ? "etcd at " + String.join(", ", trimmed().stream().map(StoreOptions::hostPort).toList())
+        : "the database at " + hostPort(jdbcUrl);
+  }
+
+  /** hostPort is a URL's host and port as written (no user or password), or the URL if it has none. */
+  static String hostPort(String url) {
+    Matcher m = AUTHORITY.matcher(url);
+    return m.find() ? m.group(1) : url;
+  }
+
   /** trimmed is the endpoint list without blanks around each URL. */
   List<String> trimmed() {
     return endpoints.stream().map(String::trim).toList();
@@ -226,6 +275,26 @@ final class StoreOptions {
   /** jdbcPassword reads the database password from its file or environment variable. */
   char[] jdbcPassword() {
     return password(jdbcPasswordFile, JDBC_PASSWORD_ENV, "--jdbc-password-file", "--jdbc-user " + jdbcUser);
+  }
+
+  /**
+   * inOptionNames is a message of core's with the builder calls it advises ({@code
+   * createTable(true)}) replaced by this command's options ({@code --create-table}).
+   */
+  static String inOptionNames(String message) {
+    String s = message;
+    for (Map.Entry<String, String> e : ADVICE.entrySet()) {
+      s = s.replace(e.getKey(), e.getValue());
+    }
+    return TABLE_CALL.matcher(s).replaceAll(m -> Matcher.quoteReplacement("--jdbc-table " + m.group(1)));
+  }
+
+  private static Map<String, String> orderedMap(String... pairs) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      m.put(pairs[i], pairs[i + 1]);
+    }
+    return m;
   }
 
   /** scrub removes the passwords' variables from a child's environment: it has no need of them. */

@@ -4,6 +4,7 @@ import dev.leasehold.Durations;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
+import dev.leasehold.runtime.ConfigurationErrors;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -27,13 +28,24 @@ final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
   private static final long MS = 1_000_000L;
 
-  /** Settings are run's validated options. Immutable. */
+  /**
+   * Settings are run's validated options. Immutable.
+   *
+   * @param skipIfLed exit 0 at once when another instance is seen leading before this one leads
+   * @param holdAtLeast how long after the child's start the term is kept at least, or null
+   */
   record Settings(List<String> command, Duration grace, Duration killReserve, Duration timeout,
-      boolean rejoin, Guard guard, String backend, String endpoints) {}
+      boolean rejoin, Guard guard, String backend, String endpoints, boolean skipIfLed, Duration holdAtLeast) {}
 
-  private sealed interface Event permits Elected, Lost, Exited, Signalled {}
+  private sealed interface Event permits Elected, Led, Refused, Lost, Exited, Signalled {}
 
   private record Elected(Leadership term) implements Event {}
+
+  /** Led: another instance was seen leading (only with --skip-if-led). */
+  private record Led(String leaderId) implements Event {}
+
+  /** Refused: the store refused this instance for a configuration error. */
+  private record Refused(String reason) implements Event {}
 
   private record Lost(Leadership term, LeadershipEvent event) implements Event {}
 
@@ -50,6 +62,8 @@ final class Supervisor {
   private volatile String storeProblem;
   // Whether the store ever answered: a cold JVM's first call can outlast a short --timeout.
   private volatile boolean storeAnswered;
+  // The configuration error last logged: each is logged once (dispatcher thread only).
+  private String refusalLogged;
   private boolean stopRequested;
   private int exitWhileWaiting;
   // The token of the last term supervised: a term is run at most once, even if whenLeading()
@@ -108,6 +122,17 @@ final class Supervisor {
         exitWhileWaiting = 128 + s.number();
         return null;
       }
+      if (e instanceof Refused) {
+        // Only the operator can fix it (observe logged it): waiting for --timeout cannot help.
+        exitWhileWaiting = Leasehold.CONFIG;
+        return null;
+      }
+      if (e instanceof Led l) {
+        // Cron and systemd count only a non-zero exit as a failure; this firing is someone else's.
+        log.info("skipped: {} leads", l.leaderId());
+        exitWhileWaiting = 0;
+        return null;
+      }
       if (e instanceof Elected el) {
         Leadership t = el.term();
         if (t.isValid() && t.fencingToken() != lastToken) {
@@ -123,12 +148,13 @@ final class Supervisor {
 
   private TermEnd supervise(Leadership term) throws InterruptedException {
     Child child;
+    long childStarted = System.nanoTime();
     try {
       child = Child.start(settings.guard(), settings.command(), environment(term),
           code -> events.add(new Exited(code)));
     } catch (IOException e) {
       log.error("cannot start {}: {}", settings.command().get(0), e.getMessage());
-      return new TermEnd(false, Leasehold.NOT_STARTED);
+      return new TermEnd(false, Leasehold.CANNOT_EXECUTE);
     }
     log.info("leader with fencing token {}; child {} started: {}", term.fencingToken(), child.pid(),
         String.join(" ", settings.command()));
@@ -172,6 +198,7 @@ final class Supervisor {
         long gone = System.nanoTime();
         if (!stopping) {
           log.info("child {} exited with {}: the term ends", child.pid(), x.code());
+          hold(term, childStarted);
           return new TermEnd(false, x.code());
         }
         long margin = (deadline - gone) / MS;
@@ -191,13 +218,53 @@ final class Supervisor {
     }
   }
 
+  /**
+   * hold keeps the term until --hold-at-least after the child started, so that an instance whose
+   * timer fires a little later finds the key held and skips. The child's exit code stands
+   * whatever happens here: a term lost during the hold (a later firing may then run the job
+   * again) can only be logged, and a signal only ends the hold early.
+   */
+  private void hold(Leadership term, long childStarted) throws InterruptedException {
+    if (settings.holdAtLeast() == null) {
+      return;
+    }
+    long until = childStarted + settings.holdAtLeast().toNanos();
+    long left = until - System.nanoTime();
+    if (left <= 0) {
+      return;
+    }
+    if (!term.isValid()) {
+      log.warn("leadership already lost, so not held for --hold-at-least {}: a firing from now on may run the job"
+          + " again", Durations.seconds(settings.holdAtLeast()));
+      return;
+    }
+    log.info("holding the term {} ms more (--hold-at-least {} after the child's start)", left / MS,
+        Durations.seconds(settings.holdAtLeast()));
+    while (left > 0) {
+      Event e = events.poll(left, TimeUnit.NANOSECONDS);
+      if (e instanceof Lost l && l.term() == term) {
+        log.warn("leadership lost during --hold-at-least ({}): a firing from now on may run the job again",
+            l.event().cause());
+        return;
+      }
+      if (e instanceof Signalled s) {
+        log.info("SIG{} during --hold-at-least: releasing now", s.name());
+        stopRequested = true;
+        return;
+      }
+      left = until - System.nanoTime();
+    }
+  }
+
   private Map<String, String> environment(Leadership term) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("LEASEHOLD_ELECTION_KEY", term.electionKey());
     env.put("LEASEHOLD_LEADER_ID", term.candidateId());
     env.put("LEASEHOLD_FENCING_TOKEN", Long.toString(term.fencingToken()));
     env.put("LEASEHOLD_LEASE_ID", Long.toHexString(term.leaseId()));
-    env.put("LEASEHOLD_LEASE_TTL", Long.toString(elector.config().leaseTtl().toSeconds()));
+    // Granted, not asked for: etcd 3.4 grants 2 s for --ttl 1. Seconds, with a fraction if any (SQL).
+    env.put("LEASEHOLD_LEASE_TTL",
+        java.math.BigDecimal.valueOf(term.grantedTtl().toMillis(), 3).stripTrailingZeros().toPlainString());
     env.put("LEASEHOLD_BACKEND", settings.backend());
     if (settings.endpoints() != null) {
       env.put("LEASEHOLD_ENDPOINTS", settings.endpoints());
@@ -207,13 +274,28 @@ final class Supervisor {
 
   private void observe(LeadershipEvent e) {
     switch (e.cause()) {
-      case STORE_UNAVAILABLE -> storeProblem = e.reason().orElse("unavailable");
+      case STORE_UNAVAILABLE -> {
+        String reason = e.reason().orElse("unavailable");
+        storeProblem = reason;
+        if (ConfigurationErrors.is(reason)) {
+          // The library's own lines about it are filtered out (ConfigurationErrorFilter): this is the one.
+          if (!reason.equals(refusalLogged)) {
+            log.error("{}", StoreOptions.inOptionNames(reason));
+            refusalLogged = reason;
+          }
+          events.add(new Refused(reason));
+        }
+      }
       case STORE_RECOVERED, ELECTED -> {
         storeProblem = null;
         storeAnswered = true;
       }
       case LEADER_CHANGED -> {
         storeAnswered = true;
+        if (settings.skipIfLed() && e.leaderId().isPresent()) {
+          events.add(new Led(e.leaderId().get()));
+          return; // awaitTerm says it in its one line
+        }
         log.info("leader is {} (fencing token {})",
             e.leaderId().orElse("nobody"), e.fencingToken().isPresent() ? e.fencingToken().getAsLong() : "-");
       }

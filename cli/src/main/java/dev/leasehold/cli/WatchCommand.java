@@ -1,5 +1,6 @@
 package dev.leasehold.cli;
 
+import dev.leasehold.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Semaphore;
@@ -21,17 +22,22 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     header = "Print one line per change of leader until interrupted.",
     description = {
-        "Print the leader of --key now and then one line per change of leader (a new term, or no",
-        "leader), with a timestamp, until interrupted. Read-only: it never campaigns. Changes closer",
-        "together than one read may show as one. While the store does not answer it says so once",
-        "on stderr and keeps trying."},
+        "Print the leader of --key now and then one line per change of leader (a new term, or no "
+            + "leader), with a timestamp, until interrupted. Read-only: it never campaigns. Changes closer "
+            + "together than one read may show as one. While the store does not answer, it says so on "
+            + "stderr (naming its host and port), again each minute the outage lasts, and once more when "
+            + "the store answers again, with how long it did not."},
+    optionListHeading = "%nOptions:%n",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments"})
+    exitCodeList = {"130/143:interrupted (SIGINT/SIGTERM)", "2:bad arguments",
+        "78:configuration error: the store refused the read (credentials, permissions, a missing table)"})
 final class WatchCommand extends ReadCommand {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
+  /** REMIND is how often an outage that goes on is reported again. */
+  static final Duration REMIND = Duration.ofMinutes(1);
 
-  @Option(names = "--interval", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "1",
-      description = "poll interval besides the etcd watch (default: ${DEFAULT-VALUE} s)")
+  @Option(names = "--interval", paramLabel = "DURATION", converter = Seconds.class, defaultValue = "1s",
+      description = "poll interval besides the etcd watch (default: ${DEFAULT-VALUE})")
   Duration interval;
 
   @Override
@@ -41,6 +47,8 @@ final class WatchCommand extends ReadCommand {
       reader.onChange(wake::release);
       LeaderReader.Snapshot shown = null;
       String failing = null;
+      long failingSince = 0;
+      long remindAt = 0;
       boolean first = true;
       while (true) {
         if (!first) {
@@ -52,14 +60,22 @@ final class WatchCommand extends ReadCommand {
         try {
           now = reader.read(timeout);
         } catch (Leasehold.StoreUnreachableException e) {
-          if (!e.getMessage().equals(failing)) {
-            log.warn("{}; retrying", e.getMessage());
-            failing = e.getMessage();
+          long t = System.nanoTime();
+          if (failing == null) {
+            failingSince = t;
+            remindAt = t + REMIND.toNanos();
+            log.warn("{}; retrying until it answers", e.getMessage());
+          } else if (!e.getMessage().equals(failing)) {
+            log.warn("{}; still retrying", e.getMessage());
+          } else if (t - remindAt >= 0) {
+            remindAt = t + REMIND.toNanos();
+            log.warn("still no answer after {}: {}", since(failingSince), e.getMessage());
           }
+          failing = e.getMessage();
           continue;
         }
         if (failing != null) {
-          log.info("the store answers again");
+          log.info("{} answers again, after {} without an answer", store.where(), since(failingSince));
           failing = null;
         }
         if (shown == null || !now.sameTerm(shown)) {
@@ -68,6 +84,10 @@ final class WatchCommand extends ReadCommand {
         }
       }
     }
+  }
+
+  private static String since(long nanoTime) {
+    return Durations.seconds(Duration.ofMillis((System.nanoTime() - nanoTime) / 1_000_000));
   }
 
   private void print(LeaderReader.Snapshot s) {

@@ -2,6 +2,7 @@ package dev.leasehold.cli;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.it.EtcdClusterExtension;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -79,6 +81,20 @@ class CliExitCodesIT {
       assertTrue(Long.parseLong(tokens.get(1)) > Long.parseLong(tokens.get(0)), "a new term, a larger token: " + tokens);
       assertTrue(p.isAlive());
     }
+  }
+
+  // One run for two things the child sees, to keep the suite short.
+  @Test
+  void theChildGetsTheGrantedTtlAndWithNoPidNamespaceCanSignalAProcessOutsideItsTree() throws Exception {
+    Path ttl = dir.resolve("ttl");
+    // This JVM is outside the child's tree: in a PID namespace of its own the child could not see it.
+    long outside = ProcessHandle.current().pid();
+    LeaseholdProcess p = run("child", 1, ETCD.cluster().clientEndpointsCsv(), "--no-pid-namespace", "--",
+        "sh", "-c", "echo $LEASEHOLD_LEASE_TTL > " + ttl + " && kill -0 " + outside);
+    assertEquals(0, p.exitCode(Duration.ofSeconds(40)), p.log());
+    assertFalse(p.log().contains("no PID namespace"), "the opt-out is no warning: " + p.log());
+    // etcd grants at least its minimum TTL (1.5 election timeouts, rounded up to 2 s) for --ttl 1.
+    assertEquals(List.of("2"), Files.readAllLines(ttl, StandardCharsets.UTF_8));
   }
 
   private static long lines(Path f) {

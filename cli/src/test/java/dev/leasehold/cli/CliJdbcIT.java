@@ -34,12 +34,20 @@ class CliJdbcIT {
   private static final Logger log = LoggerFactory.getLogger(CliJdbcIT.class);
   private static final String SLEEPER = CliRunIT.SLEEPER;
 
-  @Test
-  void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {
+  private final Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8))
+      .toAbsolutePath();
+  private final String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
+
+  /** env has MariaDB's driver jar on LEASEHOLD_CLASSPATH (the shaded jar bundles none) and the password. */
+  private static Map<String, String> env(String password) throws Exception {
     String driver = Path.of(org.mariadb.jdbc.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
         .toString();
-    oneChildRunsAndItsExitHandsOver("MariaDB", db.jdbcUrl(), db.rootUser(),
-        Map.of("LEASEHOLD_CLASSPATH", driver, "LEASEHOLD_JDBC_PASSWORD", db.rootPassword()));
+    return Map.of("LEASEHOLD_CLASSPATH", driver, "LEASEHOLD_JDBC_PASSWORD", password);
+  }
+
+  @Test
+  void oneChildRunsOnTheLeaseRowAndItsExitHandsOver(MariaDbServer db) throws Exception {
+    oneChildRunsAndItsExitHandsOver("MariaDB", db.jdbcUrl(), db.rootUser(), env(db.rootPassword()));
   }
 
   @Test
@@ -53,8 +61,6 @@ class CliJdbcIT {
 
   private void oneChildRunsAndItsExitHandsOver(String server, String url, String user, Map<String, String> env)
       throws Exception {
-    Path dir = Path.of("target", "cli-it", "jdbc-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
-    String key = "cli/" + UUID.randomUUID().toString().substring(0, 8);
     List<String> store = List.of("--jdbc-url", url, "--jdbc-user", user, "--key", key);
     try (LeaseholdProcess a = run("a", dir, env, store); LeaseholdProcess b = run("b", dir, env, store)) {
       await().atMost(Duration.ofSeconds(40)).until(() -> child(dir, "a").isPresent() || child(dir, "b").isPresent());
@@ -84,6 +90,45 @@ class CliJdbcIT {
           String.format("%.1f", (System.nanoTime() - sent) / 1e6));
       assertEquals(143, leader.exitCode(Duration.ofSeconds(10)), leader.log());
     }
+  }
+
+  @Test
+  void configurationErrorsExit78AtOnceAndAreSaidOnceInTheCommandsWords(MariaDbServer db) throws Exception {
+    List<String> store = List.of("--jdbc-url", db.jdbcUrl(), "--key", key, "--jdbc-allow-relaxed-durability");
+
+    // No --create-table: the message is printed once, and advises the option, not the builder's createTable(true).
+    LeaseholdProcess missing = leasehold("missing", env(db.rootPassword()), store, "--jdbc-user", db.rootUser(),
+        "--jdbc-table", "no_such_table");
+    assertEquals(Leasehold.CONFIG, missing.exitCode(Duration.ofSeconds(40)), missing.log());
+    assertEquals(1, Pattern.compile("table no_such_table does not exist").matcher(missing.log()).results().count(),
+        missing.log());
+    assertTrue(missing.log().contains("or let leasehold create it with --create-table"), missing.log());
+    assertFalse(missing.log().contains("createTable(true)"), missing.log());
+    List<String> status = new java.util.ArrayList<>(List.of("status", "--jdbc-user", db.rootUser(), "--jdbc-table",
+        "no_such_table", "--jdbc-url", db.jdbcUrl(), "--key", key));
+    LeaseholdProcess read = LeaseholdProcess.start("status", dir, env(db.rootPassword()), status.toArray(String[]::new));
+    assertEquals(Leasehold.CONFIG, read.exitCode(Duration.ofSeconds(40)), read.log());
+    assertTrue(read.log().contains("leasehold: configuration error: the database at "), read.log());
+
+    // A user who may read but not write the lease table.
+    LeaseholdProcess create = leasehold("create", env(db.rootPassword()), store, "--jdbc-user", db.rootUser(),
+        "--jdbc-table", "ro_lease", "--create-table");
+    assertEquals(0, create.exitCode(Duration.ofSeconds(40)), create.log());
+    db.createUser("reader", "reader-pw", "SELECT ON " + MariaDbServer.DATABASE + ".*");
+    LeaseholdProcess reader = leasehold("reader", env("reader-pw"), store, "--jdbc-user", "reader",
+        "--jdbc-table", "ro_lease");
+    assertEquals(Leasehold.CONFIG, reader.exitCode(Duration.ofSeconds(40)), reader.log());
+    assertEquals(1, Pattern.compile("configuration error: permission denied: ").matcher(reader.log()).results().count(),
+        reader.log());
+  }
+
+  private LeaseholdProcess leasehold(String id, Map<String, String> env, List<String> store, String... more)
+      throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of("run", "--id", id));
+    args.addAll(store);
+    args.addAll(List.of(more));
+    args.addAll(List.of("--", "true"));
+    return LeaseholdProcess.start(id, dir, env, args.toArray(String[]::new));
   }
 
   private static LeaseholdProcess run(String id, Path dir, Map<String, String> env, List<String> store)

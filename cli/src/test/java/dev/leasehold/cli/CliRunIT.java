@@ -133,9 +133,20 @@ class CliRunIT {
   }
 
   @Test
-  void aFrozenEtcdStopsTheChildAndItsTreeBeforeTheLocalDeadline(TestInfo info) throws Exception {
+  void aFrozenEtcdStopsTheChildAndItsTreeBeforeTheLocalDeadlineAndWatchReportsTheOutage(TestInfo info)
+      throws Exception {
     setUp(info);
-    frozenStoreStopsChild(run("a", TTL, treeSleeper()), "SIGTERM");
+    LeaseholdProcess watch = LeaseholdProcess.start("watch", dir, "watch", "--endpoints",
+        ETCD.cluster().clientEndpointsCsv(), "--key", key, "--timeout", "0.5", "--interval", "0.2");
+    started.add(watch);
+    LeaseholdProcess a = run("a", TTL, treeSleeper());
+    await().atMost(START).until(() -> watch.log().contains("key " + key + ": "));
+    frozenStoreStopsChild(a, "SIGTERM");
+    // The outage and its end, each once, naming the member's host and port.
+    String where = "etcd at " + StoreOptions.hostPort(ETCD.cluster().clientEndpointsCsv());
+    await().atMost(Duration.ofSeconds(15)).until(() -> watch.log().contains(where + " answers again, after "));
+    assertEquals(1, java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(where) + " did not answer get ")
+        .matcher(watch.log()).results().count(), watch.log());
   }
 
   @Test

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * an unprivileged user (the user-namespace way); the child keeps its stdin, stdout, stderr and
  * exit code; and where no PID namespace can be made (no unshare on PATH; a sandbox without
  * CAP_SYS_ADMIN whose user namespaces are capped at 0), leasehold says so in one line, runs
- * with the weaker guarantee, and {@code --require-tree-kill} refuses with 126. Times are logged
+ * with the weaker guarantee, and {@code --require-tree-kill} refuses with 78 (a configuration error). Times are logged
  * as "measured: ...".
  */
 class CliTreeKillIT {
@@ -184,7 +184,7 @@ class CliTreeKillIT {
 
   private void fallsBackOrRefuses(List<String> wrapper, Map<String, String> env, String why) throws Exception {
     LeaseholdProcess refused = run("refused", wrapper, env, LeaseholdProcess.tree(marker), "--require-tree-kill");
-    assertEquals(Leasehold.NOT_STARTED, refused.exitCode(START), refused.log());
+    assertEquals(Leasehold.CONFIG, refused.exitCode(START), refused.log());
     assertTrue(refused.log().contains("--require-tree-kill: " + FALLBACK + why), refused.log());
     assertTrue(refused.log().contains("refusing to run"), refused.log());
     assertFalse(refused.log().contains("leader"), "campaigned before refusing: " + refused.log());

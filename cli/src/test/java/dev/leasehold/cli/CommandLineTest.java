@@ -1,6 +1,7 @@
 package dev.leasehold.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import dev.leasehold.ElectorConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -72,13 +74,94 @@ class CommandLineTest {
   }
 
   @Test
+  void cronOptionsAreCheckedBeforeAnythingConnects() {
+    assertUsage("--hold-at-least must be > 0 seconds, but was 0s", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--skip-if-led", "--hold-at-least", "0", "--", "true");
+    assertUsage("--no-pid-namespace and --require-tree-kill must not both be given", "run", "--endpoints",
+        "http://127.0.0.1:1", "--key", "k", "--no-pid-namespace", "--require-tree-kill", "--", "true");
+    assertUsage("--skip-if-led and --rejoin must not both be given", "run", "--endpoints", "http://127.0.0.1:1",
+        "--key", "k", "--skip-if-led", "--rejoin", "--", "true");
+  }
+
+  @Test
+  void aMissingCommandExits127AndOneThatIsNotExecutable126BeforeAnythingConnects() throws Exception {
+    Result missing = execute("run", "--endpoints", "http://127.0.0.1:1", "--key", "k", "--", "/no/such/binary");
+    assertEquals(Leasehold.NOT_FOUND, missing.code(), missing.err());
+    java.nio.file.Path plain = java.nio.file.Files.createTempFile("leasehold-not-executable", ".sh");
+    try {
+      Result notExecutable = execute("run", "--endpoints", "http://127.0.0.1:1", "--key", "k", "--", plain.toString());
+      assertEquals(Leasehold.CANNOT_EXECUTE, notExecutable.code(), notExecutable.err());
+    } finally {
+      java.nio.file.Files.delete(plain);
+    }
+    assertEquals(Leasehold.NOT_FOUND, RunCommand.findCommand("no-such-command-here", "/usr/bin:/bin"));
+    assertEquals(0, RunCommand.findCommand("sh", "/no/such/dir:/usr/bin:/bin"));
+    assertEquals(Leasehold.CANNOT_EXECUTE, RunCommand.findCommand("usr", "/"));
+  }
+
+  @Test
+  void statusNamesTheHostAndPortThatDidNotAnswer() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Result r = execute("status", "--endpoints", "http://127.0.0.1:" + port, "--key", "k", "--timeout", "1");
+    assertEquals(Leasehold.STORE_UNREACHABLE, r.code(), r.err());
+    assertTrue(r.err().contains("leasehold: etcd at 127.0.0.1:" + port + " "), r.err());
+    assertEquals("db.example:3306", StoreOptions.hostPort("jdbc:mariadb://db.example:3306/app?user=x"));
+    assertEquals("db:5432", StoreOptions.hostPort("jdbc:postgresql://app:secret@db:5432/app"));
+  }
+
+  @Test
+  void helpIsWrappedAtWordsWithinEightyColumns() {
+    for (String command : List.of("run", "status", "watch")) {
+      CommandLine sub = Leasehold.commandLine().getSubcommands().get(command);
+      sub.setUsageHelpWidth(80);
+      sub.setUsageHelpAutoWidth(false);
+      String help = sub.getUsageMessage();
+      for (String line : help.split("\n")) {
+        assertTrue(line.length() <= 80, command + ": a line of " + line.length() + " columns: " + line);
+      }
+    }
+    // Paragraphs are filled, not cut where the source's lines ended.
+    String status = Leasehold.commandLine().getSubcommands().get("status").getUsageMessage();
+    assertTrue(status.contains("time left on its\nlease, read from the store"), status);
+  }
+
+  @Test
+  void etcdRefusingTheClientIsAConfigurationErrorNotAnOutage() {
+    assertTrue(EtcdLeaderReader.refusal(new RuntimeException("io.grpc.StatusRuntimeException: INVALID_ARGUMENT:"
+        + " etcdserver: authentication failed, invalid user ID or password")));
+    assertTrue(EtcdLeaderReader.refusal(new RuntimeException("wrapped",
+        new RuntimeException("PERMISSION_DENIED: etcdserver: permission denied"))));
+    assertTrue(EtcdLeaderReader.refusal(new RuntimeException(new javax.net.ssl.SSLHandshakeException("PKIX path"))));
+    assertFalse(EtcdLeaderReader.refusal(new RuntimeException("UNAVAILABLE: io exception")));
+    assertFalse(EtcdLeaderReader.refusal(new RuntimeException("etcdserver: invalid auth token")));
+  }
+
+  @Test
+  void coresAdviceNamesTheCommandsOptions() {
+    assertEquals("...;\nor let leasehold create it with --create-table",
+        StoreOptions.inOptionNames("...;\nor let the elector create it with createTable(true)"));
+    assertEquals("qualify the table (--jdbc-table mydb.leasehold_lease)",
+        StoreOptions.inOptionNames("qualify the table (table(\"mydb.leasehold_lease\"))"));
+  }
+
+  @Test
   void etcdOptionProblemsNameTheOption() {
-    assertUsage("--cacert must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
+    assertUsage("--tls-ca must be given for https:// endpoints", "status", "--endpoints", "https://127.0.0.1:1",
         "--key", "k");
-    assertUsage("--key-file must be given with --cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+    assertUsage("--tls-key must be given with --tls-cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--tls-cert", "/nonexistent.pem", "--", "true");
+    assertUsage("--tls-ca must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
+        "--tls-ca", "/nonexistent.pem", "--", "true");
+    // The old names still work, out of the help.
+    assertUsage("--tls-key must be given with --tls-cert", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
         "--cert", "/nonexistent.pem", "--", "true");
-    assertUsage("--cacert must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
+    assertUsage("--tls-ca must be a readable file", "run", "--endpoints", "https://127.0.0.1:1", "--key", "k",
         "--cacert", "/nonexistent.pem", "--", "true");
+    String help = Leasehold.commandLine().getSubcommands().get("run").getUsageMessage();
+    assertTrue(help.contains("--tls-key=FILE") && !help.contains("--key-file"), help);
     assertUsage("--jdbc-user needs --jdbc-url", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
         "--jdbc-user", "app", "--", "true");
   }

@@ -2,6 +2,7 @@ package dev.leasehold.jdbc;
 
 import dev.leasehold.Guarantee;
 import dev.leasehold.runtime.Command;
+import dev.leasehold.runtime.ConfigurationErrors;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
@@ -219,8 +220,9 @@ final class SqlPort implements StorePort {
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
       t = t.getCause();
     }
+    // The server answered and refused this elector: only the operator can fix it (PROTOCOL.md §9).
     if (t instanceof ServerCheck.Refused) {
-      return t.getMessage();
+      return ConfigurationErrors.named(t.getMessage());
     }
     // MariaDB prefixes messages with "(conn=123) ": drop it, so one reason logs once.
     String message = String.valueOf(t.getMessage()).replaceFirst("^\\(conn=\\d+\\)\\s*", "");
@@ -228,10 +230,12 @@ final class SqlPort implements StorePort {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       String lower = message.toLowerCase(Locale.ROOT);
       if (e.getErrorCode() == 1045 || state.startsWith("28")) {
-        return "access denied: wrong user or password (" + message + ")";
+        return ConfigurationErrors.named("access denied: wrong user or password (" + message + ")");
       }
-      if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044 || state.equals("42501")) {
-        return "permission denied: the user lacks a privilege the elector needs (" + message + ")";
+      // MariaDB 1044 database, 1142 table, 1143 column; PostgreSQL 42501: a read-only user, say.
+      if (e.getErrorCode() == 1142 || e.getErrorCode() == 1044 || e.getErrorCode() == 1143 || state.equals("42501")) {
+        return ConfigurationErrors.named(
+            "permission denied: the user lacks a privilege the elector needs (" + message + ")");
       }
       if (e instanceof SQLTimeoutException || lower.contains("timed out") || lower.contains("timeout")
           || lower.contains("timout")) {

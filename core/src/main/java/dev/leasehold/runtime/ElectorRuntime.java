@@ -344,6 +344,7 @@ public final class ElectorRuntime implements LeaderElector {
               config.electionKey(),
               config.candidateId(),
               p.term(),
+              p.term().grantedTtl() != null ? p.term().grantedTtl() : config.leaseTtl(),
               now,
               scheduler::nanoTime,
               store.guarantee(),

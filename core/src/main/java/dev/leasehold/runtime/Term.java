@@ -1,5 +1,7 @@
 package dev.leasehold.runtime;
 
+import java.time.Duration;
+
 /**
  * Term is what a machine knows of a term of its own at the instant it begins, handed to the
  * runtime once, in the {@link Command.Publish} of {@code ELECTED}: the runtime builds the term's
@@ -14,8 +16,22 @@ package dev.leasehold.runtime;
  * @param deadline the local deadline (monotonic nanoseconds) at the term's start
  * @param detail the store's own identity of the term, which its guard needs beyond the token
  *     (SQL: the row and its holder token); null when the store needs nothing more
+ * @param grantedTtl the TTL the store granted the term's lease (etcd: whole seconds, and 3.4
+ *     grants at least 2 s); null when the store grants the configured one
  */
-public record Term(long token, long leaseId, long deadline, Term.Detail detail) {
+public record Term(long token, long leaseId, long deadline, Term.Detail detail, Duration grantedTtl) {
+  /**
+   * Term is a term whose lease was granted the configured TTL.
+   *
+   * @param token the term's fencing token
+   * @param leaseId the store's id of the lease the term rides on
+   * @param deadline the local deadline at the term's start, in monotonic nanoseconds
+   * @param detail the store's own identity of the term, or null
+   */
+  public Term(long token, long leaseId, long deadline, Term.Detail detail) {
+    this(token, leaseId, deadline, detail, null);
+  }
+
   /**
    * Term is a term of a store that needs nothing beyond the token for its guard.
    *
@@ -24,7 +40,7 @@ public record Term(long token, long leaseId, long deadline, Term.Detail detail) 
    * @param deadline the local deadline at the term's start, in monotonic nanoseconds
    */
   public Term(long token, long leaseId, long deadline) {
-    this(token, leaseId, deadline, null);
+    this(token, leaseId, deadline, null, null);
   }
 
   /**

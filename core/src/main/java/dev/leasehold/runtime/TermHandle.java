@@ -26,17 +26,22 @@ final class TermHandle implements Leadership {
   private final LongSupplier clock;
   private final Term.Detail detail;
   private final Guarantee guarantee;
+  private final Duration grantedTtl;
   private final CompletableFuture<LeadershipEvent> lost = new CompletableFuture<>();
   private volatile long deadline;
   private volatile boolean ended;
   private volatile long lastHeartbeat;
   private final Consumer<TermHandle> resigner;
 
-  /** TermHandle is the Leadership of {@code term}, which began at {@code electedAt}. */
+  /**
+   * TermHandle is the Leadership of {@code term}, which began at {@code electedAt}, on a lease
+   * granted {@code grantedTtl}.
+   */
   TermHandle(
       String electionKey,
       String candidateId,
       Term term,
+      Duration grantedTtl,
       Instant electedAt,
       LongSupplier clock,
       Guarantee guarantee,
@@ -50,6 +55,7 @@ final class TermHandle implements Leadership {
     this.deadline = term.deadline();
     this.detail = term.detail();
     this.guarantee = guarantee;
+    this.grantedTtl = grantedTtl;
     this.resigner = resigner;
     this.lastHeartbeat = clock.getAsLong();
   }
@@ -113,6 +119,11 @@ final class TermHandle implements Leadership {
   public boolean isValid() {
     // Compare as a difference: nanoTime values may be negative and wrap.
     return !ended && clock.getAsLong() - deadline < 0;
+  }
+
+  @Override
+  public Duration grantedTtl() {
+    return grantedTtl;
   }
 
   @Override

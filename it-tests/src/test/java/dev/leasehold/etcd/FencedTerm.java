@@ -25,6 +25,11 @@ record FencedTerm(String electionKey, long fencingToken) implements Leadership {
   }
 
   @Override
+  public Duration grantedTtl() {
+    return Duration.ofSeconds(5);
+  }
+
+  @Override
   public Instant electedAt() {
     return Instant.EPOCH;
   }

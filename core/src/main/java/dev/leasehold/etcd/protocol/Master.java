@@ -7,6 +7,7 @@ import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Term;
+import java.time.Duration;
 
 /**
  * Master handles the MASTER's inputs. Its lease renews (as late as leaves 2 s of its window) and earns the deadline
@@ -40,7 +41,8 @@ final class Master extends Role {
   void begin(long token, long now) {
     key.noteRevision(token);
     this.token = token;
-    roles.elect(new Term(token, lease.id(), lease.deadline()),
+    roles.elect(new Term(token, lease.id(), lease.deadline(), null,
+            lease.ttlSeconds() > 0 ? Duration.ofSeconds(lease.ttlSeconds()) : null),
         new LeaderInfo(config.candidateId(), token, lease.id()), now);
     lease.lead(now);
     // The MASTER keeps the queue's view, to pick its successor: a read now, then its watch.
