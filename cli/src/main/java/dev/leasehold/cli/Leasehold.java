@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
     name = "leasehold",
     mixinStandardHelpOptions = true,
     versionProvider = Leasehold.Version.class,
-    description = "Leader election on etcd or MariaDB/MySQL from the shell: run a command only while leader.",
+    description = "Leader election on etcd, PostgreSQL or MariaDB/MySQL from the shell: run a command only while leader.",
     subcommands = {RunCommand.class, StatusCommand.class, WatchCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * StoreOptions are the backend options every subcommand shares: {@code --endpoints} with its
- * TLS and user options selects etcd, {@code --jdbc-url} with its user and table MariaDB/MySQL.
+ * TLS and user options selects etcd, {@code --jdbc-url} with its user and table the SQL backend (PostgreSQL, MariaDB/MySQL).
  * Passwords come from a file or an environment variable, never from the command line, where
  * every local user could read them in {@code /proc/PID/cmdline}.
  *
@@ -109,8 +109,8 @@ final class StoreOptions {
   Path passwordFile;
 
   @Option(names = "--jdbc-url", paramLabel = "URL",
-      description = "MariaDB/MySQL JDBC URL, e.g. jdbc:mariadb://db:3306/app; selects SQL. The driver jar comes"
-          + " from $LEASEHOLD_CLASSPATH")
+      description = "PostgreSQL or MariaDB/MySQL JDBC URL, e.g. jdbc:postgresql://db:5432/app; selects SQL."
+          + " The PostgreSQL driver is built in; MariaDB's or MySQL's jar comes from $LEASEHOLD_CLASSPATH")
   String jdbcUrl;
 
   @Option(names = "--jdbc-user", paramLabel = "NAME",
@@ -148,7 +148,7 @@ final class StoreOptions {
   void validate() {
     if ((endpoints == null) == (jdbcUrl == null)) {
       throw usage(endpoints == null
-          ? "one of --endpoints (etcd) or --jdbc-url (MariaDB/MySQL) is required"
+          ? "one of --endpoints (etcd) or --jdbc-url (PostgreSQL, MariaDB/MySQL) is required"
           : "--endpoints and --jdbc-url must not both be given, but were " + String.join(",", endpoints)
               + " and " + jdbcUrl);
     }
@@ -188,7 +188,7 @@ final class StoreOptions {
       }
     }
     if (!jdbcUrl.startsWith("jdbc:")) {
-      throw usage("--jdbc-url must be a JDBC URL such as jdbc:mariadb://db:3306/app, but was \"" + jdbcUrl + "\"");
+      throw usage("--jdbc-url must be a JDBC URL such as jdbc:postgresql://db:5432/app, but was \"" + jdbcUrl + "\"");
     }
     try {
       DriverManager.getDriver(jdbcUrl);
