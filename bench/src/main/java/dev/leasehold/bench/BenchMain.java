@@ -166,7 +166,7 @@ public final class BenchMain implements Callable<Path> {
       description = "candidate counts for the MariaDB idle load")
   List<Integer> mariadbIdleCounts;
 
-  @Option(names = "--postgres-contenders", split = ",", defaultValue = "SHEDLOCK,PG_ADVISORY_LOCK",
+  @Option(names = "--postgres-contenders", split = ",", defaultValue = "LEASEHOLD_JDBC,SHEDLOCK,PG_ADVISORY_LOCK",
       description = "which PostgreSQL contenders (default: ${DEFAULT-VALUE})")
   List<JdbcKind> postgresContenders;
 
