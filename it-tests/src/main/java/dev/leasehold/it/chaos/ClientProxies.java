@@ -53,10 +53,18 @@ public final class ClientProxies implements AutoCloseable {
     proxies.forEach(p -> p.setMode(how));
   }
 
-  /** heal lets the candidate's traffic pass again. */
+  /** delay slows every link by {@code millis} each way ({@link TcpProxy#setDelay}); {@link #heal} ends it. */
+  public void delay(long millis) {
+    proxies.forEach(p -> p.setDelay(millis));
+  }
+
+  /** heal lets the candidate's traffic pass again, without delay. */
   public void heal() {
     mode = TcpProxy.Mode.PASS;
-    proxies.forEach(p -> p.setMode(TcpProxy.Mode.PASS));
+    proxies.forEach(p -> {
+      p.setDelay(0);
+      p.setMode(TcpProxy.Mode.PASS);
+    });
   }
 
   /** mode is the current mode of every link. */

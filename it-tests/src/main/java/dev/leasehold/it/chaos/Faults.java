@@ -27,7 +27,9 @@ public final class Faults {
         new CutCandidate(TcpProxy.Mode.RESET),
         new KillCandidate(),
         new PauseCandidate(),
-        new ResignCandidate());
+        new ResignCandidate(),
+        new CompactDefragEtcd(),
+        new RestartEtcdCluster());
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */
