@@ -42,6 +42,11 @@ public final class ClientProxies implements AutoCloseable {
     return out;
   }
 
+  /** connections counts the open connections through the proxy to member {@code index} (member order). */
+  public int connections(int index) {
+    return proxies.get(index).connectionCount();
+  }
+
   /** ports are the proxies' own ports on 127.0.0.1, in target order. */
   public List<Integer> ports() {
     return proxies.stream().map(TcpProxy::port).toList();

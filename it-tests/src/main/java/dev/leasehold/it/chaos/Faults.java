@@ -29,7 +29,8 @@ public final class Faults {
         new PauseCandidate(),
         new ResignCandidate(),
         new CompactDefragEtcd(),
-        new RestartEtcdCluster());
+        new RestartEtcdCluster(),
+        new IsolateEtcdFollower());
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */
