@@ -41,9 +41,8 @@ import org.slf4j.Logger;
  * <p>It behaves as the production elector, with two differences made for the test thread:
  * {@link #awaitLeadership}, {@link #close()} and {@link #closeAsync()}, called from outside the
  * code the time runs, run virtual time while they wait instead of blocking; and {@code
- * runWhileLeader} is not available, because it runs the task on a real thread of its own and
- * waits in real time (run leader work on {@link #executor()} from a listener, or in a
- * {@link LeaseholdSimulation}).
+ * runWhileLeader} runs its task on a simulated thread of the instance ({@link #thread}), whose
+ * waits ({@link #sleep}, {@link #await}) are on virtual time, and runs the time while it waits.
  *
  * <p>Thread safety: its reads ({@link #state()}, {@link #isLeader()}, {@link #leadership()},
  * {@link #currentLeader()}, {@link #health()}, and a {@link Leadership}'s {@code isValid()}) may
@@ -232,30 +231,45 @@ public final class VirtualElector implements LeaderElector {
   }
 
   /**
-   * runWhileLeader is not available on virtual time.
+   * runWhileLeader is production's {@code runWhileLeader} on virtual time, with a grace of the
+   * RPC timeout: see {@link #runWhileLeader(LeaderTask, Duration)}.
    *
-   * @throws UnsupportedOperationException always: the task would run on a real thread
+   * @param <T> what the task returns
+   * @param task the leader-only work, not null
+   * @return how the run ended
+   * @throws java.util.concurrent.CancellationException if the elector is closed before it leads
+   * @throws IllegalStateException when called from code the time runs, or when it does not lead
+   *     within an hour of virtual time
    */
   @Override
   public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) {
-    throw noRunWhileLeader();
+    return runWhileLeader(task, runtime.config().rpcTimeout());
   }
 
   /**
-   * runWhileLeader is not available on virtual time.
+   * runWhileLeader waits, running virtual time, until this instance leads, then runs {@code
+   * task} on a simulated thread of the instance ({@link #thread}) and returns how it ended, by
+   * production's rules: the task is interrupted when the term ends, or once only {@code grace} is
+   * left before the local deadline; a task still running {@code grace} later is reported (a WARN
+   * line and {@link LeaderTaskOutcome#ignoredInterrupt()}); a term the task leaves valid is
+   * resigned. Every wait is on virtual time, which this call runs: call it from the test thread.
+   * The task waits with {@link #sleep} and {@link #await}, which an interrupt ends.
    *
-   * @throws UnsupportedOperationException always: the task would run on a real thread
+   * @param <T> what the task returns
+   * @param task the leader-only work, not null
+   * @param grace how long before the local deadline the task is interrupted, and how long it then
+   *     has to stop before it is reported; at least 0 and less than leaseTtl/3
+   * @return how the run ended: the task's value or failure, and whether it was interrupted or
+   *     resigned
+   * @throws java.util.concurrent.CancellationException if the elector is closed before it leads
+   * @throws IllegalArgumentException if {@code grace} is out of range
+   * @throws IllegalStateException when called from code the time runs, or when it does not lead
+   *     within an hour of virtual time
    */
   @Override
   public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace) {
-    throw noRunWhileLeader();
-  }
-
-  private static UnsupportedOperationException noRunWhileLeader() {
-    return new UnsupportedOperationException(
-        "runWhileLeader runs its task on a real thread and waits in real time, which virtual time"
-            + " cannot drive: schedule the work on executor() when the term begins and cancel it"
-            + " on whenLost() (or test it with @LeaseholdSimulation)");
+    Objects.requireNonNull(task, "task");
+    return new VirtualWhileLeader<>(this, time, task, grace).run();
   }
 
   @Override

@@ -101,10 +101,18 @@ class VirtualFaultsTest {
   }
 
   @Test
-  void runWhileLeaderSaysWhyItIsNotAvailable() {
-    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-        () -> a.runWhileLeader(term -> "x"));
-    assertTrue(e.getMessage().startsWith("runWhileLeader runs its task on a real thread"), e.getMessage());
+  void runWhileLeaderFromCodeTheTimeRunsIsRefusedWithTheReason() {
+    java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+    a.executor().execute(() -> {
+      try {
+        a.runWhileLeader(term -> "x");
+      } catch (RuntimeException e) {
+        thrown.set(e);
+      }
+    });
+    time.advance(Duration.ofMillis(10));
+    assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+    assertTrue(thrown.get().getMessage().startsWith("VirtualTime is already running events"), thrown.get().getMessage());
     assertFalse(a.isLeader());
   }
 }
