@@ -252,6 +252,8 @@ public final class ElectorConfig {
   /**
    * priority is this candidate's rank in the queue (PROTOCOL.md §4.5): when the key is free the
    * live candidate of the highest priority takes it, and a handover picks the highest; default 0.
+   *
+   * @return the priority, higher first
    */
   public int priority() {
     return placement.priority();
@@ -261,6 +263,8 @@ public final class ElectorConfig {
    * preemptAfter is how long a MASTER sees a live candidate of a higher priority in its queue
    * before it hands the key over to it ({@code PREEMPTED}); empty (the default) when it never
    * does.
+   *
+   * @return the delay, or empty when this candidate never preempts
    */
   public Optional<Duration> preemptAfter() {
     return Optional.ofNullable(placement.preemptAfter());

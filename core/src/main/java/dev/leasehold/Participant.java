@@ -103,6 +103,11 @@ public record Participant(
    * <prefix>~<8 hex digits of -1 - priority>.<lease>}. '+' sorts before every hex digit and
    * '~' after, so the names sort by priority, highest first, then by lease id: a count of the
    * names before one's own is the number of candidates ahead (PROTOCOL.md §4.5).
+   *
+   * @param electionKey the election's key, as configured
+   * @param leaseId the candidate's standby lease
+   * @param priority the candidate's priority
+   * @return the participant key
    */
   public static String keyOf(String electionKey, long leaseId, int priority) {
     String lease = String.format("%016x", leaseId);
@@ -116,6 +121,10 @@ public record Participant(
   /**
    * rankEnd is where the names of the candidates of {@code priority} end: every participant key
    * of that priority or a higher one sorts before it, every one of a lower priority after.
+   *
+   * @param electionKey the election's key, as configured
+   * @param priority the priority whose names end there
+   * @return the first name after every participant key of that priority or a higher one
    */
   public static String rankEnd(String electionKey, int priority) {
     // The highest name of the priority, and then anything longer: the NUL makes it one longer.
@@ -145,6 +154,10 @@ public record Participant(
   /**
    * priorityOf reads the priority a participant key of {@code electionKey} spells; 0 when
    * {@code key} is not one ({@link #leaseOf} says which).
+   *
+   * @param electionKey the election's key, as configured
+   * @param key a key read from the store under {@link #prefix(String)}
+   * @return the priority it spells, or 0
    */
   public static int priorityOf(String electionKey, String key) {
     String name = nameOf(electionKey, key);
