@@ -47,6 +47,9 @@ import java.util.Map;
  * <p>With {@code --stall-report=true} it also prints {@code STALL <fromNanos> <toNanos>} whenever
  * a thread that sleeps 20 ms at a time wakes up more than 100 ms late: the process did not get
  * the CPU (an overloaded machine, a GC pause, SIGSTOP), which the chaos checker must know.
+ *
+ * <p>With {@code --trace-watch=true} the counter workload's client prints its watch stream's
+ * creations and compactions ({@link WatchTrace}).
  */
 public final class CandidateMain {
   private CandidateMain() {}
@@ -77,6 +80,9 @@ public final class CandidateMain {
       }
       if (Boolean.parseBoolean(opts.getOrDefault("trace-rpcs", "false"))) {
         cb.interceptor(new RpcTrace());
+      }
+      if (Boolean.parseBoolean(opts.getOrDefault("trace-watch", "false"))) {
+        cb.interceptor(new WatchTrace(out));
       }
       client = cb.build();
     }

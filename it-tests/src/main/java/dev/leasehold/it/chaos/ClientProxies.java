@@ -42,6 +42,11 @@ public final class ClientProxies implements AutoCloseable {
     return out;
   }
 
+  /** connections counts the open connections through the proxy to member {@code index} (member order). */
+  public int connections(int index) {
+    return proxies.get(index).connectionCount();
+  }
+
   /** ports are the proxies' own ports on 127.0.0.1, in target order. */
   public List<Integer> ports() {
     return proxies.stream().map(TcpProxy::port).toList();
@@ -53,10 +58,18 @@ public final class ClientProxies implements AutoCloseable {
     proxies.forEach(p -> p.setMode(how));
   }
 
-  /** heal lets the candidate's traffic pass again. */
+  /** delay slows every link by {@code millis} each way ({@link TcpProxy#setDelay}); {@link #heal} ends it. */
+  public void delay(long millis) {
+    proxies.forEach(p -> p.setDelay(millis));
+  }
+
+  /** heal lets the candidate's traffic pass again, without delay. */
   public void heal() {
     mode = TcpProxy.Mode.PASS;
-    proxies.forEach(p -> p.setMode(TcpProxy.Mode.PASS));
+    proxies.forEach(p -> {
+      p.setDelay(0);
+      p.setMode(TcpProxy.Mode.PASS);
+    });
   }
 
   /** mode is the current mode of every link. */

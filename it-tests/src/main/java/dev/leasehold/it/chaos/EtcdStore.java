@@ -2,9 +2,12 @@ package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.EtcdCluster;
 import dev.leasehold.it.EtcdMember;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.CompactOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * EtcdStore is the chaos run's etcd: 3 members, each behind an inbound peer proxy
@@ -14,6 +17,8 @@ import java.util.List;
 public final class EtcdStore implements ChaosStore {
   private final EtcdCluster cluster;
   private final PeerProxies peers;
+  private Client admin;
+  private EtcdHistoryReplay replay;
 
   private EtcdStore(EtcdCluster cluster, PeerProxies peers) {
     this.cluster = cluster;
@@ -44,6 +49,25 @@ public final class EtcdStore implements ChaosStore {
     return peers;
   }
 
+  /** adminClient is a client of every member, for the faults' own calls (compaction, defrag); closed with the store. */
+  public Client adminClient() {
+    if (admin == null) {
+      admin = cluster.rootClient();
+    }
+    return admin;
+  }
+
+  /**
+   * compact replays the run's keys' history through a fresh mark (so the checker keeps it), then
+   * compacts etcd physically at the mark's revision, and returns that revision.
+   */
+  public long compact() throws Exception {
+    long revision = replay.replayToMark(adminClient(), "~compact");
+    adminClient().getKVClient().compact(revision, CompactOption.builder().withCompactPhysical(true).build())
+        .get(10, TimeUnit.SECONDS);
+    return revision;
+  }
+
   /** leader is the etcd leader member now (waits up to 10 s for one). */
   public EtcdMember leader() {
     return cluster.awaitLeader(Duration.ofSeconds(10));
@@ -63,7 +87,8 @@ public final class EtcdStore implements ChaosStore {
   public List<String> candidateArgs(ChaosConfig config, ClientProxies links) {
     List<String> args = new ArrayList<>(List.of(
         "--trace-rpcs=" + Boolean.getBoolean("chaos.traceRpcs"),
-        "--require-leader=" + config.requireLeader()));
+        "--require-leader=" + config.requireLeader(),
+        "--trace-watch=true"));
     if (config.rpcTimeoutMillis() > 0) {
       args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
     }
@@ -108,9 +133,14 @@ public final class EtcdStore implements ChaosStore {
   }
 
   @Override
+  public void prepare(String electionKey, String counterKey) {
+    replay = new EtcdHistoryReplay(electionKey.substring(0, electionKey.lastIndexOf('/') + 1), electionKey,
+        counterKey);
+  }
+
+  @Override
   public StoreHistory read(String electionKey, String counterKey) throws Exception {
-    String prefix = electionKey.substring(0, electionKey.lastIndexOf('/') + 1);
-    return StoreHistory.read(cluster.clientEndpoints(), prefix, electionKey, counterKey);
+    return replay.finish(adminClient());
   }
 
   @Override
@@ -132,6 +162,9 @@ public final class EtcdStore implements ChaosStore {
 
   @Override
   public void close() {
+    if (admin != null) {
+      admin.close();
+    }
     peers.close();
     cluster.close();
   }

@@ -27,7 +27,13 @@ public final class Faults {
         new CutCandidate(TcpProxy.Mode.RESET),
         new KillCandidate(),
         new PauseCandidate(),
-        new ResignCandidate());
+        new ResignCandidate(),
+        new CompactDefragEtcd(),
+        new RestartEtcdCluster(),
+        new IsolateEtcdFollower(),
+        // A follower killed while the leader is cut off: one member of three left, no quorum.
+        new ComposedFault(new KillEtcdMember(false), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), false),
+        new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true));
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */

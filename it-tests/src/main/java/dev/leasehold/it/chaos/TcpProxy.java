@@ -81,6 +81,7 @@ public final class TcpProxy implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong accepted = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
+  private final AtomicLong delayMillis = new AtomicLong();
   private final Object policyLock = new Object();
   private volatile Policy policy = Policy.PASS_ALL;
 
@@ -126,6 +127,15 @@ public final class TcpProxy implements AutoCloseable {
   /** setMode applies one mode to every connection, current and future. */
   public void setMode(Mode mode) {
     setPolicy(source -> mode);
+  }
+
+  /**
+   * setDelay holds every chunk of bytes passed, in both directions and on every connection, for
+   * {@code millis} before forwarding it (0: none): a slow link, which blackholed or reset
+   * connections do not notice.
+   */
+  public void setDelay(long millis) {
+    delayMillis.set(millis);
   }
 
   /** setPolicy decides every connection's mode anew, current and future. */
@@ -203,7 +213,7 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   private void open(Socket client) {
-    TcpProxyConn c = new TcpProxyConn(client, name, port(), resolver, dropped, conns);
+    TcpProxyConn c = new TcpProxyConn(client, name, port(), resolver, dropped, delayMillis, conns);
     c.source(); // resolve outside the lock: it may read /proc
     Mode mode;
     synchronized (policyLock) {

@@ -24,6 +24,7 @@ final class TcpProxyConn {
   private final int proxyPort;
   private final SourceResolver resolver;
   private final AtomicLong dropped;
+  private final AtomicLong delayMillis;
   private final Set<TcpProxyConn> conns;
   private final Socket client;
   private final int clientPort;
@@ -35,11 +36,12 @@ final class TcpProxyConn {
   private final AtomicBoolean done = new AtomicBoolean();
 
   TcpProxyConn(Socket client, String name, int proxyPort, SourceResolver resolver, AtomicLong dropped,
-      Set<TcpProxyConn> conns) {
+      AtomicLong delayMillis, Set<TcpProxyConn> conns) {
     this.name = name;
     this.proxyPort = proxyPort;
     this.resolver = resolver;
     this.dropped = dropped;
+    this.delayMillis = delayMillis;
     this.conns = conns;
     this.client = client;
     this.clientPort = client.getPort();
@@ -108,6 +110,16 @@ final class TcpProxyConn {
         if (to == null) {
           dropped.addAndGet(n);
           continue;
+        }
+        long delay = delayMillis.get();
+        if (delay > 0) {
+          try {
+            Thread.sleep(delay);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            reset();
+            return;
+          }
         }
         OutputStream out = to.getOutputStream();
         out.write(buf, 0, n);
