@@ -151,9 +151,9 @@ public final class MariaDbFaults {
     public String inject(ChaosContext ctx, Random random) throws InterruptedException {
       ChaosContext.Slot master = ctx.masterSlot();
       MariaDbServer db = ctx.store(MariaDbStore.class).server();
-      String name = MariaDbStore.literal(ctx.electionKey());
+      String name = SqlChaosStore.literal(ctx.electionKey());
       List<List<String>> rows = db.sql("SELECT IS_USED_LOCK(CONCAT('leasehold/', holder)) FROM leasehold_lease"
-          + " WHERE name = " + name + " AND candidate = " + MariaDbStore.literal(master.process()));
+          + " WHERE name = " + name + " AND candidate = " + SqlChaosStore.literal(master.process()));
       if (rows.isEmpty() || rows.get(0).get(0) == null) {
         throw new IllegalStateException("the lease row " + ctx.electionKey() + " names no live term session of "
             + master.process() + ": " + rows);

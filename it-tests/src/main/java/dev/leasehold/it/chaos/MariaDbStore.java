@@ -1,9 +1,6 @@
 package dev.leasehold.it.chaos;
 
-import dev.leasehold.it.chaos.History.Incarnation;
-import dev.leasehold.it.chaos.History.StoreWrite;
 import dev.leasehold.it.mariadb.MariaDbServer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -23,7 +20,7 @@ import java.util.List;
  *
  * <p>Not thread-safe; the runner's thread only (the server itself is thread-safe).
  */
-public final class MariaDbStore implements ChaosStore {
+public final class MariaDbStore extends SqlChaosStore {
   /** LEASE_DDL is PROTOCOL.md §10's table, created here so that the triggers exist before the first take. */
   static final String LEASE_DDL = "CREATE TABLE IF NOT EXISTS leasehold_lease ("
       + " name VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,"
@@ -57,6 +54,7 @@ public final class MariaDbStore implements ChaosStore {
   private final MariaDbServer server;
 
   private MariaDbStore(MariaDbServer server) {
+    super(server, "mariadbd");
     this.server = server;
   }
 
@@ -90,98 +88,23 @@ public final class MariaDbStore implements ChaosStore {
   }
 
   @Override
-  public List<Integer> clientPorts() {
-    return List.of(server.port());
+  List<List<String>> sql(String statement) {
+    return server.sql(statement);
   }
 
   @Override
-  public List<String> endpoints(ClientProxies links) {
-    return List.of();
+  String jdbcUrl(int port) {
+    return "jdbc:mariadb://127.0.0.1:" + port + "/" + MariaDbServer.DATABASE;
   }
 
   @Override
-  public List<String> candidateArgs(ChaosConfig config, ClientProxies links) {
-    List<String> args = new ArrayList<>(List.of(
-        "--backend=jdbc",
-        "--jdbc-url=jdbc:mariadb://127.0.0.1:" + links.ports().get(0) + "/" + MariaDbServer.DATABASE,
-        "--jdbc-user=" + server.rootUser(),
-        "--jdbc-password=" + server.rootPassword()));
-    if (config.rpcTimeoutMillis() > 0) {
-      args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
-    }
-    return args;
+  String user() {
+    return server.rootUser();
   }
 
   @Override
-  public String unsteady() {
-    if (!server.isRunning() || server.isPaused()) {
-      return server + " not running";
-    }
-    try {
-      server.sql("SELECT 1");
-    } catch (IllegalStateException e) {
-      return "mariadbd does not answer: " + e.getMessage();
-    }
-    return null;
-  }
-
-  @Override
-  public void healAll() {
-    try {
-      if (server.isPaused()) {
-        server.resume();
-      } else if (!server.isRunning()) {
-        server.start();
-      }
-    } catch (RuntimeException ignored) {
-      // Best effort.
-    }
-  }
-
-  @Override
-  public StoreHistory read(String electionKey, String counterKey) {
-    List<List<String>> log = server.sql("SELECT rev, kind, name, n, writer, token, seq FROM chaos_log WHERE name IN ("
-        + literal(electionKey) + ", " + literal(counterKey) + ") ORDER BY rev");
-    List<List<String>> counter = server.sql("SELECT n FROM chaos_counter WHERE name = " + literal(counterKey));
-    long finalCounter = counter.isEmpty() ? 0 : Long.parseLong(counter.get(0).get(0));
-    return history(log, electionKey, counterKey, finalCounter);
-  }
-
-  /**
-   * history turns {@code chaos_log} rows ({@code rev, kind, name, n, writer, token, seq}, in
-   * {@code rev} order) into the store's record: every {@code W} row of the counter is a write;
-   * every {@code T} row of the election starts a term (ending the one before, if no {@code E}
-   * did), every {@code E} row ends the open term; a term still open at the end lasts for ever.
-   */
-  static StoreHistory history(List<List<String>> log, String electionKey, String counterKey, long finalCounter) {
-    List<StoreWrite> writes = new ArrayList<>();
-    List<Incarnation> incarnations = new ArrayList<>();
-    long openRev = -1;
-    long openToken = 0;
-    String openHolder = null;
-    for (List<String> r : log) {
-      long rev = Long.parseLong(r.get(0));
-      String kind = r.get(1);
-      String name = r.get(2);
-      if (kind.equals("W") && name.equals(counterKey)) {
-        writes.add(new StoreWrite(rev, Long.parseLong(r.get(3)), r.get(4), Long.parseLong(r.get(5)),
-            Long.parseLong(r.get(6))));
-      } else if (name.equals(electionKey) && (kind.equals("T") || kind.equals("E"))) {
-        if (openRev >= 0) {
-          incarnations.add(new Incarnation(openRev, rev, openHolder, openToken));
-          openRev = -1;
-        }
-        if (kind.equals("T")) {
-          openRev = rev;
-          openToken = Long.parseLong(r.get(5));
-          openHolder = r.get(4);
-        }
-      }
-    }
-    if (openRev >= 0) {
-      incarnations.add(new Incarnation(openRev, Long.MAX_VALUE, openHolder, openToken));
-    }
-    return new StoreHistory(writes, incarnations, finalCounter);
+  String password() {
+    return server.rootPassword();
   }
 
   @Override
@@ -192,26 +115,7 @@ public final class MariaDbStore implements ChaosStore {
     } catch (IllegalStateException ignored) {
       // Only for the summary line.
     }
-    return "mariadbd " + version + ", innodb_flush_log_at_trx_commit 1, candidate rpc timeout "
-        + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms" : "core's default (min(1 s, TTL/4))");
+    return "mariadbd " + version + ", innodb_flush_log_at_trx_commit 1, " + describeRpc(config);
   }
 
-  @Override
-  public History.Params params(ChaosConfig config) {
-    // No leader election inside the store to wait for: check 5 applies at every TTL.
-    return new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L, 0);
-  }
-
-  /** literal quotes a harness-made name (letters, digits, '/', '-', '.') as an SQL string. */
-  static String literal(String value) {
-    if (!value.matches("[A-Za-z0-9._/-]*")) {
-      throw new IllegalArgumentException("value must match [A-Za-z0-9._/-]*, but was \"" + value + "\"");
-    }
-    return "'" + value + "'";
-  }
-
-  @Override
-  public void close() {
-    server.close();
-  }
 }

@@ -58,7 +58,7 @@ public final class PostgresFaults {
       ChaosContext.Slot master = ctx.masterSlot();
       PostgresServer db = ctx.store(PostgresStore.class).server();
       List<List<String>> rows = db.sql("SELECT holder FROM leasehold_lease WHERE name = "
-          + MariaDbStore.literal(ctx.electionKey()) + " AND candidate = " + MariaDbStore.literal(master.process()));
+          + SqlChaosStore.literal(ctx.electionKey()) + " AND candidate = " + SqlChaosStore.literal(master.process()));
       String holder = rows.isEmpty() ? "" : rows.get(0).get(0);
       if (!holder.matches("[0-9a-f]{32}")) {
         throw new IllegalStateException("the lease row " + ctx.electionKey() + " names no term of "

@@ -1,13 +1,12 @@
 package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.postgres.PostgresServer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * PostgresStore is the chaos run's PostgreSQL: one private postgres with durable commits
  * ({@code fsync} and {@code synchronous_commit} on), which faults kill, pause and terminate
- * sessions on. The store's own record is {@link MariaDbStore}'s, in PostgreSQL's spelling: a
+ * sessions on. The store's own record is {@link SqlChaosStore}'s, in PostgreSQL's spelling: a
  * {@code chaos_log} table whose {@code rev} (a sequence) orders everything, a row per term begun
  * or ended written by a trigger on the lease table in the take's own transaction, and a row per
  * counter write in the workload's guarded transaction. The guard's {@code FOR SHARE} lock and a
@@ -16,7 +15,7 @@ import java.util.List;
  *
  * <p>Not thread-safe; the runner's thread only (the server itself is thread-safe).
  */
-public final class PostgresStore implements ChaosStore {
+public final class PostgresStore extends SqlChaosStore {
   private static final String LEASE_DDL = "CREATE TABLE IF NOT EXISTS leasehold_lease ("
       + " name VARCHAR(128) COLLATE \"C\" NOT NULL PRIMARY KEY, holder VARCHAR(32) COLLATE \"C\" NOT NULL,"
       + " candidate VARCHAR(255) NOT NULL, epoch BIGINT NOT NULL, version BIGINT NOT NULL, ttl_us BIGINT NOT NULL,"
@@ -45,6 +44,7 @@ public final class PostgresStore implements ChaosStore {
   private final PostgresServer server;
 
   private PostgresStore(PostgresServer server) {
+    super(server, "postgres");
     this.server = server;
   }
 
@@ -62,7 +62,7 @@ public final class PostgresStore implements ChaosStore {
   public void prepare(String electionKey, String counterKey) {
     server.sql(LEASE_DDL);
     SETUP.forEach(server::sql);
-    server.sql("INSERT INTO chaos_counter (name, n, writer, token, seq) VALUES (" + MariaDbStore.literal(counterKey)
+    server.sql("INSERT INTO chaos_counter (name, n, writer, token, seq) VALUES (" + literal(counterKey)
         + ", 0, '', 0, 0)");
   }
 
@@ -74,62 +74,23 @@ public final class PostgresStore implements ChaosStore {
   }
 
   @Override
-  public List<Integer> clientPorts() {
-    return List.of(server.port());
+  List<List<String>> sql(String statement) {
+    return server.sql(statement);
   }
 
   @Override
-  public List<String> endpoints(ClientProxies links) {
-    return List.of();
+  String jdbcUrl(int port) {
+    return "jdbc:postgresql://127.0.0.1:" + port + "/" + PostgresServer.DATABASE;
   }
 
   @Override
-  public List<String> candidateArgs(ChaosConfig config, ClientProxies links) {
-    List<String> args = new ArrayList<>(List.of(
-        "--backend=jdbc",
-        "--jdbc-url=jdbc:postgresql://127.0.0.1:" + links.ports().get(0) + "/" + PostgresServer.DATABASE,
-        "--jdbc-user=" + server.superuser(),
-        "--jdbc-password=" + server.superuserPassword()));
-    if (config.rpcTimeoutMillis() > 0) {
-      args.add("--rpc-timeout-millis=" + config.rpcTimeoutMillis());
-    }
-    return args;
+  String user() {
+    return server.superuser();
   }
 
   @Override
-  public String unsteady() {
-    if (!server.isRunning() || server.isPaused()) {
-      return server + " not running";
-    }
-    try {
-      server.sql("SELECT 1");
-    } catch (IllegalStateException e) {
-      return "postgres does not answer: " + e.getMessage();
-    }
-    return null;
-  }
-
-  @Override
-  public void healAll() {
-    try {
-      if (server.isPaused()) {
-        server.resume();
-      } else if (!server.isRunning()) {
-        server.start();
-      }
-    } catch (RuntimeException ignored) {
-      // Best effort.
-    }
-  }
-
-  @Override
-  public StoreHistory read(String electionKey, String counterKey) {
-    List<List<String>> log = server.sql("SELECT rev, kind, name, n, writer, token, seq FROM chaos_log WHERE name IN ("
-        + MariaDbStore.literal(electionKey) + ", " + MariaDbStore.literal(counterKey) + ") ORDER BY rev");
-    List<List<String>> counter = server.sql("SELECT n FROM chaos_counter WHERE name = "
-        + MariaDbStore.literal(counterKey));
-    long finalCounter = counter.isEmpty() ? 0 : Long.parseLong(counter.get(0).get(0));
-    return MariaDbStore.history(log, electionKey, counterKey, finalCounter);
+  String password() {
+    return server.superuserPassword();
   }
 
   @Override
@@ -140,17 +101,7 @@ public final class PostgresStore implements ChaosStore {
     } catch (IllegalStateException ignored) {
       // Only for the summary line.
     }
-    return "postgres " + version + ", fsync and synchronous_commit on, candidate rpc timeout "
-        + (config.rpcTimeoutMillis() > 0 ? config.rpcTimeoutMillis() + " ms" : "core's default (min(1 s, TTL/4))");
+    return "postgres " + version + ", fsync and synchronous_commit on, " + describeRpc(config);
   }
 
-  @Override
-  public History.Params params(ChaosConfig config) {
-    return new History.Params(config.ttlSeconds() * 1_000_000_000L, config.electionTimeoutMillis() * 1_000_000L, 0);
-  }
-
-  @Override
-  public void close() {
-    server.close();
-  }
 }

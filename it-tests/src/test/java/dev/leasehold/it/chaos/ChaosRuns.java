@@ -3,6 +3,9 @@ package dev.leasehold.it.chaos;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * ChaosRuns holds what the chaos ITs share: the {@code -Dchaos.*} properties applied to a
@@ -54,5 +57,31 @@ final class ChaosRuns {
     }).run();
     assertTrue(report.ok(), () -> "chaos run failed, seed " + config.seed() + ":\n" + printed);
     return report;
+  }
+
+  /**
+   * sqlSuite is a SQL store's chaos IT: the bounded run of the normal suite (seed
+   * {@code defaultSeed}, every fault once, a 70 s budget, at most 90 s including the server's
+   * start) unless {@code -Dchaos.iterations} asks for a long run; {@code settings} makes the
+   * store's config from a seed and the iterations per fault, {@code named} picks the faults
+   * {@code -Dchaos.faults} names.
+   */
+  static void sqlSuite(long defaultSeed, BiFunction<Long, Integer, ChaosConfig> settings,
+      Function<String, List<Fault>> named) throws Exception {
+    long seed = Long.getLong("chaos.seed", defaultSeed);
+    Integer iterations = Integer.getInteger("chaos.iterations");
+    boolean bounded = iterations == null;
+    ChaosConfig config = settings.apply(seed, bounded ? 1 : iterations)
+        .withFaults(named.apply(System.getProperty("chaos.faults")));
+    // Leave room for closing and checking within the limit.
+    config = configure(config, bounded, Duration.ofSeconds(70));
+    ChaosRunner.Report report = run(config);
+    if (bounded) {
+      Duration limit = Duration.ofSeconds(90);
+      assertTrue(report.wallNanos() < limit.toNanos(),
+          "the bounded run took " + report.wallNanos() / 1_000_000 + " ms, more than " + limit);
+      assertTrue(report.history().faults().size() == config.faults().size(),
+          "the bounded run ran " + report.history().faults().size() + " of " + config.faults().size() + " faults");
+    }
   }
 }

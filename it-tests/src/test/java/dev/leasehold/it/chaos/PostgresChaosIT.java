@@ -1,8 +1,5 @@
 package dev.leasehold.it.chaos;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,22 +15,9 @@ import org.junit.jupiter.api.Test;
  */
 class PostgresChaosIT {
   static final long DEFAULT_SEED = 20261205L;
-  private static final Duration BOUNDED_LIMIT = Duration.ofSeconds(90);
 
   @Test
   void onPostgresNoTwoLeadersNoStaleFencedWriteNoLostWriteAndAMasterAfterEveryFault() throws Exception {
-    long seed = Long.getLong("chaos.seed", DEFAULT_SEED);
-    Integer iterations = Integer.getInteger("chaos.iterations");
-    boolean bounded = iterations == null;
-    ChaosConfig config = ChaosConfig.postgres(seed, bounded ? 1 : iterations)
-        .withFaults(PostgresFaults.named(System.getProperty("chaos.faults")));
-    config = ChaosRuns.configure(config, bounded, Duration.ofSeconds(70));
-    ChaosRunner.Report report = ChaosRuns.run(config);
-    if (bounded) {
-      assertTrue(report.wallNanos() < BOUNDED_LIMIT.toNanos(),
-          "the bounded run took " + report.wallNanos() / 1_000_000 + " ms, more than " + BOUNDED_LIMIT);
-      assertTrue(report.history().faults().size() == config.faults().size(),
-          "the bounded run ran " + report.history().faults().size() + " of " + config.faults().size() + " faults");
-    }
+    ChaosRuns.sqlSuite(DEFAULT_SEED, ChaosConfig::postgres, PostgresFaults::named);
   }
 }
