@@ -14,6 +14,7 @@ import dev.leasehold.Subscription;
 import dev.leasehold.etcd.protocol.ElectionMachine;
 import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.runtime.WhileLeader;
 import dev.leasehold.test.engine.SimClock;
 import dev.leasehold.test.engine.SimScheduler;
 import java.time.Duration;
@@ -39,11 +40,11 @@ import org.slf4j.Logger;
  * {@link VirtualFaults#pause} holds along with the elector.
  *
  * <p>It behaves as the production elector, with two differences made for the test thread:
- * {@link #awaitLeadership}, {@link #close()} and {@link #closeAsync()}, called from outside the
- * code the time runs, run virtual time while they wait instead of blocking; and {@code
- * runWhileLeader} is not available, because it runs the task on a real thread of its own and
- * waits in real time (run leader work on {@link #executor()} from a listener, or in a
- * {@link LeaseholdSimulation}).
+ * {@link #awaitLeadership}, {@link #runWhileLeader}, {@link #close()} and {@link #closeAsync()},
+ * called from outside the code the time runs, run virtual time while they wait instead of
+ * blocking; and {@code runWhileLeader} runs its task on a simulated thread of the instance
+ * ({@link #thread}), where only the kit's {@link #sleep} and {@link #await} wait (a real
+ * {@code Thread.sleep} or blocking wait in the task holds the whole time).
  *
  * <p>Thread safety: its reads ({@link #state()}, {@link #isLeader()}, {@link #leadership()},
  * {@link #currentLeader()}, {@link #health()}, and a {@link Leadership}'s {@code isValid()}) may
@@ -215,7 +216,9 @@ public final class VirtualElector implements LeaderElector {
 
   /**
    * awaitLeadership runs virtual time until this instance leads, for at most {@code timeout}
-   * of virtual time, and returns its term; empty on timeout or once the elector stopped.
+   * of virtual time, and returns its term; empty on timeout or once the elector stopped. On a
+   * simulated thread of this instance ({@link #thread}) it waits there in virtual time instead,
+   * and an interrupt ends the wait empty with the thread's interrupt flag set.
    *
    * @throws IllegalStateException when called from code the time is running (a listener or a
    *     task), where a wait could never end
@@ -223,6 +226,16 @@ public final class VirtualElector implements LeaderElector {
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) {
     VirtualTime.requireNonNegative(timeout, "timeout");
+    if (Thread.currentThread() instanceof SimulatedThread t && t.owner() == this) {
+      try {
+        return Optional.of(t.await(runtime.whenLeading(), timeout));
+      } catch (TimeoutException | ExecutionException e) {
+        return Optional.empty();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    }
     time.runUntil(() -> valid().isPresent() || runtime.state() == ElectorState.STOPPED, timeout);
     return valid();
   }
@@ -232,30 +245,33 @@ public final class VirtualElector implements LeaderElector {
   }
 
   /**
-   * runWhileLeader is not available on virtual time.
+   * runWhileLeader is {@link LeaderElector#runWhileLeader(LeaderTask)} on virtual time: core's
+   * implementation, with the task on a simulated thread of this instance (where {@link #sleep}
+   * and {@link #await} wait in virtual time and an interrupt wakes them) and every wait of the
+   * run (to lead, for the grace) in virtual time. Call it from the thread that drives the time,
+   * which runs the time meanwhile, or from a simulated thread of this instance ({@link #thread}).
    *
-   * @throws UnsupportedOperationException always: the task would run on a real thread
+   * @throws IllegalStateException when called from code the time runs (a listener, a task on an
+   *     executor) or from a simulated thread of another instance
    */
   @Override
-  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) {
-    throw noRunWhileLeader();
+  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) throws InterruptedException {
+    return runWhileLeader(task, runtime.config().rpcTimeout());
   }
 
   /**
-   * runWhileLeader is not available on virtual time.
+   * runWhileLeader is {@link LeaderElector#runWhileLeader(LeaderTask, Duration)} on virtual
+   * time, as {@link #runWhileLeader(LeaderTask)} describes: the task is interrupted when the
+   * term ends or {@code grace} before the local deadline, and reported when it runs on {@code
+   * grace} of virtual time after its interrupt.
    *
-   * @throws UnsupportedOperationException always: the task would run on a real thread
+   * @throws IllegalStateException when called from code the time runs (a listener, a task on an
+   *     executor) or from a simulated thread of another instance
    */
   @Override
-  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace) {
-    throw noRunWhileLeader();
-  }
-
-  private static UnsupportedOperationException noRunWhileLeader() {
-    return new UnsupportedOperationException(
-        "runWhileLeader runs its task on a real thread and waits in real time, which virtual time"
-            + " cannot drive: schedule the work on executor() when the term begins and cancel it"
-            + " on whenLost() (or test it with @LeaseholdSimulation)");
+  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace)
+      throws InterruptedException {
+    return WhileLeader.run(this, task, grace, WhileLeaderHost.of(this));
   }
 
   @Override

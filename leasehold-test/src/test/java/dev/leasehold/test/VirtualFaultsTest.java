@@ -1,7 +1,6 @@
 package dev.leasehold.test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,13 +97,5 @@ class VirtualFaultsTest {
   void aDriftRateMustBePositive() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> store.faults().drift(a, 0));
     assertEquals("rate must be > 0 and finite, but was 0.0", e.getMessage());
-  }
-
-  @Test
-  void runWhileLeaderSaysWhyItIsNotAvailable() {
-    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-        () -> a.runWhileLeader(term -> "x"));
-    assertTrue(e.getMessage().startsWith("runWhileLeader runs its task on a real thread"), e.getMessage());
-    assertFalse(a.isLeader());
   }
 }
