@@ -27,6 +27,7 @@ public final class ElectorConfig {
   private final boolean standbyLease;
   private final boolean closeOnShutdown;
   private final Duration workStallTimeout;
+  private final Placement placement;
 
   /** etcd's largest lease TTL (MaxLeaseTTL, 9,000,000,000 s). */
   private static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
@@ -117,6 +118,7 @@ public final class ElectorConfig {
     this.standbyLease = s.standbyLease;
     this.closeOnShutdown = s.closeOnShutdown;
     this.workStallTimeout = s.workStallTimeout;
+    this.placement = Placement.of(s.priority, s.preemptAfter, s.standbyLease);
   }
 
   /**
@@ -247,6 +249,27 @@ public final class ElectorConfig {
     return Optional.ofNullable(workStallTimeout);
   }
 
+  /**
+   * priority is this candidate's rank in the queue (PROTOCOL.md §4.5): when the key is free the
+   * live candidate of the highest priority takes it, and a handover picks the highest; default 0.
+   *
+   * @return the priority, higher first
+   */
+  public int priority() {
+    return placement.priority();
+  }
+
+  /**
+   * preemptAfter is how long a MASTER sees a live candidate of a higher priority in its queue
+   * before it hands the key over to it ({@code PREEMPTED}); empty (the default) when it never
+   * does.
+   *
+   * @return the delay, or empty when this candidate never preempts
+   */
+  public Optional<Duration> preemptAfter() {
+    return Optional.ofNullable(placement.preemptAfter());
+  }
+
   @Override
   public String toString() {
     return "ElectorConfig{electionKey=" + electionKey + ", candidateId=" + candidateId
@@ -255,7 +278,8 @@ public final class ElectorConfig {
         + ", rpcTimeout=" + human(rpcTimeout) + ", retryBackoff=" + human(retryBackoffInitial)
         + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff)
         + ", standbyLease=" + standbyLease + ", closeOnShutdown=" + closeOnShutdown
-        + (workStallTimeout != null ? ", workStallTimeout=" + human(workStallTimeout) : "") + "}";
+        + (workStallTimeout != null ? ", workStallTimeout=" + human(workStallTimeout) : "")
+        + placement + "}";
   }
 
   private static Duration defaultRpcTimeout(Duration ttl) {
@@ -292,7 +316,7 @@ public final class ElectorConfig {
   }
 
   /** requireNanos rejects durations the monotonic clock's nanoseconds cannot hold. */
-  private static void requireNanos(String field, Duration d) {
+  static void requireNanos(String field, Duration d) {
     if (d.compareTo(MAX_NANOS) > 0) {
       throw new IllegalArgumentException(
           field + " must be <= " + MAX_NANOS.toDays() + " days, but was " + human(d));
@@ -366,6 +390,8 @@ public final class ElectorConfig {
     private boolean standbyLease = true;
     private boolean closeOnShutdown;
     private Duration workStallTimeout;
+    private int priority;
+    private Duration preemptAfter;
 
     /** Settings starts with every default set except the election key. */
     protected Settings() {}
@@ -395,6 +421,8 @@ public final class ElectorConfig {
       standbyLease = c.standbyLease;
       closeOnShutdown = c.closeOnShutdown;
       workStallTimeout = c.workStallTimeout;
+      priority = c.placement.priority();
+      preemptAfter = c.placement.preemptAfter();
       return self();
     }
 
@@ -552,6 +580,37 @@ public final class ElectorConfig {
      */
     public B workStallTimeout(Duration workStallTimeout) {
       this.workStallTimeout = workStallTimeout;
+      return self();
+    }
+
+    /**
+     * priority sets this candidate's rank in the election's queue: when the key is free, the
+     * live candidate of the highest priority campaigns first (ties: the lower lease id), and a
+     * handover ({@code resign()}) goes to the highest (ties: the longest queued); default 0. It
+     * needs the queue, so {@code standbyLease(true)}; etcd and the local store only (the SQL
+     * backend refuses it). Any int; the queue's keys spell it (PROTOCOL.md §4.5).
+     *
+     * @param priority higher leads first
+     * @return this builder
+     */
+    public B priority(int priority) {
+      this.priority = priority;
+      return self();
+    }
+
+    /**
+     * preemptAfter lets a MASTER hand the key over, in the fenced handover transaction of
+     * {@code resign()}, to a live candidate of a higher priority once its queue has shown one
+     * for this long without a break (cause {@code PREEMPTED}); null (the default) never does.
+     * The delay keeps a rolling restart from moving leadership at every step: pick it longer
+     * than a restart of the preferred instance takes to settle. At least 0; needs {@code
+     * standbyLease(true)}.
+     *
+     * @param preemptAfter how long a higher-priority candidate must wait, or null for never
+     * @return this builder
+     */
+    public B preemptAfter(Duration preemptAfter) {
+      this.preemptAfter = preemptAfter;
       return self();
     }
 

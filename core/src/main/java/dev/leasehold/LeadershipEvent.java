@@ -66,6 +66,13 @@ public record LeadershipEvent(
      * another instance takes over). A loss, like RESIGNED; off unless configured.
      */
     WORK_STALLED,
+    /**
+     * PREEMPTED: a live candidate of a higher priority waited in the queue for the MASTER's
+     * {@code preemptAfter}, so the MASTER handed the key over to it in the fenced handover
+     * transaction ({@code ElectorConfig.preemptAfter()}, PROTOCOL.md §4.5). A loss, like
+     * RESIGNED; off unless configured.
+     */
+    PREEMPTED,
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
     /**
@@ -101,7 +108,7 @@ public record LeadershipEvent(
 
     /**
      * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
-     * KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
+     * KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED, PREEMPTED, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
      * term, whatever ended it; an event is one exactly when {@link LeadershipEvent#isLost()}
      * ({@code from == MASTER && to != MASTER}). CLOSED and STORE_UNAVAILABLE end a term only
      * when they leave MASTER: a follower's CLOSED, and the usual STORE_UNAVAILABLE that keeps
@@ -112,7 +119,7 @@ public record LeadershipEvent(
     public boolean isLoss() {
       return switch (this) {
         case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED,
-            CLOSED, STORE_UNAVAILABLE -> true;
+            PREEMPTED, CLOSED, STORE_UNAVAILABLE -> true;
         default -> false;
       };
     }

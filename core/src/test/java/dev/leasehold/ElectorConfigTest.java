@@ -89,4 +89,28 @@ class ElectorConfigTest {
         Duration.ofSeconds(9_000_000_000L),
         valid().leaseTtl(Duration.ofSeconds(9_000_000_000L)).build().leaseTtl());
   }
+
+  @Test
+  void placementDefaultsToPriorityZeroAndNoPreemption() {
+    ElectorConfig c = valid().build();
+    assertEquals(0, c.priority());
+    assertTrue(c.preemptAfter().isEmpty());
+    ElectorConfig set = valid().priority(-4).preemptAfter(Duration.ofSeconds(30)).build();
+    assertEquals(-4, set.priority());
+    assertEquals(Duration.ofSeconds(30), set.preemptAfter().orElseThrow());
+    assertEquals(set.toString(), ElectorConfig.builder().config(set).build().toString());
+  }
+
+  @Test
+  void placementIsRejectedWithoutTheQueueItNeeds() {
+    assertEquals(
+        "priority needs the queue, which is kept on standby leases: set standbyLease(true), but priority"
+            + " was 3 with standbyLease false",
+        error(valid().priority(3).standbyLease(false)));
+    assertEquals(
+        "preemptAfter needs the queue, which is kept on standby leases: set standbyLease(true), but"
+            + " preemptAfter was 1s with standbyLease false",
+        error(valid().preemptAfter(Duration.ofSeconds(1)).standbyLease(false)));
+    assertEquals("preemptAfter must be >= 0, but was -1000ms", error(valid().preemptAfter(Duration.ofMillis(-1000))));
+  }
 }

@@ -144,7 +144,8 @@ public final class BenchMain implements Callable<Path> {
           + "on one EtcdSession, about 7 min at 10,000 elections on 2 cores) and spread (1,000 elections spread "
           + "over 5 instance JVMs: a cold start, a SIGKILL, a join; about 1 min) run only when named; the MariaDB "
           + "ones are mariadb-idle, mariadb-handover, mariadb-crash, mariadb-partition, or mariadb for all four; "
-          + "the PostgreSQL ones postgres-floor, postgres-handover, postgres-crash, or postgres for all three")
+          + "the PostgreSQL ones postgres-floor, postgres-idle, postgres-handover, postgres-crash, "
+          + "postgres-partition, or postgres for all five")
   List<String> phases;
 
   @Option(names = "--mariadb-contenders", split = ",", defaultValue = "LEASEHOLD_JDBC,GET_LOCK",
@@ -166,7 +167,7 @@ public final class BenchMain implements Callable<Path> {
       description = "candidate counts for the MariaDB idle load")
   List<Integer> mariadbIdleCounts;
 
-  @Option(names = "--postgres-contenders", split = ",", defaultValue = "SHEDLOCK,PG_ADVISORY_LOCK",
+  @Option(names = "--postgres-contenders", split = ",", defaultValue = "LEASEHOLD_JDBC,SHEDLOCK,PG_ADVISORY_LOCK",
       description = "which PostgreSQL contenders (default: ${DEFAULT-VALUE})")
   List<JdbcKind> postgresContenders;
 
@@ -177,6 +178,14 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--postgres-crash-ttls-ms", split = ",", defaultValue = "1500,5000",
       description = "TTLs (ms) for PostgreSQL crash failover")
   List<Integer> postgresCrashTtls;
+
+  @Option(names = "--postgres-partition-trials", defaultValue = "30",
+      description = "PostgreSQL partitions per contender")
+  int postgresPartitionTrials;
+
+  @Option(names = "--postgres-idle-counts", split = ",", defaultValue = "1,10,100",
+      description = "PostgreSQL idle-cost candidate counts")
+  List<Integer> postgresIdleCounts;
 
   @Option(names = "--postgres-floor-samples", defaultValue = "300",
       description = "samples per PostgreSQL floor figure")
@@ -259,7 +268,8 @@ public final class BenchMain implements Callable<Path> {
     if (PostgresBench.wanted(phases)) {
       postgres = new PostgresResults();
       postgres.options = new PostgresResults.Options(postgresContenders, postgresTtlMillis, postgresCrashTtls,
-          postgresFloorSamples, postgresFloorWarmup);
+          postgresFloorSamples, postgresFloorWarmup, postgresTtlMillis, postgresPartitionTrials, postgresTtlMillis,
+          postgresIdleCounts);
       new PostgresBench(r.options, postgres).run();
     }
     r.loadAfter = MachineInfo.loadAverage();

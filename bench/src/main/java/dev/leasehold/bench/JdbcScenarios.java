@@ -6,14 +6,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntFunction;
+import dev.leasehold.it.chaos.TcpProxy;
 
 /**
  * JdbcScenarios runs the scenarios the SQL benches share against one server, for one JDBC contender at a time:
- * graceful handover and crash failover of candidate JVMs ({@link JdbcContenderMain}), and their launch. The MariaDB
+ * graceful handover, crash failover and a partition of the leader, of candidate JVMs ({@link JdbcContenderMain}),
+ * and their launch. The MariaDB
  * and PostgreSQL benches differ only in the server, the account and the contenders they name.
  *
  * <p>Not thread-safe, except {@link #each} with {@code --parallel}, whose bodies only append to synchronized lists.
@@ -177,5 +182,58 @@ final class JdbcScenarios {
   /** key is a fresh election name, valid as a lease row's name and, under 64 characters, as a lock's. */
   static String key(String scenario, JdbcKind k) {
     return "bench." + scenario + "." + k.name().toLowerCase() + "." + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /**
+   * partition measures the stale-leader window under {@code trials} partitions of the leader: each of
+   * {@code candidates} JVMs of {@code k} reaches the server (at {@code serverPort}) only through its own
+   * {@link TcpProxy}, whose port {@code urlVia} turns into a JDBC URL; at t0 the leader's proxy starts dropping
+   * every byte both ways. Returns one trial per partition that elected a new leader within 3 × TTL + 5 s.
+   */
+  List<Results.PartitionTrial> partition(JdbcKind k, int serverPort, IntFunction<String> urlVia, int ttl,
+      int trials, Path logDir) throws Exception {
+    double capMs = 3.0 * ttl + 5000;
+    List<Results.PartitionTrial> out = Collections.synchronizedList(new ArrayList<>());
+    Map<Group.Child, TcpProxy> proxies = new LinkedHashMap<>();
+    try (Group g = new Group(logDir)) {
+      String key = key("partition", k);
+      for (int i = 0; i < o.candidates(); i++) {
+        TcpProxy p = TcpProxy.start(k.name().toLowerCase() + "-p" + i, serverPort);
+        proxies.put(launch(g, k, urlVia.apply(p.port()), key, ttl, "p" + i), p);
+      }
+      awaitReady(g, new ArrayList<>(proxies.keySet()));
+      g.awaitLeader(WAIT);
+      Thread.sleep(o.groupSettleMillis());
+      for (int i = 0; i < trials; i++) {
+        Thread.sleep(ThreadLocalRandom.current().nextLong(ttl / 3) + 200);
+        Group.Child victim = g.awaitLeader(WAIT).child();
+        int mark = g.mark();
+        long t0 = System.nanoTime();
+        proxies.get(victim).setMode(TcpProxy.Mode.BLACKHOLE);
+        Optional<Group.Ev> next = g.find(mark, e -> e.is("ELECTED") && e.child() != victim,
+            Duration.ofMillis((long) capMs));
+        long until = next.map(Group.Ev::nanos).orElse(t0) + (long) (capMs * 1e6);
+        Optional<Group.Ev> down = g.find(mark, e -> e.is("LOST") && e.child() == victim,
+            Duration.ofNanos(Math.max(0, until - System.nanoTime())));
+        proxies.get(victim).setMode(TcpProxy.Mode.PASS);
+        if (next.isEmpty()) {
+          problems.add("partition " + k.label() + " trial " + i + ": no new leader within " + capMs + " ms");
+          g.find(mark, e -> e.is("LOST") && e.child() == victim, Duration.ofMillis(3L * ttl + 10_000));
+          continue;
+        }
+        double electedMs = (next.get().nanos() - t0) / 1e6;
+        double downMs = down.map(e -> (e.nanos() - t0) / 1e6).orElse(electedMs + capMs);
+        out.add(new Results.PartitionTrial(electedMs, downMs, down.isPresent(), capMs));
+        if (down.isEmpty()) {
+          g.find(mark, e -> e.is("LOST") && e.child() == victim, Duration.ofMillis(3L * ttl + 10_000));
+        }
+        Bench.say(String.format("partition %s trial %d: new leader %.0f ms, step-down %s, window %s", k.label(), i,
+            electedMs, down.isPresent() ? String.format("%.0f ms (%s)", downMs, down.get().detail()) : "never",
+            down.isPresent() ? String.format("%+.0f ms", downMs - electedMs) : "n/a"));
+      }
+    } finally {
+      proxies.values().forEach(TcpProxy::close);
+    }
+    return out;
   }
 }

@@ -2,7 +2,6 @@ package dev.leasehold.bench;
 
 import dev.leasehold.bench.contender.JdbcContenderMain;
 import dev.leasehold.bench.contender.JdbcKind;
-import dev.leasehold.it.chaos.TcpProxy;
 import dev.leasehold.it.mariadb.MariaDbServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,9 +10,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * MariaDbBench runs the MariaDB phases against one private mariadbd it starts itself (durable
@@ -27,7 +24,6 @@ final class MariaDbBench {
   /** PHASES are the names {@code --phases} takes for this bench; {@code mariadb} selects them all. */
   static final List<String> PHASES = List.of("mariadb-idle", "mariadb-handover", "mariadb-crash", "mariadb-partition");
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
 
   private final Bench.Options o;
   private final MariaDbResults.Options m;
@@ -121,53 +117,9 @@ final class MariaDbBench {
   // ---- partition of the leader from mariadbd ----
 
   private void partition() throws Exception {
-    int ttl = m.partitionTtlMillis();
-    double capMs = 3.0 * ttl + 5000;
-    scenarios.each(m.contenders(), k -> {
-      List<Results.PartitionTrial> trials = Collections.synchronizedList(new ArrayList<>());
-      r.partition.put(k, trials);
-      Map<Group.Child, TcpProxy> proxies = new LinkedHashMap<>();
-      try (Group g = new Group(o.logDir().resolve("mariadb-partition"))) {
-        String key = JdbcScenarios.key("partition", k);
-        for (int i = 0; i < o.candidates(); i++) {
-          TcpProxy p = TcpProxy.start("mariadb-" + k.name().toLowerCase() + "-p" + i, db.port());
-          String url = "jdbc:mariadb://127.0.0.1:" + p.port() + "/" + MariaDbServer.DATABASE;
-          proxies.put(scenarios.launch(g, k, url, key, ttl, "p" + i), p);
-        }
-        JdbcScenarios.awaitReady(g, new ArrayList<>(proxies.keySet()));
-        g.awaitLeader(WAIT);
-        Thread.sleep(o.groupSettleMillis());
-        for (int i = 0; i < m.partitionTrials(); i++) {
-          Thread.sleep(ThreadLocalRandom.current().nextLong(ttl / 3) + 200);
-          Group.Child victim = g.awaitLeader(WAIT).child();
-          int mark = g.mark();
-          long t0 = System.nanoTime();
-          proxies.get(victim).setMode(TcpProxy.Mode.BLACKHOLE);
-          Optional<Group.Ev> next = g.find(mark, e -> e.is("ELECTED") && e.child() != victim,
-              Duration.ofMillis((long) capMs));
-          long until = next.map(Group.Ev::nanos).orElse(t0) + (long) (capMs * 1e6);
-          Optional<Group.Ev> down = g.find(mark, e -> e.is("LOST") && e.child() == victim,
-              Duration.ofNanos(Math.max(0, until - System.nanoTime())));
-          proxies.get(victim).setMode(TcpProxy.Mode.PASS);
-          if (next.isEmpty()) {
-            r.problems.add("partition " + k.label() + " trial " + i + ": no new leader within " + capMs + " ms");
-            g.find(mark, e -> e.is("LOST") && e.child() == victim, Duration.ofMillis(3L * ttl + 10_000));
-            continue;
-          }
-          double electedMs = (next.get().nanos() - t0) / 1e6;
-          double downMs = down.map(e -> (e.nanos() - t0) / 1e6).orElse(electedMs + capMs);
-          trials.add(new Results.PartitionTrial(electedMs, downMs, down.isPresent(), capMs));
-          if (down.isEmpty()) {
-            g.find(mark, e -> e.is("LOST") && e.child() == victim, Duration.ofMillis(3L * ttl + 10_000));
-          }
-          Bench.say(String.format("partition %s trial %d: new leader %.0f ms, step-down %s, window %s", k.label(), i,
-              electedMs, down.isPresent() ? String.format("%.0f ms (%s)", downMs, down.get().detail()) : "never",
-              down.isPresent() ? String.format("%+.0f ms", downMs - electedMs) : "n/a"));
-        }
-      } finally {
-        proxies.values().forEach(TcpProxy::close);
-      }
-    });
+    scenarios.each(m.contenders(), k -> r.partition.put(k, scenarios.partition(k, db.port(),
+        port -> "jdbc:mariadb://127.0.0.1:" + port + "/" + MariaDbServer.DATABASE, m.partitionTtlMillis(),
+        m.partitionTrials(), o.logDir().resolve("mariadb-partition"))));
   }
 
   // ---- helpers ----

@@ -46,8 +46,10 @@ final class MariaDbReport extends SqlReport {
     if (!r.partition.isEmpty()) {
       Map<String, List<Double>> w = new LinkedHashMap<>();
       r.partition.forEach((k, v) -> w.put(k.label(), windows(v)));
-      partition(Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
-          "MariaDB: stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", w, false));
+      partitionSection("MariaDB", "mariadbd", r.partition, r.options.partitionTtlMillis(),
+          Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
+              "MariaDB: stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", w,
+              false));
     }
     if (!r.idle.isEmpty()) {
       idle();
@@ -88,13 +90,7 @@ final class MariaDbReport extends SqlReport {
             "p99 " + ReportFormat.ms(s.p99()) + " ≤ " + ReportFormat.ms(bound) + "? (n=" + s.n() + ")", verdict(s.p99() <= bound)));
       }
     });
-    List<Results.PartitionTrial> pt = r.partition.get(JdbcKind.LEASEHOLD_JDBC);
-    if (pt != null && !pt.isEmpty()) {
-      boolean all = pt.stream().allMatch(Results.PartitionTrial::steppedDown);
-      double max = pt.stream().mapToDouble(Results.PartitionTrial::windowMs).max().orElse(Double.NaN);
-      rows.add(List.of("stale-leader window always negative", "max " + signed(max) + " over " + pt.size()
-          + " partitions" + (all ? "" : ", some never stepped down"), verdict(all && max < 0)));
-    }
+    partitionTarget(rows, r.partition.get(JdbcKind.LEASEHOLD_JDBC));
     table(List.of("target", "measured (Leasehold-JDBC)", "met?"), rows);
   }
 
@@ -121,35 +117,6 @@ final class MariaDbReport extends SqlReport {
         + "to sit beside Leasehold.");
     crashTable(r.crash);
     img("MariaDB crash failover CDF", png);
-  }
-
-  private void partition(Path png) {
-    h2("Stale-leader window under a partition of the leader from mariadbd");
-    p("Each candidate JVM reaches mariadbd only through its own `TcpProxy` (it-tests chaos). At t0 the "
-        + "leader's proxy starts dropping every byte, both ways, including a FIN (connections stay open). "
-        + "Window = the old leader's step-down callback (the moment it knows it lost, after which it no "
-        + "longer acts) minus the new leader's elected callback: negative means the old one stopped "
-        + "before the new one started; positive means two leaders at once for that long. TTL "
-        + ReportFormat.ms(r.options.partitionTtlMillis()) + ". A leader that has not stepped down "
-        + ReportFormat.ms(3.0 * r.options.partitionTtlMillis() + 5000) + " after the new election counts as "
-        + "\"never\" (and as an overlap).");
-    List<List<String>> rows = new ArrayList<>();
-    r.partition.forEach((k, ts) -> {
-      List<Double> win = windows(ts);
-      long stepped = ts.stream().filter(Results.PartitionTrial::steppedDown).count();
-      long overlaps = ts.stream().filter(t -> !t.steppedDown() || t.windowMs() >= 0).count();
-      Stats ws = stats(win);
-      Stats el = stats(ts.stream().map(Results.PartitionTrial::newLeaderMs).toList());
-      Stats dn = stats(ts.stream().filter(Results.PartitionTrial::steppedDown)
-          .map(Results.PartitionTrial::stepDownMs).toList());
-      rows.add(List.of(k.label(), Integer.toString(ts.size()), stepped + "/" + ts.size(),
-          overlaps + "/" + ts.size(), ws == null ? "–" : signed(ws.min()), ws == null ? "–" : signed(ws.p50()),
-          ws == null ? "–" : signed(ws.p99()), ws == null ? "–" : signed(ws.max()),
-          dn == null ? "–" : ReportFormat.ms(dn.p50()), el == null ? "–" : ReportFormat.ms(el.p50())));
-    });
-    table(List.of("contender", "n", "stepped down", "overlaps (window ≥ 0 or never)", "window min", "p50",
-        "p99", "max", "t0 → step-down p50", "t0 → new leader p50"), rows);
-    img("MariaDB stale-leader window CDF", png);
   }
 
   private void idle() {
@@ -199,36 +166,11 @@ final class MariaDbReport extends SqlReport {
   protected void samples(StringBuilder c) {
     r.handover.forEach((k, v) -> csvRows(c, "handover", k.label(), r.options.handoverTtlMillis(), v));
     r.crash.forEach((ttl, m) -> m.forEach((k, v) -> csvRows(c, "crash", k.label(), ttl, v)));
-    r.partition.forEach((k, v) -> {
-      csvRows(c, "partition: new leader", k.label(), r.options.partitionTtlMillis(),
-          v.stream().map(Results.PartitionTrial::newLeaderMs).toList());
-      csvRows(c, "partition: step-down", k.label(), r.options.partitionTtlMillis(),
-          v.stream().map(t -> t.steppedDown() ? t.stepDownMs() : Double.NaN).toList());
-    });
-  }
-
-  private static List<Double> windows(List<Results.PartitionTrial> ts) {
-    return ts.stream().filter(Results.PartitionTrial::steppedDown).map(Results.PartitionTrial::windowMs).toList();
+    partitionSamples(c, r.partition, r.options.partitionTtlMillis());
   }
 
   private static List<String> idleRow(String who, String n, MariaDbResults.Idle x) {
     return List.of(who, n, f1(x.questionsPerSec()), f1(x.queriesPerSec()), f1(x.selectsPerSec()),
         f1(x.updatesPerSec()), Integer.toString(x.connections()));
-  }
-
-  private static Stats stats(List<Double> v) {
-    return v == null || v.isEmpty() ? null : Stats.of(v);
-  }
-
-  private static String signed(double v) {
-    return Double.isNaN(v) ? "–" : (v >= 0 ? "+" : "−") + ReportFormat.ms(Math.abs(v));
-  }
-
-  private static String f1(double v) {
-    return String.format(Locale.ROOT, "%.1f", v);
-  }
-
-  private static String verdict(boolean ok) {
-    return ok ? "met" : "**missed**";
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.bench;
 
+import dev.leasehold.bench.contender.JdbcKind;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,13 +40,14 @@ final class PostgresReport extends SqlReport {
 
   @Override
   protected String what() {
-    return "The PostgreSQL floor and the anchor contenders, measured on one private postgres (and a PgBouncer in "
-        + "front of it)";
+    return "The PostgreSQL floor, Leasehold's JDBC backend and the anchor contenders, measured side by side on one "
+        + "private postgres (and a PgBouncer in front of it)";
   }
 
   @Override
   protected void sections() throws IOException {
     machine();
+    targets();
     if (!r.floor.isEmpty()) {
       floor();
     }
@@ -54,6 +56,17 @@ final class PostgresReport extends SqlReport {
     }
     if (!r.crash.isEmpty()) {
       crash(crashPlot("PostgreSQL", r.crash));
+    }
+    if (!r.partition.isEmpty()) {
+      Map<String, List<Double>> w = new LinkedHashMap<>();
+      r.partition.forEach((k, v) -> w.put(k.label(), windows(v)));
+      partitionSection("PostgreSQL", "postgres", r.partition, r.options.partitionTtlMillis(),
+          Plots.cdf(dir.resolve(stem + "-stale-window-cdf"),
+              "PostgreSQL: stale-leader window (old step-down − new elected; > 0 = two leaders)", "milliseconds", w,
+              false));
+    }
+    if (!r.idle.isEmpty()) {
+      idle();
     }
     method();
   }
@@ -76,6 +89,64 @@ final class PostgresReport extends SqlReport {
           + r.loadAfterFloor));
     }
     table(List.of("", ""), rows);
+  }
+
+  private void targets() {
+    h2("Targets");
+    p("Targets of issue 25, judged for Leasehold-JDBC.");
+    List<List<String>> rows = new ArrayList<>();
+    Stats lh = stats(r.handover.get(JdbcKind.LEASEHOLD_JDBC));
+    Stats wake = stats(r.floor.get(PostgresFloor.UNLOCK_RELEASE));
+    Stats take = stats(r.floor.get(PostgresFloor.TAKE));
+    if (lh != null && wake != null && take != null) {
+      double bound = 2 * (wake.p50() + take.p50());
+      rows.add(List.of("graceful handover p50 ≤ 2 × the floor's wake + take (advisory lock after a release)",
+          "p50 " + fine(lh.p50()) + " ≤ " + fine(bound) + "?", verdict(lh.p50() <= bound)));
+    }
+    if (lh != null) {
+      rows.add(List.of("graceful handover p99 < 50 ms", "p99 " + fine(lh.p99()) + " (n=" + lh.n() + ")",
+          verdict(lh.p99() < 50)));
+    }
+    r.crash.forEach((ttl, m) -> {
+      Stats s = stats(m.get(JdbcKind.LEASEHOLD_JDBC));
+      if (s != null) {
+        double bound = ttl + 1000;
+        rows.add(List.of("crash failover p99 ≤ TTL + 1 s (TTL " + ReportFormat.ms(ttl) + ")", "p99 "
+            + ReportFormat.ms(s.p99()) + " ≤ " + ReportFormat.ms(bound) + "? (n=" + s.n() + ")",
+            verdict(s.p99() <= bound)));
+      }
+    });
+    partitionTarget(rows, r.partition.get(JdbcKind.LEASEHOLD_JDBC));
+    Map<Integer, PostgresResults.Idle> idle = r.idle.get(JdbcKind.LEASEHOLD_JDBC);
+    if (idle != null && !idle.isEmpty()) {
+      StringBuilder per = new StringBuilder();
+      idle.forEach((n, x) -> per.append(per.length() == 0 ? "" : "; ").append(n).append(": ")
+          .append(f1(x.transactionsPerSec() / n)).append("/s per candidate"));
+      rows.add(List.of("idle statements/s per candidate, at 1, 10 and 100 candidates", per.toString(),
+          "reported"));
+    }
+    if (!rows.isEmpty()) {
+      table(List.of("target", "measured (Leasehold-JDBC)", "met?"), rows);
+    }
+  }
+
+  private void idle() {
+    h2("Server load while idle");
+    p("N candidates of one contender in one JVM, each with its own sessions, TTL "
+        + ReportFormat.ms(r.options.idleTtlMillis()) + "; after a leader is elected and start-up settled, the bench "
+        + "reads `pg_stat_database` (`xact_commit + xact_rollback`, `numbackends`) before and after a "
+        + run.options.idleWindowSeconds() + " s window. Every statement these contenders send runs in autocommit, "
+        + "so a transaction is a statement; a Leasehold follower's wait in `pg_advisory_lock` is one statement "
+        + "per poll interval. Each read of the counters is a session of its own and counts too: the baseline row, "
+        + "with no candidate running, shows that share.");
+    List<List<String>> rows = new ArrayList<>();
+    if (r.idleBaseline != null) {
+      rows.add(List.of("(no candidates)", "0", f1(r.idleBaseline.transactionsPerSec()), "–",
+          Integer.toString(r.idleBaseline.connections())));
+    }
+    r.idle.forEach((k, m) -> m.forEach((n, x) -> rows.add(List.of(k.label(), Integer.toString(n),
+        f1(x.transactionsPerSec()), f1(x.transactionsPerSec() / n), Integer.toString(x.connections())))));
+    table(List.of("contender", "candidates", "statements/s", "per candidate", "sessions at the end"), rows);
   }
 
   private void floor() {
@@ -147,6 +218,10 @@ final class PostgresReport extends SqlReport {
         + "clock_timestamp() + TTL WHERE name, holder and epoch match`, then `commit()`. Through PgBouncer the "
         + "notifier and the row statements run on a pooled connection (`prepareThreshold=0`); the listener "
         + "stays direct, since a LISTEN does not survive transaction pooling.\n");
+    md.append("- **Leasehold-JDBC** is `JdbcLeaderElector` with its defaults except the TTL (and "
+        + "`createTable(true)`), on its PostgreSQL dialect: the lease row is the truth, renewed every TTL/6 by a "
+        + "conditional UPDATE on `clock_timestamp()`; followers wait in `pg_advisory_lock` on the holder's key "
+        + "(bounded by `lock_timeout`) only to be woken, and poll every second.\n");
     md.append("- **ShedLock-style lock row, polled every 1 s**, `bench/.../contender/ShedLockRow.java` on "
         + "`PolledLockContender.java`: "
         + "ShedLock's documented table and statements on the database's clock (`usingDbTime()`); every second a "
@@ -169,6 +244,7 @@ final class PostgresReport extends SqlReport {
     r.floor.forEach((name, v) -> csvRows(c, "floor: " + name, "raw pgjdbc", r.options.handoverTtlMillis(), v));
     r.handover.forEach((k, v) -> csvRows(c, "handover", k.label(), r.options.handoverTtlMillis(), v));
     r.crash.forEach((ttl, m) -> m.forEach((k, v) -> csvRows(c, "crash", k.label(), ttl, v)));
+    partitionSamples(c, r.partition, r.options.partitionTtlMillis());
   }
 
   /** fine formats a duration to 0.01 ms below 10 ms, else as {@link ReportFormat#ms}. */

@@ -143,4 +143,83 @@ abstract class SqlReport extends MarkdownReport {
           .append(Double.isNaN(v.get(i)) ? "" : String.format(Locale.ROOT, "%.3f", v.get(i))).append('\n');
     }
   }
+  /**
+   * partitionSection writes the stale-leader window under a partition of the leader from {@code process} (the
+   * server's process name), for every contender in {@code partition}, with the CDF in {@code png}.
+   */
+  protected final void partitionSection(String server, String process,
+      Map<JdbcKind, List<Results.PartitionTrial>> partition, int ttlMillis, Path png) {
+    h2("Stale-leader window under a partition of the leader from " + process);
+    p("Each candidate JVM reaches " + process + " only through its own `TcpProxy` (it-tests chaos). At t0 the "
+        + "leader's proxy starts dropping every byte, both ways, including a FIN (connections stay open). "
+        + "Window = the old leader's step-down callback (the moment it knows it lost, after which it no "
+        + "longer acts) minus the new leader's elected callback: negative means the old one stopped "
+        + "before the new one started; positive means two leaders at once for that long. TTL "
+        + ReportFormat.ms(ttlMillis) + ". A leader that has not stepped down "
+        + ReportFormat.ms(3.0 * ttlMillis + 5000) + " after the new election counts as "
+        + "\"never\" (and as an overlap).");
+    List<List<String>> rows = new ArrayList<>();
+    partition.forEach((k, ts) -> {
+      List<Double> win = windows(ts);
+      long stepped = ts.stream().filter(Results.PartitionTrial::steppedDown).count();
+      long overlaps = ts.stream().filter(t -> !t.steppedDown() || t.windowMs() >= 0).count();
+      Stats ws = stats(win);
+      Stats el = stats(ts.stream().map(Results.PartitionTrial::newLeaderMs).toList());
+      Stats dn = stats(ts.stream().filter(Results.PartitionTrial::steppedDown)
+          .map(Results.PartitionTrial::stepDownMs).toList());
+      rows.add(List.of(k.label(), Integer.toString(ts.size()), stepped + "/" + ts.size(),
+          overlaps + "/" + ts.size(), ws == null ? "–" : signed(ws.min()), ws == null ? "–" : signed(ws.p50()),
+          ws == null ? "–" : signed(ws.p99()), ws == null ? "–" : signed(ws.max()),
+          dn == null ? "–" : ReportFormat.ms(dn.p50()), el == null ? "–" : ReportFormat.ms(el.p50())));
+    });
+    table(List.of("contender", "n", "stepped down", "overlaps (window ≥ 0 or never)", "window min", "p50",
+        "p99", "max", "t0 → step-down p50", "t0 → new leader p50"), rows);
+    img(server + " stale-leader window CDF", png);
+  }
+
+  /** partitionTarget adds the row "stale-leader window always negative" for Leasehold's trials, if any. */
+  protected static void partitionTarget(List<List<String>> rows, List<Results.PartitionTrial> pt) {
+    if (pt != null && !pt.isEmpty()) {
+      boolean all = pt.stream().allMatch(Results.PartitionTrial::steppedDown);
+      double max = pt.stream().mapToDouble(Results.PartitionTrial::windowMs).max().orElse(Double.NaN);
+      rows.add(List.of("stale-leader window always negative", "max " + signed(max) + " over " + pt.size()
+          + " partitions" + (all ? "" : ", some never stepped down"), verdict(all && max < 0)));
+    }
+  }
+
+  /** partitionSamples adds the partition trials' CSV rows. */
+  protected static void partitionSamples(StringBuilder c, Map<JdbcKind, List<Results.PartitionTrial>> partition,
+      int ttlMillis) {
+    partition.forEach((k, v) -> {
+      csvRows(c, "partition: new leader", k.label(), ttlMillis,
+          v.stream().map(Results.PartitionTrial::newLeaderMs).toList());
+      csvRows(c, "partition: step-down", k.label(), ttlMillis,
+          v.stream().map(t -> t.steppedDown() ? t.stepDownMs() : Double.NaN).toList());
+    });
+  }
+
+  /** windows are the stale-leader windows of the trials whose leader stepped down. */
+  protected static List<Double> windows(List<Results.PartitionTrial> ts) {
+    return ts.stream().filter(Results.PartitionTrial::steppedDown).map(Results.PartitionTrial::windowMs).toList();
+  }
+
+  /** stats summarises {@code v}, or null when there is nothing. */
+  protected static Stats stats(List<Double> v) {
+    return v == null || v.isEmpty() ? null : Stats.of(v);
+  }
+
+  /** signed formats a window with its sign. */
+  protected static String signed(double v) {
+    return Double.isNaN(v) ? "–" : (v >= 0 ? "+" : "−") + ReportFormat.ms(Math.abs(v));
+  }
+
+  /** f1 formats a rate to one decimal. */
+  protected static String f1(double v) {
+    return String.format(java.util.Locale.ROOT, "%.1f", v);
+  }
+
+  /** verdict is a target's "met" or a bold "missed". */
+  protected static String verdict(boolean ok) {
+    return ok ? "met" : "**missed**";
+  }
 }

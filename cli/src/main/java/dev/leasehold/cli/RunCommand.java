@@ -103,6 +103,16 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--id", paramLabel = "ID", description = "candidate id stored as the key's value (default: host-pid-random)")
   String id;
 
+  @Option(names = "--priority", paramLabel = "N",
+      description = "this candidate's priority on etcd: when the key is free the highest live priority takes it,"
+          + " and a handover goes to the highest queued (default: 0)")
+  Integer priority;
+
+  @Option(names = "--preempt-after", paramLabel = "DURATION", converter = Seconds.class,
+      description = "on etcd, while leading, hand over to a candidate of a higher priority once it has waited this"
+          + " long (default: never)")
+  Duration preemptAfter;
+
   @Option(names = "--timeout", paramLabel = "DURATION", converter = Seconds.class,
       description = "give up (exit 124, or 123 if the store is unreachable) if not leader within this long; each"
           + " campaign under --rejoin has its own (default: wait forever)")
@@ -159,6 +169,12 @@ final class RunCommand implements Callable<Integer> {
     neutral.put("leasehold.ttl", Durations.seconds(ttl));
     if (id != null) {
       neutral.put("leasehold.candidate-id", id);
+    }
+    if (priority != null) {
+      neutral.put("leasehold.priority", Integer.toString(priority));
+    }
+    if (preemptAfter != null) {
+      neutral.put("leasehold.preempt-after", Durations.seconds(preemptAfter));
     }
     // Built, not started: it holds no thread and no connection until Supervisor starts it.
     LeaderElector elector = store.elector(neutral);

@@ -38,6 +38,8 @@ final class StoreOptions {
       Map.entry("leasehold.key", "--key"),
       Map.entry("leasehold.candidate-id", "--id"),
       Map.entry("leasehold.ttl", "--ttl"),
+      Map.entry("leasehold.priority", "--priority"),
+      Map.entry("leasehold.preempt-after", "--preempt-after"),
       Map.entry("leasehold.etcd.endpoints", "--endpoints"),
       Map.entry("leasehold.etcd.tls.ca", "--tls-ca"),
       Map.entry("leasehold.etcd.tls.client-certificate", "--tls-cert"),

@@ -220,6 +220,8 @@ class CommandLineTest {
     assertUsage("--key must not be empty, but was \" \"", "run", "--endpoints", "http://127.0.0.1:1", "--key", " ",
         "--", "true");
     assertUsage("--endpoints[0] must be a URL like", "status", "--endpoints", "127.0.0.1:2379", "--key", "k");
+    assertUsage("Invalid value for option '--preempt-after': '-1' is not a number of seconds", "run", "--endpoints", "http://127.0.0.1:1", "--key", "k",
+        "--priority", "5", "--preempt-after", "-1", "--", "true");
   }
 
   @Test

@@ -74,7 +74,7 @@ public final class EtcdLeaderElector {
     Scheduler threads = new ThreadScheduler();
     EtcdPort store =
         new EtcdPort(
-            clients, given == null, validated.electionKey(), validated.candidateId(),
+            clients, given == null, validated.electionKey(), validated.candidateId(), validated.priority(),
             new EtcdReasons(validated.electionKey(), factory),
             new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()),
             Builder.hedgeAfter(validated.rpcTimeout()));

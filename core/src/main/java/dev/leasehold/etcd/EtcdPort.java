@@ -48,6 +48,7 @@ final class EtcdPort implements StorePort {
   private final ByteSequence prefix;
   private final QueueAccess queueAccess;
   private final ByteSequence value;
+  private final int priority;
   private final EtcdReasons reasons;
   private final Reconnect reconnect;
   private final long hedgeAfterNanos;
@@ -55,14 +56,21 @@ final class EtcdPort implements StorePort {
   private EtcdWatch watch;
   private Consumer<Input> watchInbox;
 
+  /** EtcdPort is a port whose participant keys have priority 0 (see the other constructor). */
+  EtcdPort(
+      Supplier<Client> clientFactory, boolean ownsClient, String key, String value,
+      EtcdReasons reasons, Reconnect reconnect, long hedgeAfterNanos) {
+    this(clientFactory, ownsClient, key, value, 0, reasons, reconnect, hedgeAfterNanos);
+  }
+
   /**
    * EtcdPort uses the client the factory makes at {@link #open()}, closes it if it owns it,
-   * names failures with {@code reasons}, and replaces a client it owns with a fresh one when
+   * names its participant keys with {@code priority}, names failures with {@code reasons}, and replaces a client it owns with a fresh one when
    * {@code reconnect} (null: never) says so, and sends a renewal's call again after
    * {@code hedgeAfterNanos} without an answer ({@link Hedge}).
    */
   EtcdPort(
-      Supplier<Client> clientFactory, boolean ownsClient, String key, String value,
+      Supplier<Client> clientFactory, boolean ownsClient, String key, String value, int priority,
       EtcdReasons reasons, Reconnect reconnect, long hedgeAfterNanos) {
     this.clientFactory = clientFactory;
     this.ownsClient = ownsClient;
@@ -71,6 +79,7 @@ final class EtcdPort implements StorePort {
     this.prefix = ByteSequence.from(Participant.prefix(key), StandardCharsets.UTF_8);
     this.queueAccess = new QueueAccess(Participant.prefix(key));
     this.value = ByteSequence.from(value, StandardCharsets.UTF_8);
+    this.priority = priority;
     this.reasons = reasons;
     this.reconnect = ownsClient ? reconnect : null;
     this.hedgeAfterNanos = hedgeAfterNanos;
@@ -259,7 +268,8 @@ final class EtcdPort implements StorePort {
   }
 
   /**
-   * rank counts the participant keys named before this lease's: a linearizable count-only range
+   * rank counts the participant keys named before this lease's (without one, those of this
+   * candidate's priority or a higher one, {@link Participant#rankEnd}): a linearizable count-only range
    * read, which etcd answers from its in-memory index without reading a key (a revision filter
    * would make it read them all, and etcd's count ignores such filters anyway). Refused the
    * prefix, nobody is ahead (QueueAccess).
@@ -268,7 +278,9 @@ final class EtcdPort implements StorePort {
     if (queueAccess.refused()) {
       return CompletableFuture.completedFuture(new EtcdInput.Ranked(k.op(), 0, 0));
     }
-    ByteSequence end = k.leaseId() == 0 ? OptionsUtil.prefixEndOf(prefix) : participantKey(k.leaseId());
+    ByteSequence end = k.leaseId() == 0
+        ? ByteSequence.from(Participant.rankEnd(electionKey, priority), StandardCharsets.UTF_8)
+        : participantKey(k.leaseId());
     GetOption ahead = GetOption.builder().withRange(end).withCountOnly(true).build();
     return map(
         EtcdRecords.read(client, Op.get(prefix, ahead)),
@@ -354,7 +366,7 @@ final class EtcdPort implements StorePort {
             .txn()
             .If(
                 new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(h.token())),
-                new Cmp(participantKey(s.leaseId()), Cmp.Op.EQUAL,
+                new Cmp(participantKey(s), Cmp.Op.EQUAL,
                     CmpTarget.createRevision(s.createRevision())))
             .Then(
                 Op.put(key, successorId, PutOption.builder().withLeaseId(s.leaseId()).build()),
@@ -374,8 +386,13 @@ final class EtcdPort implements StorePort {
         e -> new EtcdInput.HandoverFailed(h.op(), reasons.describe(e, "write")));
   }
 
+  // This candidate's participant key on that lease.
   private ByteSequence participantKey(long leaseId) {
-    return ByteSequence.from(Participant.keyOf(electionKey, leaseId), StandardCharsets.UTF_8);
+    return ByteSequence.from(Participant.keyOf(electionKey, leaseId, priority), StandardCharsets.UTF_8);
+  }
+
+  private ByteSequence participantKey(Participant p) {
+    return ByteSequence.from(Participant.keyOf(electionKey, p.leaseId(), p.priority()), StandardCharsets.UTF_8);
   }
 
 }

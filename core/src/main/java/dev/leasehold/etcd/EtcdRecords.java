@@ -13,7 +13,6 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -27,8 +26,6 @@ import java.util.concurrent.ExecutionException;
  */
 final class EtcdRecords {
   /** QUEUE_ORDER is the queue's order: ascending mod revision (the head first). */
-  private static final Comparator<Participant> QUEUE_ORDER =
-      Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId);
 
   private EtcdRecords() {}
 
@@ -58,13 +55,13 @@ final class EtcdRecords {
         out.add(p);
       }
     }
-    out.sort(QUEUE_ORDER);
+    out.sort(Participant.ORDER);
     return out;
   }
 
   /**
    * participant is the participant a key-value of the prefix spells, or null when it is none:
-   * a name that is not {@code <prefix><16 hex digits>}, or a key not bound to the lease its name
+   * a name that is not one {@link Participant#keyOf(String, long, int)} writes, or a key not bound to the lease its name
    * spells (only an operator can write one, and it would not go with that lease).
    */
   static Participant participant(String electionKey, KeyValue kv) {
@@ -76,7 +73,8 @@ final class EtcdRecords {
         kv.getValue().toString(StandardCharsets.UTF_8),
         leaseId,
         kv.getCreateRevision(),
-        kv.getModRevision());
+        kv.getModRevision(),
+        Participant.priorityOf(electionKey, kv.getKey().toString(StandardCharsets.UTF_8)));
   }
 
   /**
@@ -87,7 +85,8 @@ final class EtcdRecords {
   static long leaseOf(String electionKey, KeyValue kv) {
     String key = kv.getKey().toString(StandardCharsets.UTF_8);
     long leaseId = Participant.leaseOf(electionKey, key);
-    return leaseId > 0 && Participant.keyOf(electionKey, leaseId).equals(key) ? leaseId : 0;
+    int priority = Participant.priorityOf(electionKey, key);
+    return leaseId > 0 && Participant.keyOf(electionKey, leaseId, priority).equals(key) ? leaseId : 0;
   }
 
   /** campaignResult is the campaign's outcome: won at the transaction's revision, or lost to the holder its Else branch read. */

@@ -1,5 +1,6 @@
 package dev.leasehold.jdbc;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.runtime.ElectorRuntime;
@@ -105,7 +106,26 @@ public final class JdbcLeaderElector {
     return c;
   }
 
+  /**
+   * refusePlacement throws for the placement settings the lease row cannot carry yet: the row
+   * has no queue of live candidates to rank or to hand over to (PROTOCOL.md §10), so a priority
+   * or a preemption would be ignored, which is worse than refused.
+   */
+  private static void refusePlacement(ElectorConfig c) {
+    if (c.priority() != 0) {
+      throw new UnsupportedOperationException(
+          "priority is not supported by the jdbc backend (its lease row keeps no queue of candidates), but was "
+              + c.priority());
+    }
+    if (c.preemptAfter().isPresent()) {
+      throw new UnsupportedOperationException(
+          "preemptAfter is not supported by the jdbc backend (its lease row keeps no queue of candidates), but was "
+              + Durations.human(c.preemptAfter().get()));
+    }
+  }
+
   private static LeaderElector create(ElectorConfig c, JdbcSettings settings) {
+    refusePlacement(c);
     SqlConfig sql = SqlConfig.from(c, settings.table().configured());
     TermSession.Settings session = new TermSession.Settings(settings.table(), c.electionKey(), c.candidateId(),
         sql.ttlMicros(), c.rpcTimeout().toMillis(), settings.options());

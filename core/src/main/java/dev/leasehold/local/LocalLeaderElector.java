@@ -99,7 +99,7 @@ public final class LocalLeaderElector {
       if (store.isClosed()) {
         throw new IllegalArgumentException("store must be open, but was closed");
       }
-      LocalPort port = new LocalPort(store, validated.electionKey(), validated.candidateId());
+      LocalPort port = new LocalPort(store, validated.electionKey(), validated.candidateId(), validated.priority());
       ElectionMachine machine = new ElectionMachine(ProtocolConfig.from(validated), new SplittableRandom());
       String name = validated.candidateId() + "@" + validated.electionKey();
       return new ElectorRuntime(validated, machine, port, new ThreadScheduler(), name);

@@ -30,12 +30,22 @@ final class LocalPort implements StorePort {
   private final LocalStore store;
   private final String key;
   private final String value;
+  private final int priority;
 
-  /** LocalPort campaigns for {@code key} with {@code value} (the candidate id) as its value. */
+  /** LocalPort campaigns for {@code key} with {@code value} (the candidate id) as its value, at priority 0. */
   LocalPort(LocalStore store, String key, String value) {
+    this(store, key, value, 0);
+  }
+
+  /**
+   * LocalPort campaigns for {@code key} with {@code value} (the candidate id) as its value, and
+   * names its participant keys with {@code priority}.
+   */
+  LocalPort(LocalStore store, String key, String value, int priority) {
     this.store = store;
     this.key = key;
     this.value = value;
+    this.priority = priority;
   }
 
   @Override
@@ -63,7 +73,7 @@ final class LocalPort implements StorePort {
           call::failed);
     } else if (call instanceof EtcdCommand.Rank r) {
       return store.request(
-          s -> new EtcdInput.Ranked(r.op(), s.ahead(key, r.leaseId()), s.revision()),
+          s -> new EtcdInput.Ranked(r.op(), s.ahead(key, rankEnd(r.leaseId())), s.revision()),
           call::failed);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return store.request(
@@ -90,7 +100,7 @@ final class LocalPort implements StorePort {
     } else if (call instanceof EtcdCommand.ConfirmRead r) {
       return store.request(
           s -> new EtcdInput.ConfirmRead(r.op(), s.get(key), s.revision(), LocalStore.RAFT_TERM,
-              r.rankOf() == 0 ? -1 : s.ahead(key, r.rankOf())),
+              r.rankOf() == 0 ? -1 : s.ahead(key, rankEnd(r.rankOf()))),
           call::failed);
     } else if (call instanceof EtcdCommand.ProbeLease p) {
       return store.request(
@@ -122,7 +132,7 @@ final class LocalPort implements StorePort {
     if (!s.isAlive(e.leaseId())) {
       return new EtcdInput.EnlistFailed(e.op(), "requested lease not found");
     }
-    KeyRecord put = s.put(Participant.keyOf(key, e.leaseId()), value, e.leaseId());
+    KeyRecord put = s.put(Participant.keyOf(key, e.leaseId(), priority), value, e.leaseId());
     return new EtcdInput.Enlisted(e.op(), put.modRevision());
   }
 
@@ -135,7 +145,7 @@ final class LocalPort implements StorePort {
   private Input handover(StoreState s, EtcdCommand.Handover h) {
     Participant succ = h.successor();
     KeyRecord k = s.get(key);
-    KeyRecord p = s.get(Participant.keyOf(key, succ.leaseId()));
+    KeyRecord p = s.get(Participant.keyOf(key, succ.leaseId(), succ.priority()));
     boolean holds = k != null && k.modRevision() == h.token();
     boolean queued = p != null && p.createRevision() == succ.createRevision();
     if (!holds || !queued) {
@@ -147,8 +157,16 @@ final class LocalPort implements StorePort {
     s.write(
         List.of(
             new StoreState.Put(key, succ.candidateId(), succ.leaseId()),
-            new StoreState.Put(Participant.keyOf(key, h.leaseId()), value, h.leaseId())));
+            new StoreState.Put(Participant.keyOf(key, h.leaseId(), priority), value, h.leaseId())));
     return new EtcdInput.HandedOver(h.op(), s.revision());
+  }
+
+  /**
+   * rankEnd is where a count of those ahead ends: this candidate's participant key on {@code
+   * leaseId}, or without one (0) the end of its priority's names (PROTOCOL.md §4.5).
+   */
+  private String rankEnd(long leaseId) {
+    return leaseId == 0 ? Participant.rankEnd(key, priority) : Participant.keyOf(key, leaseId, priority);
   }
 
   @Override

@@ -117,20 +117,24 @@ final class StoreState {
   }
 
   /**
-   * participants is the queue of the election key: its participant keys, lowest mod revision
-   * first, read at the current revision.
+   * ahead counts the participant keys of {@code electionKey} named before {@code end}, as etcd's
+   * count of the range {@code [prefix, end)} does.
    */
-  /** ahead counts the participant keys of {@code electionKey} named before {@code leaseId}'s (all for 0). */
-  int ahead(String electionKey, long leaseId) {
+  int ahead(String electionKey, String end) {
+    String prefix = Participant.prefix(electionKey);
     int n = 0;
-    for (Participant p : participants(electionKey)) {
-      if (leaseId == 0 || Long.compareUnsigned(p.leaseId(), leaseId) < 0) {
+    for (String k : keys.subMap(prefix, true, end, false).keySet()) {
+      if (Participant.leaseOf(electionKey, k) != 0) {
         n++;
       }
     }
     return n;
   }
 
+  /**
+   * participants is the queue of the election key: its participant keys in queue order
+   * ({@link Participant#ORDER}), read at the current revision.
+   */
   List<Participant> participants(String electionKey) {
     String prefix = Participant.prefix(electionKey);
     List<Participant> out = new ArrayList<>();
@@ -140,10 +144,10 @@ final class StoreState {
       }
       long lease = Participant.leaseOf(electionKey, e.getKey());
       if (lease != 0) {
-        out.add(participant(lease, e.getValue()));
+        out.add(participant(electionKey, e.getKey(), e.getValue()));
       }
     }
-    out.sort(Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId));
+    out.sort(Participant.ORDER);
     return out;
   }
 
@@ -364,14 +368,16 @@ final class StoreState {
       long lease = Participant.leaseOf(w.key(), c.key());
       event =
           c.record() != null
-              ? new EtcdInput.WatchEnlisted(w.id(), participant(lease, c.record()), c.revision())
+              ? new EtcdInput.WatchEnlisted(w.id(), participant(w.key(), c.key(), c.record()), c.revision())
               : new EtcdInput.WatchWithdrawn(w.id(), lease, c.revision());
     }
     deliver.accept(() -> w.inbox().accept(event));
   }
 
-  /** participant is the queue entry of the participant key of {@code leaseId} with record {@code r}. */
-  private static Participant participant(long leaseId, KeyRecord r) {
-    return new Participant(r.holderId(), leaseId, r.createRevision(), r.modRevision());
+  /** participant is the queue entry of the participant key {@code key} with record {@code r}. */
+  private static Participant participant(String electionKey, String key, KeyRecord r) {
+    return new Participant(
+        r.holderId(), Participant.leaseOf(electionKey, key), r.createRevision(), r.modRevision(),
+        Participant.priorityOf(electionKey, key));
   }
 }

@@ -47,6 +47,8 @@ final class BackendProperties {
       property("leasehold.resign-holdoff", "resignHoldoff"),
       property("leasehold.standby-lease", "standbyLease"),
       property("leasehold.close-on-shutdown", "closeOnShutdown"),
+      property("leasehold.priority", "priority"),
+      property("leasehold.preempt-after", "preemptAfter"),
       property("leasehold.etcd.endpoints", "endpoints"),
       // etcd's credential errors name "credentials ..." as one, whichever half is wrong.
       property("leasehold.etcd.user", "credentials user", "credentials"),
@@ -214,6 +216,8 @@ final class BackendProperties {
       duration("leasehold.resign-holdoff", b::resignHoldoff);
       flag("leasehold.standby-lease", b::standbyLease);
       flag("leasehold.close-on-shutdown", b::closeOnShutdown);
+      text("leasehold.priority", v -> b.priority(integer("leasehold.priority", v)));
+      duration("leasehold.preempt-after", b::preemptAfter);
       etcd();
       jdbc();
     }
@@ -308,6 +312,14 @@ final class BackendProperties {
         return Double.parseDouble(v);
       } catch (NumberFormatException e) {
         throw refused(property, " must be a number such as 0.01, but was \"" + v + "\"");
+      }
+    }
+
+    private int integer(String property, String v) {
+      try {
+        return Integer.parseInt(v.strip());
+      } catch (NumberFormatException e) {
+        throw refused(property, " must be a whole number such as 10 or -1, but was \"" + v + "\"");
       }
     }
 

@@ -142,12 +142,22 @@ final class JdbcCounterWorkload extends CounterWorkload {
       if (password != null) {
         p.setProperty("password", password);
       }
-      p.setProperty("connectTimeout", Long.toString(rpcTimeout.toMillis()));
-      p.setProperty("socketTimeout", Long.toString(rpcTimeout.toMillis()));
-      p.setProperty("autoReconnect", "false");
+      boolean pg = url.startsWith("jdbc:postgresql:");
+      if (pg) {
+        // pgjdbc counts these in seconds.
+        String seconds = Long.toString(Math.max(1, (rpcTimeout.toMillis() + 999) / 1000));
+        p.setProperty("connectTimeout", seconds);
+        p.setProperty("socketTimeout", seconds);
+      } else {
+        p.setProperty("connectTimeout", Long.toString(rpcTimeout.toMillis()));
+        p.setProperty("socketTimeout", Long.toString(rpcTimeout.toMillis()));
+        p.setProperty("autoReconnect", "false");
+      }
       Connection c = DriverManager.getConnection(url, p);
       try (Statement s = c.createStatement()) {
-        s.execute("SET SESSION innodb_lock_wait_timeout = 1, wait_timeout = " + waitTimeoutSeconds);
+        // PostgreSQL: the guard itself bounds the transaction's idle time (to the TTL).
+        s.execute(pg ? "SET lock_timeout = 1000"
+            : "SET SESSION innodb_lock_wait_timeout = 1, wait_timeout = " + waitTimeoutSeconds);
         c.setAutoCommit(false);
       } catch (SQLException e) {
         c.close();

@@ -8,11 +8,8 @@ import java.util.Set;
  * thread-safe.
  */
 public enum JdbcKind {
-  /**
-   * LEASEHOLD_JDBC is this project's {@code JdbcLeaderElector} with its defaults; on MariaDB only until the
-   * PostgreSQL dialect exists, when PostgreSQL joins its servers and the {@code postgres} phase's defaults.
-   */
-  LEASEHOLD_JDBC("Leasehold-JDBC", Set.of(Server.MARIADB)),
+  /** LEASEHOLD_JDBC is this project's {@code JdbcLeaderElector} with its defaults, on MariaDB and PostgreSQL. */
+  LEASEHOLD_JDBC("Leasehold-JDBC", Set.of(Server.MARIADB, Server.POSTGRES)),
   /** GET_LOCK is the scheduler design's elector: GET_LOCK(name, 0) every 2 s, no deadline, no fencing. */
   GET_LOCK("GET_LOCK every 2 s (scheduler design)", Set.of(Server.MARIADB)),
   /** SHEDLOCK is ShedLock's JDBC lock row used as a leader lock: polled every second, no deadline, no fencing. */

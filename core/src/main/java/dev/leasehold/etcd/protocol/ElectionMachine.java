@@ -138,10 +138,12 @@ public final class ElectionMachine extends RoleMachine {
     } else if (input instanceof EtcdInput.WatchEnlisted e) {
       if (watch.from(e.watchId())) {
         queue.enlisted(e.participant());
+        master.queueChanged(now);
       }
     } else if (input instanceof EtcdInput.WatchWithdrawn w) {
       if (watch.from(w.watchId())) {
         queue.withdrawn(w.leaseId(), w.revision());
+        master.queueChanged(now);
       }
     } else if (input instanceof EtcdInput.Enlisted || input instanceof EtcdInput.EnlistFailed) {
       follower.enlistAnswered(input);
@@ -162,8 +164,9 @@ public final class ElectionMachine extends RoleMachine {
   /**
    * left is the hook {@link Roles} runs on every role left: a FOLLOWER's reads and campaign
    * timers go (a read still in flight is answered to a role that drops it, and would hold back
-   * the next poll); a MASTER's lease renewal (RENEW, DEADLINE) never outlives the term, and its
-   * view of the queue goes with it: back to a watch of the key alone.
+   * the next poll); a MASTER's lease renewal (RENEW, DEADLINE) and its preemption (PREEMPT)
+   * never outlive the term, and its view of the queue goes with it: back to a watch of the key
+   * alone.
    */
   @Override
   protected void left(ElectorState from, ElectorState to) {
@@ -173,6 +176,7 @@ public final class ElectionMachine extends RoleMachine {
       follower.forgetPoll();
     } else if (from == ElectorState.MASTER) {
       lease.stopRenewing();
+      fx.cancelTimer(TimerKind.PREEMPT);
       queue.clear();
       watch.rewatch();
     }

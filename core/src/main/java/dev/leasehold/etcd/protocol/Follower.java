@@ -129,7 +129,7 @@ final class Follower extends Role {
           poll();
         }
       }
-      case PROBE -> {}
+      case PROBE, PREEMPT -> {}
     }
   }
 

@@ -15,7 +15,9 @@ import java.time.Duration;
  * down at the deadline, when its key is taken (bound to another lease or mod revision),
  * when etcd reports its lease gone, or on resign() (RESIGNED, or WORK_STALLED from the
  * runtime's watchdog; with a successor in the queue it hands the key over and keeps its lease as
- * a standby, PROTOCOL.md §4.5). When its key is deleted it steps down at
+ * a standby, PROTOCOL.md §4.5). With {@code preemptAfter}, it hands over the same way
+ * (PREEMPTED) once its queue has shown a candidate of a higher priority for that long without a
+ * break. When its key is deleted it steps down at
  * once and asks whether its lease went too ({@link Probing}).
  *
  * <p>Every way out changes the role before the event goes out, so {@code isLeader()} is false
@@ -28,6 +30,8 @@ final class Master extends Role {
   private long token;
   // The read of the queue at the term's start.
   private long queueOp;
+  // The queue has shown a candidate of a higher priority since the PREEMPT timer was armed.
+  private boolean outranked;
 
   Master(ElectionMachine m) {
     super(m);
@@ -41,6 +45,7 @@ final class Master extends Role {
   void begin(long token, long now) {
     key.noteRevision(token);
     this.token = token;
+    this.outranked = false;
     roles.elect(new Term(token, lease.id(), lease.deadline(), null,
             lease.ttlSeconds() > 0 ? Duration.ofSeconds(lease.ttlSeconds()) : null),
         new LeaderInfo(config.candidateId(), token, lease.id()), now);
@@ -69,6 +74,7 @@ final class Master extends Role {
       if (r.op() == queueOp && r.participants() != null) {
         queueOp = 0;
         queue.reset(r.participants(), r.revision());
+        queueChanged(now);
       }
     } else if (in instanceof EtcdInput.PollFailed f) {
       if (f.op() == queueOp) {
@@ -93,6 +99,34 @@ final class Master extends Role {
     } else {
       lease.on(in, now, this);
     }
+  }
+
+  @Override
+  void onTimer(TimerKind kind, long now) {
+    if (kind != TimerKind.PREEMPT) {
+      super.onTimer(kind, now);
+    } else if (outranked && queue.outranks(lease.id(), config.priority())) {
+      m.holdOff(now + config.resignHoldoffNanos());
+      handOver(Cause.PREEMPTED, queue.successor(lease.id()), now);
+    }
+  }
+
+  /**
+   * queueChanged arms the preemption when the queue's view starts to show a candidate of a
+   * higher priority, and disarms it when it no longer does: the delay counts an unbroken wait,
+   * so a candidate that restarts during a rolling restart starts it again.
+   */
+  void queueChanged(long now) {
+    if (!config.preempts() || roles.role() != ElectorState.MASTER) {
+      return;
+    }
+    boolean higher = queue.outranks(lease.id(), config.priority());
+    if (higher && !outranked) {
+      fx.setTimer(TimerKind.PREEMPT, now + config.preemptAfterNanos());
+    } else if (!higher && outranked) {
+      fx.cancelTimer(TimerKind.PREEMPT);
+    }
+    outranked = higher;
   }
 
   private boolean ours(KeyRecord k) {

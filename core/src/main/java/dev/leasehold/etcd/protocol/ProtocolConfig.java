@@ -1,6 +1,7 @@
 package dev.leasehold.etcd.protocol;
 
 import dev.leasehold.ElectorConfig;
+import java.time.Duration;
 
 /**
  * ProtocolConfig is the machine's view of the configuration: every duration in nanoseconds.
@@ -19,6 +20,9 @@ import dev.leasehold.ElectorConfig;
  * @param resignHoldoffNanos how long a resigned instance stays out of the election
  * @param standbyLease whether a follower keeps a confirmed lease ready, so that taking over
  *     costs one transaction instead of a lease grant and a transaction
+ * @param priority this candidate's rank in the queue (its participant key spells it)
+ * @param preemptAfterNanos how long a MASTER sees a higher-priority candidate before it hands
+ *     over to it; negative: never
  */
 public record ProtocolConfig(
     String candidateId,
@@ -30,7 +34,9 @@ public record ProtocolConfig(
     long backoffMaxNanos,
     long probeTimeoutNanos,
     long resignHoldoffNanos,
-    boolean standbyLease) {
+    boolean standbyLease,
+    int priority,
+    long preemptAfterNanos) {
 
   /**
    * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
@@ -39,6 +45,20 @@ public record ProtocolConfig(
    * in the etcd driver) instead of a hung one.
    */
   public static final long RIDE_THROUGH_NANOS = 2_000_000_000L;
+
+  /** preempts tells whether a MASTER hands over to a higher-priority candidate. */
+  public boolean preempts() {
+    return preemptAfterNanos >= 0;
+  }
+
+  /** ProtocolConfig is a config of priority 0 that never preempts. */
+  public ProtocolConfig(
+      String candidateId, long requestedTtlSeconds, long marginNanos, double maxDriftRate,
+      long pollIntervalNanos, long backoffInitialNanos, long backoffMaxNanos, long probeTimeoutNanos,
+      long resignHoldoffNanos, boolean standbyLease) {
+    this(candidateId, requestedTtlSeconds, marginNanos, maxDriftRate, pollIntervalNanos,
+        backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease, 0, -1);
+  }
 
   /**
    * from derives the machine's config from a validated elector config.
@@ -57,7 +77,9 @@ public record ProtocolConfig(
         c.retryBackoffMax().toNanos(),
         Math.min(c.rpcTimeout().toNanos(), 250_000_000L),
         c.resignHoldoff().toNanos(),
-        c.standbyLease());
+        c.standbyLease(),
+        c.priority(),
+        c.preemptAfter().map(Duration::toNanos).orElse(-1L));
   }
 
   /**

@@ -1,7 +1,6 @@
 package dev.leasehold.etcd.protocol;
 
 import dev.leasehold.Participant;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,15 +9,13 @@ import java.util.Map;
  * Queue is what a MASTER knows of the election's queue (PROTOCOL.md §4.5): the participants
  * by lease, as its read at the term's start and its watch showed them. It is a hint for
  * liveness, never for safety: a handover settles at etcd whatever the view says. It picks the
- * successor a resigning MASTER hands the key to. Followers keep no view (each would receive
+ * successor a resigning MASTER hands the key to, and tells a preempting MASTER whether a
+ * candidate of a higher priority waits. Followers keep no view (each would receive
  * every change of the queue); they count the candidates ahead of them when the key goes.
  *
  * <p>Not thread-safe: owned by one {@link ElectionMachine}.
  */
 final class Queue {
-  private static final Comparator<Participant> ORDER =
-      Comparator.comparingLong(Participant::modRevision).thenComparingLong(Participant::leaseId);
-
   private final Map<Long, Participant> byLease = new HashMap<>();
   // Until the term's read of the queue is in: the deletions the watch showed, by lease, at their
   // revision, so that a read served before one of them does not bring the key back.
@@ -78,16 +75,26 @@ final class Queue {
   }
 
   /**
-   * successor is the head of the queue leaving out {@code ownLease}: the candidate a MASTER on
-   * that lease hands the key to; null when there is none.
+   * successor is the head of the queue leaving out {@code ownLease} (highest priority, then
+   * longest queued: {@link Participant#ORDER}): the candidate a MASTER on that lease hands the
+   * key to; null when there is none.
    */
   Participant successor(long ownLease) {
     Participant head = null;
     for (Participant p : byLease.values()) {
-      if (p.leaseId() != ownLease && (head == null || ORDER.compare(p, head) < 0)) {
+      if (p.leaseId() != ownLease && (head == null || Participant.ORDER.compare(p, head) < 0)) {
         head = p;
       }
     }
     return head;
+  }
+
+  /**
+   * outranks tells whether the queue shows a candidate, other than the one on {@code ownLease},
+   * of a priority above {@code ownPriority}: one a preempting MASTER hands over to.
+   */
+  boolean outranks(long ownLease, int ownPriority) {
+    Participant head = successor(ownLease);
+    return head != null && head.priority() > ownPriority;
   }
 }

@@ -48,7 +48,7 @@ abstract class Role implements Lease.Holder {
       case RENEW -> lease.renew(now);
       case DEADLINE -> lease.onDeadline(now, this);
       case REWATCH -> watch.ensure();
-      case POLL, PROBE, CAMPAIGN -> {}
+      case POLL, PROBE, CAMPAIGN, PREEMPT -> {}
     }
   }
 

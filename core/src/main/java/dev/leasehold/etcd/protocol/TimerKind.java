@@ -21,5 +21,10 @@ public enum TimerKind {
    */
   CAMPAIGN,
   /** PROBE ends the wait for a lease probe after the MASTER saw its key deleted. */
-  PROBE
+  PROBE,
+  /**
+   * PREEMPT fires when a MASTER's queue has shown a higher-priority candidate for its {@code
+   * preemptAfter} (PROTOCOL.md §4.5); the MASTER then hands the key over to it.
+   */
+  PREEMPT
 }

@@ -43,7 +43,9 @@ public record ChaosConfig(
     /** A 3-member etcd cluster behind peer proxies ({@link EtcdStore}). */
     ETCD,
     /** One private mariadbd ({@link MariaDbStore}); candidates run {@code --backend=jdbc}. */
-    MARIADB
+    MARIADB,
+    /** One private postgres ({@link PostgresStore}); candidates run {@code --backend=jdbc}. */
+    POSTGRES
   }
 
   /**
@@ -67,6 +69,15 @@ public record ChaosConfig(
   public static ChaosConfig mariaDb(long seed, int iterationsPerFault) {
     return new ChaosConfig(seed, iterationsPerFault, MariaDbFaults.all(), 3, 2, 500, false, 0, false, 500, 40, null,
         Store.MARIADB);
+  }
+
+  /**
+   * postgres returns the PostgreSQL suite's settings: those of {@link #mariaDb} with every fault
+   * of {@link PostgresFaults}.
+   */
+  public static ChaosConfig postgres(long seed, int iterationsPerFault) {
+    return new ChaosConfig(seed, iterationsPerFault, PostgresFaults.all(), 3, 2, 500, false, 0, false, 500, 40, null,
+        Store.POSTGRES);
   }
 
   /** withFaults replaces the fault list. */

@@ -112,6 +112,7 @@ public final class ChaosRunner {
       store = switch (config.store()) {
         case ETCD -> EtcdStore.start(config);
         case MARIADB -> MariaDbStore.start();
+        case POSTGRES -> PostgresStore.start();
       };
       store.prepare(electionKey, counterKey);
       storeMonitor = store.monitor(recorder, store.params(config).stallNanos());

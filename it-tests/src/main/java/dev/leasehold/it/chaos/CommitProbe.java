@@ -36,8 +36,10 @@ final class CommitProbe implements AutoCloseable {
           Properties p = new Properties();
           p.setProperty("user", user);
           p.setProperty("password", password);
-          p.setProperty("connectTimeout", "2000");
-          p.setProperty("socketTimeout", "10000");
+          // pgjdbc counts these in seconds, the MariaDB driver in milliseconds.
+          boolean pg = url.startsWith("jdbc:postgresql:");
+          p.setProperty("connectTimeout", pg ? "2" : "2000");
+          p.setProperty("socketTimeout", pg ? "10" : "10000");
           c = DriverManager.getConnection(url, p);
           start = System.nanoTime();
         }

@@ -1,11 +1,13 @@
 package dev.leasehold.it.chaos;
 
+import dev.leasehold.it.LocalServer;
 import dev.leasehold.it.chaos.History.TargetKind;
 import dev.leasehold.it.mariadb.MariaDbServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Function;
 
 /**
  * MariaDbFaults are the chaos faults of a run on MariaDB: mariadbd killed and restarted,
@@ -18,7 +20,8 @@ public final class MariaDbFaults {
 
   /** all returns a fresh instance of every MariaDB fault, in report order. */
   public static List<Fault> all() {
-    List<Fault> out = new ArrayList<>(List.of(new KillServer(), new PauseServer(), new KillSession()));
+    List<Fault> out = new ArrayList<>(List.of(new KillServer("mariadb-kill", "mariadbd", MariaDbFaults::server),
+        new PauseServer("mariadb-pause", "mariadbd", MariaDbFaults::server), new KillSession()));
     out.addAll(Faults.candidateFaults());
     return List.copyOf(out);
   }
@@ -28,11 +31,28 @@ public final class MariaDbFaults {
     return Faults.named(all(), names);
   }
 
-  /** SIGKILL mariadbd (a crash: every session and named lock gone), then start it again on its datadir. */
+  private static LocalServer server(ChaosContext ctx) {
+    return ctx.store(MariaDbStore.class).server();
+  }
+
+  /**
+   * SIGKILL the database server (a crash: every session and named lock gone), then start it
+   * again on its data directory. Shared by the SQL stores' fault lists.
+   */
   static final class KillServer implements Fault {
+    private final String name;
+    private final String target;
+    private final Function<ChaosContext, LocalServer> server;
+
+    KillServer(String name, String target, Function<ChaosContext, LocalServer> server) {
+      this.name = name;
+      this.target = target;
+      this.server = server;
+    }
+
     @Override
     public String name() {
-      return "mariadb-kill";
+      return name;
     }
 
     @Override
@@ -47,8 +67,8 @@ public final class MariaDbFaults {
 
     @Override
     public String inject(ChaosContext ctx, Random random) {
-      ctx.store(MariaDbStore.class).server().kill();
-      return "mariadbd";
+      server.apply(ctx).kill();
+      return target;
     }
 
     @Override
@@ -58,18 +78,29 @@ public final class MariaDbFaults {
 
     @Override
     public void recover(ChaosContext ctx) {
-      ctx.store(MariaDbStore.class).server().start();
+      server.apply(ctx).start();
     }
   }
 
   /**
-   * SIGSTOP mariadbd for between half and one and a half TTL, then SIGCONT: connections stay
-   * open and nothing answers, so the MASTER's renewal times out and ends its term.
+   * SIGSTOP the database server for between half and one and a half TTL, then SIGCONT:
+   * connections stay open and nothing answers, so the MASTER's renewal times out and ends its
+   * term. Shared by the SQL stores' fault lists.
    */
   static final class PauseServer implements Fault {
+    private final String name;
+    private final String target;
+    private final Function<ChaosContext, LocalServer> server;
+
+    PauseServer(String name, String target, Function<ChaosContext, LocalServer> server) {
+      this.name = name;
+      this.target = target;
+      this.server = server;
+    }
+
     @Override
     public String name() {
-      return "mariadb-pause";
+      return name;
     }
 
     @Override
@@ -84,8 +115,8 @@ public final class MariaDbFaults {
 
     @Override
     public String inject(ChaosContext ctx, Random random) {
-      ctx.store(MariaDbStore.class).server().pause();
-      return "mariadbd";
+      server.apply(ctx).pause();
+      return target;
     }
 
     @Override
@@ -95,7 +126,7 @@ public final class MariaDbFaults {
 
     @Override
     public void recover(ChaosContext ctx) {
-      ctx.store(MariaDbStore.class).server().resume();
+      server.apply(ctx).resume();
     }
   }
 

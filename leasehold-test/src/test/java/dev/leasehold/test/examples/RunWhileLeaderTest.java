@@ -2,12 +2,12 @@ package dev.leasehold.test.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.LeaderTaskOutcome;
 import dev.leasehold.LeaderTaskOutcome.Interruption;
+import dev.leasehold.Leadership;
 import dev.leasehold.test.VirtualElector;
 import dev.leasehold.test.VirtualStore;
 import dev.leasehold.test.VirtualTime;
@@ -16,122 +16,149 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Example of docs/testing.md: {@code runWhileLeader} on virtual time, with core's own
- * implementation (interrupt at the term's end or {@code grace} before the local deadline, the
- * report of a task that ignores it), on a 5 s TTL that passes in milliseconds of real time.
+ * runWhileLeader on virtual time (docs/testing.md): the task runs on a simulated thread of its
+ * instance, waits with {@link VirtualElector#sleep}, and is interrupted, reported and resigned by
+ * production's rules, with every wait on virtual time; a 5 s TTL and a 30 s outage pass in
+ * milliseconds of real time.
  */
 class RunWhileLeaderTest {
-  private static final Duration GRACE = Duration.ofMillis(500);
-  private final long realStart = System.nanoTime();
-  private final VirtualTime time = VirtualTime.create();
-  private final VirtualStore store = VirtualStore.create(time);
-  private final VirtualElector a = store.elector().electionKey("/jobs/export").candidateId("a")
-      .leaseTtl(Duration.ofSeconds(5)).build();
+  private static final String KEY = "/jobs/report";
 
-  @AfterEach
-  void close() {
-    store.close();
-    Duration real = Duration.ofNanos(System.nanoTime() - realStart);
-    assertTrue(real.compareTo(Duration.ofSeconds(1)) < 0, "took " + real + " of real time");
-  }
-
-  /** cutOffIn partitions {@code a} from the store {@code after} from now, for a minute. */
-  private void cutOffIn(Duration after) {
-    a.executor().schedule(() -> store.faults().partition(a, Duration.ofMinutes(1)),
-        after.toMillis(), TimeUnit.MILLISECONDS);
+  private static VirtualElector instance(VirtualStore store, String id) {
+    return store.elector().electionKey(KEY).candidateId(id).leaseTtl(Duration.ofSeconds(5)).build();
   }
 
   @Test
-  void aTaskThatCompletesReturnsItsValueAndItsTermIsResigned() throws Exception {
-    a.start();
-    LeaderTaskOutcome<String> out = a.runWhileLeader(term -> {
-      a.sleep(Duration.ofSeconds(20)); // four TTLs: the renewals keep the term
-      return "exported " + term.fencingToken();
-    }, GRACE);
-    assertEquals("exported " + out.leadership().fencingToken(), out.value().orElseThrow());
-    assertTrue(out.interruption().isEmpty());
-    assertFalse(out.ignoredInterrupt());
-    assertTrue(out.resigned(), "a term nobody works in is resigned");
-    assertFalse(a.isLeader());
-    assertTrue(time.elapsed().compareTo(Duration.ofSeconds(20)) >= 0, time.elapsed().toString());
-  }
+  void aTaskIsInterruptedBeforeItsDeadlineWhenTheStoreGoesAwayAndStopsInTime() throws Exception {
+    long realStart = System.nanoTime();
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      VirtualElector b = instance(store, "b");
+      a.start();
+      a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+      b.start();
+      // Three seconds into the term the store goes away for 30 s: no renewal is confirmed again.
+      b.executor().schedule(() -> store.faults().outage(Duration.ofSeconds(30)), 3, TimeUnit.SECONDS);
+      List<Duration> writes = new ArrayList<>();
+      List<Duration> leftAtStop = new ArrayList<>();
+      Duration grace = Duration.ofMillis(500);
 
-  @Test
-  void aTaskThatStopsOnItsInterruptStopsGraceBeforeTheLocalDeadline() throws Exception {
-    a.start();
-    cutOffIn(Duration.ofSeconds(3));
-    List<Duration> leftAtStop = new ArrayList<>();
-    LeaderTaskOutcome<Void> out = a.runWhileLeader(term -> {
-      try {
-        while (true) {
-          term.heartbeat();
-          a.sleep(Duration.ofMillis(100));
-        }
-      } finally {
-        leftAtStop.add(term.timeLeft());
-      }
-    }, GRACE);
-    assertEquals(Interruption.DEADLINE_NEAR, out.interruption().orElseThrow());
-    assertInstanceOf(InterruptedException.class, out.failure().orElseThrow());
-    assertFalse(out.ignoredInterrupt());
-    // It stopped at its interrupt, grace before the deadline, with the term still valid.
-    Duration left = leftAtStop.get(0);
-    assertTrue(left.compareTo(GRACE) <= 0 && left.compareTo(GRACE.minusMillis(50)) > 0, left.toString());
-    assertTrue(out.resigned(), "the term it stopped in was resigned");
-    assertTrue(time.elapsed().compareTo(Duration.ofSeconds(8)) < 0, time.elapsed().toString());
-  }
-
-  @Test
-  void aTaskThatIgnoresItsInterruptIsReportedAndWaitedFor() throws Exception {
-    a.start();
-    cutOffIn(Duration.ofSeconds(3));
-    LeaderTaskOutcome<String> out = a.runWhileLeader(term -> {
-      while (true) {
+      LeaderTaskOutcome<Integer> outcome = a.runWhileLeader(term -> {
         try {
-          a.sleep(Duration.ofMillis(100));
-        } catch (InterruptedException first) {
-          for (int i = 0; i < 100; i++) { // ten more seconds, whatever happens
-            try {
-              a.sleep(Duration.ofMillis(100));
-            } catch (InterruptedException again) {
-              // ignored, which is the point
-            }
+          while (true) {
+            writes.add(time.elapsed());
+            a.sleep(Duration.ofMillis(100)); // an interrupt ends the sleep, as on a real thread
           }
-          return "finished late";
+        } finally {
+          leftAtStop.add(term.timeLeft());
         }
-      }
-    }, GRACE);
-    assertEquals(Interruption.DEADLINE_NEAR, out.interruption().orElseThrow());
-    assertTrue(out.ignoredInterrupt(), "reported: it ran on past its grace");
-    assertEquals("finished late", out.value().orElseThrow());
-    assertFalse(out.resigned(), "the term was over before the task returned");
+      }, grace);
+
+      assertEquals(Interruption.DEADLINE_NEAR, outcome.interruption().orElseThrow(),
+          "interrupted once only the grace was left before the local deadline");
+      assertTrue(outcome.failure().orElseThrow() instanceof InterruptedException);
+      assertFalse(outcome.ignoredInterrupt());
+      // It stopped at its interrupt, with the grace (less a timer's lateness) left of its term.
+      Duration left = leftAtStop.get(0);
+      assertTrue(left.compareTo(grace) <= 0 && left.compareTo(grace.minusMillis(50)) > 0, left.toString());
+      Leadership term = outcome.leadership();
+      Duration last = writes.get(writes.size() - 1);
+      assertTrue(time.runUntil(() -> !term.isValid(), Duration.ofSeconds(10)));
+      assertTrue(last.compareTo(time.elapsed()) < 0, "the task's last write came before the term ended");
+      System.out.printf("runWhileLeader on virtual time: %d writes, the last at %s, interrupted %s;"
+          + " %s of virtual time in %d ms of real time%n", writes.size(), last, outcome.interruption().get(),
+          time.elapsed(), (System.nanoTime() - realStart) / 1_000_000);
+    }
   }
 
   @Test
-  void aSimulatedThreadOfTheInstanceMayCallIt() {
-    a.start();
-    CompletableFuture<LeaderTaskOutcome<Integer>> result = new CompletableFuture<>();
-    a.thread("caller", () -> {
-      try {
-        result.complete(a.runWhileLeader(term -> 42));
-      } catch (InterruptedException e) {
-        result.completeExceptionally(e);
-      }
-    });
-    assertEquals(42, time.await(result, Duration.ofSeconds(10)).value().orElseThrow());
+  void aTaskThatIgnoresItsInterruptIsReported() throws Exception {
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      a.start();
+      a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+      a.executor().schedule(() -> store.faults().outage(Duration.ofSeconds(30)), 1, TimeUnit.SECONDS);
+
+      LeaderTaskOutcome<String> outcome = a.runWhileLeader(term -> {
+        for (int step = 0; step < 20; step++) {
+          try {
+            a.sleep(Duration.ofSeconds(1));
+          } catch (InterruptedException swallowed) {
+            // wrong: it should stop
+          }
+        }
+        return "done late";
+      }, Duration.ofMillis(200));
+
+      assertTrue(outcome.ignoredInterrupt(), "still running the grace after its interrupt: reported");
+      assertEquals("done late", outcome.value().orElseThrow());
+      assertFalse(outcome.resigned(), "the term was over by the time it returned");
+    }
   }
 
   @Test
-  void codeTheTimeRunsMayNotCallIt() {
-    a.start();
-    CompletableFuture<Throwable> thrown = new CompletableFuture<>();
-    a.executor().execute(() -> thrown.complete(
-        assertThrows(IllegalStateException.class, () -> a.runWhileLeader(term -> 1))));
-    assertTrue(time.await(thrown, Duration.ofSeconds(1)).getMessage()
-        .startsWith("runWhileLeader waits while its task runs"));
+  void aTaskThatReturnsResignsItsTermAndTheOtherInstanceLeads() throws Exception {
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      VirtualElector b = instance(store, "b");
+      a.start();
+      a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+      b.start();
+
+      LeaderTaskOutcome<Long> outcome = a.runWhileLeader(term -> {
+        a.sleep(Duration.ofSeconds(20)); // four TTLs of work, renewed all along
+        return term.fencingToken();
+      });
+
+      assertTrue(outcome.resigned(), "a term nobody works in is handed on");
+      assertTrue(outcome.interruption().isEmpty());
+      assertEquals(outcome.leadership().fencingToken(), outcome.value().orElseThrow());
+      assertTrue(b.awaitLeadership(Duration.ofSeconds(10)).isPresent(), "b leads after a resigned");
+      assertThrows(IllegalArgumentException.class, () -> b.runWhileLeader(term -> 0, Duration.ofSeconds(2)),
+          "grace must be under TTL/3");
+    }
+  }
+
+  @Test
+  void aSimulatedThreadOfTheInstanceMayCallItAndWaitsThere() {
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      a.start();
+      CompletableFuture<LeaderTaskOutcome<Integer>> result = new CompletableFuture<>();
+      a.thread("caller", () -> {
+        try {
+          result.complete(a.runWhileLeader(term -> {
+            a.sleep(Duration.ofSeconds(1));
+            return 42;
+          }));
+        } catch (InterruptedException e) {
+          result.completeExceptionally(e);
+        }
+      });
+      LeaderTaskOutcome<Integer> outcome = time.await(result, Duration.ofSeconds(10));
+      assertEquals(42, outcome.value().orElseThrow());
+      assertTrue(outcome.resigned());
+    }
+  }
+
+  @Test
+  void codeTheTimeRunsMayNotCallItAndIsToldWhere() {
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+      a.executor().execute(() -> thrown.complete(
+          assertThrows(IllegalStateException.class, () -> a.runWhileLeader(term -> 1))));
+      assertTrue(time.await(thrown, Duration.ofSeconds(1)).getMessage()
+          .startsWith("runWhileLeader waits while its task runs"));
+      assertFalse(a.isLeader());
+    }
   }
 }

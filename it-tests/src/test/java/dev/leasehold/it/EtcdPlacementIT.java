@@ -1,0 +1,108 @@
+package dev.leasehold.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeadershipEvent;
+import dev.leasehold.LeadershipEvent.Cause;
+import dev.leasehold.Participant;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Priority and preemption (PROTOCOL.md §4.5) on a real one-member etcd: a crashed leader's key
+ * goes to the highest-priority live candidate, a handover to the highest queued one, and a
+ * leader configured to preempt hands over to a higher-priority candidate after its delay, and
+ * not before.
+ */
+class EtcdPlacementIT {
+  private static final Logger log = LoggerFactory.getLogger(EtcdPlacementIT.class);
+  private static final Duration TTL = Duration.ofSeconds(2);
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  @RegisterExtension static final EtcdClusterExtension ETCD = EtcdClusterExtension.members(1);
+
+  private Candidates candidates;
+  private Client outside;
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    candidates = new Candidates(ETCD.cluster(), info.getTestMethod().orElseThrow().getName());
+    outside = Client.builder().endpoints(ETCD.cluster().clientEndpoints().toArray(String[]::new)).build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    candidates.close();
+    outside.close();
+  }
+
+  @Test
+  void aCrashGivesTheKeyToTheHighestPriorityAndAHandoverToTheHighestQueued() throws Exception {
+    LeaderElector first = candidates.add("first", TTL);
+    first.start();
+    await().atMost(WAIT).until(first::isLeader);
+    LeaderElector p1 = candidates.add("p1", TTL, b -> b.priority(1));
+    LeaderElector p5 = candidates.add("p5", TTL, b -> b.priority(5));
+    LeaderElector p3 = candidates.add("p3", TTL, b -> b.priority(3));
+    List.of(p1, p5, p3).forEach(LeaderElector::start);
+    await().atMost(WAIT).until(() -> queued(first).size() == 3);
+    List<Participant> queue = queued(first);
+    assertEquals(List.of("p5", "p3", "p1"), queue.stream().map(Participant::candidateId).toList(),
+        "the queue is ordered by priority: " + queue);
+
+    // A crash: the leader's lease is revoked from outside; the no-herd count ranks by priority.
+    long lease = first.currentLeader().orElseThrow().leaseId();
+    outside.getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
+    await().atMost(WAIT).until(() -> candidates.leader().filter(l -> l != first).isPresent());
+    assertEquals(p5, candidates.leader().orElseThrow(), "the highest priority took the free key");
+
+    // A handover goes to the highest-priority candidate in the queue.
+    await().atMost(WAIT).until(() -> queued(p5).stream().anyMatch(p -> p.candidateId().equals("p3")));
+    p5.resign();
+    await().atMost(WAIT).until(() -> candidates.leader().filter(l -> l != p5).isPresent());
+    assertEquals(p3, candidates.leader().orElseThrow(), "the resign handed over to the highest queued");
+    assertEquals(1, candidates.leaderCount());
+  }
+
+  @Test
+  void aLeaderHandsOverToAHigherPriorityAfterItsPreemptDelayAndNotBefore() {
+    Duration delay = Duration.ofSeconds(1);
+    LeaderElector low = candidates.add("low", TTL, b -> b.preemptAfter(delay));
+    low.start();
+    await().atMost(WAIT).until(low::isLeader);
+    long token = low.leadership().orElseThrow().fencingToken();
+    LeaderElector high = candidates.add("high", TTL, b -> b.priority(10));
+    long started = System.nanoTime();
+    high.start();
+    await().atMost(WAIT).until(high::isLeader);
+    long elected = candidates.logOf(high).last(Cause.ELECTED).orElseThrow().nanoTime();
+    LeadershipEvent lost = candidates.logOf(low).last(Cause.PREEMPTED).orElseThrow();
+    log.info("preempted {} ms after the higher-priority candidate started (delay {} ms); handed over {} ms after",
+        (lost.nanoTime() - started) / 1_000_000, delay.toMillis(), (elected - lost.nanoTime()) / 1_000_000);
+    assertTrue(lost.nanoTime() - started >= delay.toNanos(), "not before the delay");
+    assertTrue(elected >= lost.nanoTime(), "the old leader stepped down first");
+    assertTrue(high.leadership().orElseThrow().fencingToken() > token);
+    assertFalse(low.isLeader());
+    // A lower priority never preempts back.
+    await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(high::isLeader);
+  }
+
+  private static List<Participant> queued(LeaderElector leader) throws Exception {
+    long own = leader.currentLeader().map(l -> l.leaseId()).orElse(0L);
+    return leader.participants().toCompletableFuture().get(5, TimeUnit.SECONDS).stream()
+        .filter(p -> p.leaseId() != own).toList();
+  }
+}
