@@ -64,6 +64,7 @@ public final class VirtualElector implements LeaderElector {
   private final ElectorRuntime runtime;
   private final VirtualExecutor executor;
   private final List<SimulatedThread> threads = new ArrayList<>();
+  private boolean crashed;
 
   private VirtualElector(VirtualStore store, ElectorConfig config, Logger log) {
     this.store = store;
@@ -306,7 +307,8 @@ public final class VirtualElector implements LeaderElector {
   }
 
   /**
-   * closeAsync closes the elector (resigning a term it holds) and shuts its executor down.
+   * closeAsync closes the elector (resigning a term it holds) and shuts its executor down; on
+   * an instance that {@link VirtualFaults#crash crashed} it only shuts the executor down.
    * Called from outside the code the time runs (the test thread, or a framework closing its
    * context), it runs virtual time until the close is over and the listeners have heard
    * CLOSED, and returns a completed stage; from code the time runs, it only starts the close.
@@ -314,6 +316,10 @@ public final class VirtualElector implements LeaderElector {
   @Override
   public CompletionStage<Void> closeAsync() {
     executor.shutdown();
+    if (crashed) {
+      // A killed process closes nothing: its lease expires in the store.
+      return CompletableFuture.completedFuture(null);
+    }
     CompletableFuture<Void> closed = runtime.closeAsync().toCompletableFuture();
     if (!time.isRunning()) {
       long bound = 4 * runtime.config().rpcTimeout().toNanos() + 2_000_000_000L;
@@ -350,6 +356,9 @@ public final class VirtualElector implements LeaderElector {
   }
 
   void partition(boolean cut) {
+    if (crashed) {
+      return;
+    }
     if (cut) {
       link.cut();
     } else {
@@ -358,6 +367,9 @@ public final class VirtualElector implements LeaderElector {
   }
 
   void pause(boolean paused) {
+    if (crashed) {
+      return;
+    }
     if (paused) {
       loop.pause();
       worker.pause();
@@ -365,6 +377,13 @@ public final class VirtualElector implements LeaderElector {
       loop.resume();
       worker.resume();
     }
+  }
+
+  void crash() {
+    crashed = true;
+    link.cut();
+    loop.abandon();
+    worker.abandon();
   }
 
   void drift(double rate) {

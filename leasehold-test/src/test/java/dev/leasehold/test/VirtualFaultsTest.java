@@ -48,6 +48,20 @@ class VirtualFaultsTest {
   }
 
   @Test
+  void aCrashedLeaderReleasesNothingAndIsReplacedWhenItsLeaseExpires() {
+    Leadership first = aLeads();
+    store.faults().crash(a);
+    Duration crashedAt = time.elapsed();
+    Leadership second = b.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+    Duration gap = time.elapsed().minus(crashedAt);
+    // The lease ran out within a TTL (2 s) of the last renewal, at most 2 s/3 before the crash.
+    assertTrue(gap.compareTo(Duration.ofMillis(1300)) > 0 && gap.compareTo(Duration.ofSeconds(3)) < 0, gap.toString());
+    assertTrue(second.fencingToken() > first.fencingToken());
+    a.close();
+    assertEquals("b", store.local().leaderOf(KEY).orElseThrow().candidateId());
+  }
+
+  @Test
   void anExpiredLeaseAndADeletedKeyEndTheTermWithTheirCause() {
     Leadership first = aLeads();
     assertTrue(store.faults().expireLease(KEY));
