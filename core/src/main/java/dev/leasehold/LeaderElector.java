@@ -1,5 +1,6 @@
 package dev.leasehold;
 
+import dev.leasehold.runtime.WhileLeader;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -104,7 +105,7 @@ public interface LeaderElector extends AutoCloseable {
    *     while the task runs
    */
   default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) throws InterruptedException {
-    return WhileLeader.run(this, task, config().rpcTimeout());
+    return WhileLeader.run(this, task, config().rpcTimeout(), WhileLeader.REAL);
   }
 
   /**
@@ -138,7 +139,7 @@ public interface LeaderElector extends AutoCloseable {
    */
   default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace)
       throws InterruptedException {
-    return WhileLeader.run(this, task, grace);
+    return WhileLeader.run(this, task, grace, WhileLeader.REAL);
   }
 
   /**

@@ -101,7 +101,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
     this.lifecycle = new Lifecycle(name, log);
     this.bus = new ListenerBus(scheduler.dispatcher());
-    this.releases = new Releases(config, store, scheduler, name);
+    this.releases = new Releases(config, store, scheduler, name, log);
     this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), lifecycle::isClosing);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
