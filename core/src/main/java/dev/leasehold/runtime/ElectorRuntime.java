@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,6 +63,7 @@ public final class ElectorRuntime implements LeaderElector {
   private final FailureLog failures;
   private TermHandle term;
   private final Calls calls;
+  private final Transfers transfers;
 
   private record Snapshot(ElectorState role, LeaderInfo leader, TermHandle term) {}
 
@@ -106,6 +108,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
     this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
+    this.transfers = new Transfers(scheduler.dispatcher());
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
     long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);
@@ -181,6 +184,32 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   @Override
+  public CompletionStage<LeaderInfo> transferTo(String candidateId) {
+    if (candidateId == null || candidateId.isBlank()) {
+      throw new IllegalArgumentException("transferTo's candidateId must name a candidate, but was "
+          + (candidateId == null ? "null" : "'" + candidateId + "'"));
+    }
+    String unsupported = machine.transferUnsupported();
+    if (unsupported != null) {
+      throw new UnsupportedOperationException("transferTo is not supported by " + name + " on the "
+          + store.backend() + " backend: " + unsupported);
+    }
+    CompletableFuture<LeaderInfo> f = new CompletableFuture<>();
+    try {
+      scheduler.execute(() -> {
+        if (lifecycle.isClosing()) {
+          f.completeExceptionally(new IllegalStateException("transfer refused: the elector is closed"));
+        } else {
+          handle(new Input.Transfer(transfers.open(f), candidateId));
+        }
+      });
+    } catch (RejectedExecutionException closedAlready) {
+      f.completeExceptionally(new IllegalStateException("transfer refused: the elector is closed"));
+    }
+    return f.minimalCompletionStage();
+  }
+
+  @Override
   public CompletionStage<List<Participant>> participants() {
     return QueueView.read(scheduler, machine, store, config.rpcTimeout().toNanos(),
         lifecycle::isRunning);
@@ -236,6 +265,7 @@ public final class ElectorRuntime implements LeaderElector {
 
   private void closeOnLoop() {
     handle(new Input.Close());
+    transfers.closed();
     // Calls in flight (a lease grant above all) reach the stopped machine, which releases
     // what they created; each is bounded by the RPC timeout. Then wait for the releases.
     calls.afterAll(() -> releases.whenDone(2 * rpcTimeoutNanos, this::finishClose));
@@ -324,6 +354,8 @@ public final class ElectorRuntime implements LeaderElector {
       timers.cancel(t.timer());
     } else if (c instanceof Command.Publish p) {
       publish(p);
+    } else if (c instanceof Command.TransferOutcome o) {
+      transfers.answered(o);
     } else if (c instanceof Command.Release r) {
       releases.release(r.leaseId(), r.ttlSeconds());
     } else if (c instanceof StoreCall call) {

@@ -38,6 +38,13 @@ public interface Input {
     }
   }
 
+  /**
+   * Transfer asks the MASTER to hand its term to the live candidate {@code candidateId}
+   * ({@code LeaderElector.transferTo}); the machine answers it, at once or when its handover is
+   * answered, with the {@link Command.TransferOutcome} of the same {@code id}.
+   */
+  record Transfer(long id, String candidateId) implements Input {}
+
   /** Close stops the machine for good. */
   record Close() implements Input {}
 

@@ -281,6 +281,11 @@ public final class VirtualElector implements LeaderElector {
   }
 
   @Override
+  public CompletionStage<LeaderInfo> transferTo(String candidateId) {
+    return runtime.transferTo(candidateId);
+  }
+
+  @Override
   public void resign() {
     runtime.resign();
   }

@@ -133,6 +133,8 @@ public final class ElectionMachine extends RoleMachine {
       stopped(input);
     } else if (input instanceof Input.Close) {
       close(now);
+    } else if (input instanceof Input.Transfer t && roles.role() != ElectorState.MASTER) {
+      refuseTransfer(t, "this instance does not lead (it is " + roles.role() + "); it has no term to hand over");
     } else if (input instanceof EtcdInput.WatchFailed f) {
       watch.failed(f, now);
     } else if (input instanceof EtcdInput.WatchEnlisted e) {
@@ -202,6 +204,17 @@ public final class ElectionMachine extends RoleMachine {
     }
   }
 
+  /** transferUnsupported is null: a MASTER hands its term to a named candidate of its queue. */
+  @Override
+  public String transferUnsupported() {
+    return null;
+  }
+
+  /** refuseTransfer answers {@code t} with {@code reason}; nothing was handed over. */
+  void refuseTransfer(Input.Transfer t, String reason) {
+    fx.add(new Command.TransferOutcome(t.id(), null, reason));
+  }
+
   /** queueRead is the read that lists the queue, for {@code participants()}: K and the prefix. */
   @Override
   public StoreCall queueRead() {
@@ -260,9 +273,13 @@ public final class ElectionMachine extends RoleMachine {
     follower.followHolder(holder, revision, now);
   }
 
-  /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */
-  void handOver(long token, Participant next) {
-    follower.handOver(token, next);
+  /**
+   * handOver sends the transaction that gives the key of the term {@code token} to {@code next};
+   * {@code transfer} is the {@link Input.Transfer} it carries out, answered with its outcome, or
+   * 0 for a resign or a preemption.
+   */
+  void handOver(long token, Participant next, long transfer) {
+    follower.handOver(token, next, transfer);
   }
 
   /** holdOff keeps this instance out of the election until {@code until}, or until another leader is seen. */

@@ -97,8 +97,8 @@ final class Follower extends Role {
   }
 
   /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */
-  void handOver(long token, Participant next) {
-    seat.handOver(token, next);
+  void handOver(long token, Participant next, long transfer) {
+    seat.handOver(token, next, transfer);
   }
 
   /** enlistAnswered takes the reply to a participant key's put, in any role. */
