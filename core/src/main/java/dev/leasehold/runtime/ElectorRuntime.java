@@ -108,7 +108,7 @@ public final class ElectorRuntime implements LeaderElector {
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
     this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
-    this.transfers = new Transfers(scheduler.dispatcher());
+    this.transfers = new Transfers(scheduler.dispatcher(), log, name);
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
     long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);

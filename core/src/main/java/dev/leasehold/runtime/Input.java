@@ -41,7 +41,8 @@ public interface Input {
   /**
    * Transfer asks the MASTER to hand its term to the live candidate {@code candidateId}
    * ({@code LeaderElector.transferTo}); the machine answers it, at once or when its handover is
-   * answered, with the {@link Command.TransferOutcome} of the same {@code id}.
+   * answered, with the {@link Command.TransferOutcome} of the same {@code id}. The runtime's ids
+   * are positive; a machine answers an operator's transfer request under a negative one.
    */
   record Transfer(long id, String candidateId) implements Input {}
 

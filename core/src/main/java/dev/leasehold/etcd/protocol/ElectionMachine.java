@@ -147,6 +147,10 @@ public final class ElectionMachine extends RoleMachine {
         queue.withdrawn(w.leaseId(), w.revision());
         master.queueChanged(now);
       }
+    } else if (input instanceof EtcdInput.TransferRequested r) {
+      if (watch.from(r.watchId()) && roles.role() == ElectorState.MASTER) {
+        master.requested(r, now);
+      }
     } else if (input instanceof EtcdInput.Enlisted || input instanceof EtcdInput.EnlistFailed) {
       follower.enlistAnswered(input);
     } else if (input instanceof Input.TimerFired t) {

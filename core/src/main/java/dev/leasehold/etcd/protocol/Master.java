@@ -32,6 +32,8 @@ final class Master extends Role {
   private long queueOp;
   // The queue has shown a candidate of a higher priority since the PREEMPT timer was armed.
   private boolean outranked;
+  // The revision of the last transfer request carried out.
+  private long lastRequest;
 
   Master(ElectionMachine m) {
     super(m);
@@ -129,6 +131,20 @@ final class Master extends Role {
       fx.cancelTimer(TimerKind.PREEMPT);
     }
     outranked = higher;
+  }
+
+  /**
+   * requested carries out an operator's transfer request (PROTOCOL.md §4.5) once per put of the
+   * request key, as {@code transferTo} would, answered under the negated revision of that put
+   * (the runtime logs it; nobody waits on it). A request naming this instance is the one that
+   * made it leader: nothing to do.
+   */
+  void requested(EtcdInput.TransferRequested r, long now) {
+    if (r.revision() <= Math.max(token, lastRequest) || r.candidateId().equals(config.candidateId())) {
+      return;
+    }
+    lastRequest = r.revision();
+    transfer(new Input.Transfer(-r.revision(), r.candidateId()), now);
   }
 
   /**

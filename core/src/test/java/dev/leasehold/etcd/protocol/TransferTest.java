@@ -116,6 +116,30 @@ class TransferTest {
   }
 
   @Test
+  void anOperatorsRequestIsCarriedOutOnceAndAnsweredUnderItsRevision() {
+    Participant named = new Participant("named", 91, 13, 13, 0);
+    master(named);
+    step(new EtcdInput.TransferRequested(watchId, "named", 30));
+    assertEquals(List.of(Cause.TRANSFERRED), s.published());
+    EtcdCommand.Handover h = s.only(EtcdCommand.Handover.class);
+    assertEquals(named, h.successor());
+    step(new EtcdInput.HandedOver(h.op(), 31));
+    assertEquals(new Command.TransferOutcome(-30, new LeaderInfo("named", 31, 91), null), outcome());
+  }
+
+  @Test
+  void anOperatorsRequestNamingNobodyQueuedKeepsTheTermAndSaysWhy() {
+    master(new Participant("other", 90, 12, 12, 0));
+    step(new EtcdInput.TransferRequested(watchId, "ghost", 30));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertEquals(-30, outcome().id());
+    step(new EtcdInput.TransferRequested(watchId, "ghost", 30));
+    assertFalse(s.has(Command.TransferOutcome.class), "a put seen twice is carried out once");
+    step(new EtcdInput.TransferRequested(watchId, "me", 32));
+    assertFalse(s.has(Command.TransferOutcome.class), "a request naming the leader is the one that made it");
+  }
+
+  @Test
   void aResignsHandoverAnswersNoTransfer() {
     master(new Participant("next", 91, 13, 13, 0));
     step(new Input.Resign(Cause.RESIGNED));
