@@ -64,6 +64,7 @@ public final class ElectorRuntime implements LeaderElector {
   private TermHandle term;
   private final Calls calls;
   private final Transfers transfers;
+  private final HealthChecks healthChecks;
 
   private record Snapshot(ElectorState role, LeaderInfo leader, TermHandle term) {}
 
@@ -109,6 +110,14 @@ public final class ElectorRuntime implements LeaderElector {
     this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
     this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
     this.transfers = new Transfers(scheduler.dispatcher(), log, name);
+    if (config.healthCheck().isPresent() && machine.transferUnsupported() != null) {
+      throw new IllegalArgumentException("healthCheck is not supported on the " + store.backend()
+          + " backend: an unhealthy leader yields by handing its term to a healthy candidate, and "
+          + machine.transferUnsupported());
+    }
+    this.healthChecks = config.healthCheck().isPresent()
+        ? new HealthChecks(config, scheduler, this::submit, log, name)
+        : null;
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
     long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);
@@ -128,6 +137,9 @@ public final class ElectorRuntime implements LeaderElector {
     log.info("{}: starting ({})", name, config);
     store.open();
     submit(new Input.Start());
+    if (healthChecks != null) {
+      healthChecks.start();
+    }
   }
 
   @Override
@@ -272,6 +284,9 @@ public final class ElectorRuntime implements LeaderElector {
   }
 
   private void finishClose() {
+    if (healthChecks != null) {
+      healthChecks.stop();
+    }
     timers.cancelAll();
     watchdog.stop();
     waiters.closed();
@@ -308,6 +323,8 @@ public final class ElectorRuntime implements LeaderElector {
   private void step(Input input) {
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
+    } else if (input instanceof Input.HealthChanged h) {
+      tracker.unhealthy(h.healthy() ? null : h.reason());
     }
     List<Command> commands;
     try {

@@ -46,6 +46,13 @@ public interface Input {
    */
   record Transfer(long id, String candidateId) implements Input {}
 
+  /**
+   * HealthChanged is the user's health check changing the elector's view of this candidate
+   * (after the threshold of answers in a row): {@code healthy} false keeps it out of the queue
+   * and makes a MASTER yield; {@code reason} says why it is unhealthy (empty when healthy).
+   */
+  record HealthChanged(boolean healthy, String reason) implements Input {}
+
   /** Close stops the machine for good. */
   record Close() implements Input {}
 

@@ -42,6 +42,12 @@ class JdbcLeaderElectorBuilderTest {
   }
 
   @Test
+  void aHealthCheckIsRefusedNamingTheBackend() {
+    String said = rejected(valid().healthCheck(() -> true));
+    assertTrue(said.startsWith("healthCheck is not supported on the jdbc backend: an unhealthy leader yields"), said);
+  }
+
+  @Test
   void theElectionNameMustFitTheRowsName() {
     assertEquals("electionKey must match [A-Za-z0-9._/-]{1,128} (it is the lease row's name), but was \"a b\"",
         rejected(valid().electionKey("a b")));

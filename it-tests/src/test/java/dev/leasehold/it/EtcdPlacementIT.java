@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * leader's key goes to the highest-priority live candidate, a handover to the highest queued
  * one, a leader configured to preempt hands over to a higher-priority candidate after its
  * delay, and not before; {@code transferTo} hands the term to the named candidate, refuses one
- * not queued, and a transfer to a target that dies at once leaves the key free within a TTL.
+ * not queued, and a transfer to a target that dies at once leaves the key free within a TTL; a
+ * leader whose health check fails yields to a healthy candidate and leaves the queue.
  */
 class EtcdPlacementIT {
   private static final Logger log = LoggerFactory.getLogger(EtcdPlacementIT.class);
@@ -168,6 +169,30 @@ class EtcdPlacementIT {
     assertTrue(candidates.leader().orElseThrow().leadership().orElseThrow().fencingToken() > handed.fencingToken());
     assertEquals(1, candidates.leaderCount());
     assertFalse(doomed.isLeader());
+  }
+
+  @Test
+  void anUnhealthyLeaderYieldsToAHealthyCandidate() {
+    java.util.concurrent.atomic.AtomicBoolean poolWorks = new java.util.concurrent.atomic.AtomicBoolean(true);
+    LeaderElector a = candidates.add("a", TTL, b -> b.healthCheck(poolWorks::get)
+        .healthCheckInterval(Duration.ofMillis(100)).healthCheckThreshold(3));
+    a.start();
+    await().atMost(WAIT).until(a::isLeader);
+    LeaderElector b = candidates.add("b", TTL, x -> x.healthCheck(() -> true));
+    b.start();
+    await().atMost(WAIT).until(() -> queued(a).size() == 1);
+    long token = a.leadership().orElseThrow().fencingToken();
+    long broke = System.nanoTime();
+    poolWorks.set(false);
+    await().atMost(WAIT).until(b::isLeader);
+    LeadershipEvent yielded = candidates.logOf(a).last(Cause.UNHEALTHY).orElseThrow();
+    long elected = candidates.logOf(b).last(Cause.ELECTED).orElseThrow().nanoTime();
+    log.info("unhealthy leader: yielded {} ms after its check began to fail (3 x 100 ms), the other ELECTED {} ms"
+        + " after that", (yielded.nanoTime() - broke) / 1_000_000, (elected - yielded.nanoTime()) / 1_000_000);
+    assertTrue(b.leadership().orElseThrow().fencingToken() > token);
+    await().atMost(WAIT).until(() -> queued(b).isEmpty());
+    assertTrue(a.health().unhealthy().orElseThrow().contains("out of the queue"), a.health().toString());
+    assertEquals(1, candidates.leaderCount());
   }
 
   private static List<Participant> queued(LeaderElector leader) throws Exception {

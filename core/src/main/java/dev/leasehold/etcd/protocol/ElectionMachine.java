@@ -52,6 +52,8 @@ public final class ElectionMachine extends RoleMachine {
   private final Candidate candidate;
   private final Master master;
   private final Probing probing;
+  // The user's health check holds this candidate unhealthy (PROTOCOL.md §4.5).
+  private boolean unhealthy;
 
   /**
    * ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter.
@@ -133,6 +135,8 @@ public final class ElectionMachine extends RoleMachine {
       stopped(input);
     } else if (input instanceof Input.Close) {
       close(now);
+    } else if (input instanceof Input.HealthChanged h) {
+      healthChanged(h.healthy(), now);
     } else if (input instanceof Input.Transfer t && roles.role() != ElectorState.MASTER) {
       refuseTransfer(t, "this instance does not lead (it is " + roles.role() + "); it has no term to hand over");
     } else if (input instanceof EtcdInput.WatchFailed f) {
@@ -212,6 +216,33 @@ public final class ElectionMachine extends RoleMachine {
   @Override
   public String transferUnsupported() {
     return null;
+  }
+
+  /**
+   * healthChanged follows the user's health check: unhealthy, a MASTER yields to the next healthy
+   * candidate of its queue (or keeps its term while there is none) and a FOLLOWER leaves the
+   * queue and stops campaigning; a CANDIDATE's campaign runs its course (a term it wins yields
+   * at once). Healthy again, a FOLLOWER reads the key, which rejoins it to the election.
+   */
+  private void healthChanged(boolean healthy, long now) {
+    if (unhealthy == !healthy) {
+      return;
+    }
+    unhealthy = !healthy;
+    if (roles.role() == ElectorState.MASTER) {
+      master.yieldIfUnhealthy(now);
+    } else if (roles.role() == ElectorState.FOLLOWER && !probing()) {
+      if (unhealthy) {
+        follower.leaveQueue(now);
+      } else {
+        follower.poll();
+      }
+    }
+  }
+
+  /** unhealthy is true while the user's health check holds this candidate unhealthy. */
+  boolean unhealthy() {
+    return unhealthy;
   }
 
   /** refuseTransfer answers {@code t} with {@code reason}; nothing was handed over. */

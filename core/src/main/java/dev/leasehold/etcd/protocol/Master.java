@@ -121,6 +121,10 @@ final class Master extends Role {
    * so a candidate that restarts during a rolling restart starts it again.
    */
   void queueChanged(long now) {
+    if (roles.role() != ElectorState.MASTER) {
+      return;
+    }
+    yieldIfUnhealthy(now);
     if (!config.preempts() || roles.role() != ElectorState.MASTER) {
       return;
     }
@@ -131,6 +135,22 @@ final class Master extends Role {
       fx.cancelTimer(TimerKind.PREEMPT);
     }
     outranked = higher;
+  }
+
+  /**
+   * yieldIfUnhealthy hands the term of a MASTER the user's health check holds unhealthy to the
+   * queue's head (unhealthy candidates are not queued), as resign() would, with cause UNHEALTHY;
+   * with nobody queued it keeps the term until the queue shows someone (PROTOCOL.md §4.5).
+   */
+  void yieldIfUnhealthy(long now) {
+    if (!m.unhealthy() || roles.role() != ElectorState.MASTER || !config.standbyLease()) {
+      return;
+    }
+    Participant next = queue.successor(lease.id());
+    if (next != null) {
+      m.holdOff(now + config.resignHoldoffNanos());
+      handOver(Cause.UNHEALTHY, next, 0, now);
+    }
   }
 
   /**

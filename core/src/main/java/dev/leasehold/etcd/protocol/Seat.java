@@ -140,6 +140,11 @@ final class Seat {
     }
   }
 
+  /** handingOver is true while a handover of this candidate's waits for its answer. */
+  boolean handingOver() {
+    return handoverOp != 0;
+  }
+
   /** handoverAnswered takes a FOLLOWER's answer to its handover. */
   void handoverAnswered(Input in, long now) {
     if (in instanceof EtcdInput.HandedOver h && h.op() == handoverOp) {
@@ -149,7 +154,10 @@ final class Seat {
         transferEnded(new LeaderInfo(transferTarget.candidateId(), h.revision(),
             transferTarget.leaseId()), null);
       }
-      if (lease.id() == handoverLease) {
+      if (lease.id() == handoverLease && m.unhealthy()) {
+        // It yielded because unhealthy: out of the queue now that the handover no longer needs the lease.
+        m.abandonLease();
+      } else if (lease.id() == handoverLease) {
         // The handover put this lease's participant key again, at the tail.
         enlistedLease = handoverLease;
       }
