@@ -201,6 +201,12 @@ final class FallbackRuntime implements FallbackElector {
   }
 
   @Override
+  public CompletionStage<List<dev.leasehold.Participant>> participants() {
+    LeaderElector inner = innerView;
+    return inner == null ? CompletableFuture.completedFuture(List.of()) : inner.participants();
+  }
+
+  @Override
   public void resign() {
     LeaderElector inner = innerView;
     if (inner != null) {
