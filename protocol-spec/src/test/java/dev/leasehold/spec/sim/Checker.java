@@ -126,6 +126,7 @@ final class Checker {
       case LEASE_REVOKED -> engine.stats.inc(Stat.LOST_LEASE_REVOKED);
       case KEY_TAKEN -> engine.stats.inc(Stat.LOST_KEY_TAKEN);
       case RESIGNED -> engine.stats.inc(Stat.LOST_RESIGNED);
+      case TRANSFERRED -> engine.stats.inc(Stat.LOST_TRANSFERRED);
       case CLOSED -> engine.stats.inc(Stat.CLOSED);
       case STORE_UNAVAILABLE -> engine.stats.inc(Stat.STORE_UNAVAILABLE);
       default -> { }

@@ -164,6 +164,11 @@ final class ObservedMachine implements Machine {
   }
 
   @Override
+  public String transferUnsupported() {
+    return m.transferUnsupported();
+  }
+
+  @Override
   public long renewalSentAt() {
     return m.renewalSentAt();
   }

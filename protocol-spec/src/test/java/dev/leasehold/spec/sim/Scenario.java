@@ -39,8 +39,17 @@ final class Scenario {
 
   enum Kind {
     PARTITION, LOSSY, SLOW, LEADER_CHANGE, ISOLATE_LEADER, WATCH_DELAY, WATCH_DROP, WATCH_SILENT,
-    COMPACT, CRASH, PAUSE, RESIGN, DRIFT, ADMIN_DELETE, ADMIN_REVOKE, CLOSE
+    COMPACT, CRASH, PAUSE, RESIGN, DRIFT, ADMIN_DELETE, ADMIN_REVOKE, CLOSE,
+    /** TRANSFER: candidate {@code slot} calls {@code transferTo} the id of candidate {@code (int) sub}. */
+    TRANSFER
   }
+
+  /**
+   * DRAWN are the kinds the first generator draws, in its order: a kind added later is drawn by
+   * a generator of its own, so that every seed keeps the schedule it had (the seeds named in the
+   * tests stay meaningful).
+   */
+  private static final Kind[] DRAWN = java.util.Arrays.copyOf(Kind.values(), Kind.CLOSE.ordinal() + 1);
 
   /**
    * Fault is one entry of the timeline. Meaning of the fields by kind: {@code slot} the
@@ -65,6 +74,7 @@ final class Scenario {
             .append(" extra<=").append(Simulation.fmt(duration2));
         case ISOLATE_LEADER -> b.append(" for ").append(Simulation.fmt(duration))
             .append(", new leader after ").append(Simulation.fmt(duration2));
+        case TRANSFER -> b.append(" to slot ").append(sub);
         case CRASH -> b.append(duration < 0 ? " (no restart)" : " restart after " + Simulation.fmt(duration));
         case DRIFT -> b.append(String.format(" rate=%.4f", x));
         case WATCH_DROP -> b.append(x < 0.3 ? " (compacted)" : "");
@@ -261,7 +271,7 @@ final class Scenario {
   private List<Fault> drawFaults(SplittableRandom r, long rpc) {
     List<Fault> out = new ArrayList<>();
     double rate = pick(r, List.of(0.0, 0.1, 0.3, 0.8, 2.0)); // faults per second of the fault phase
-    Kind[] kinds = Kind.values();
+    Kind[] kinds = DRAWN;
     boolean[] enabled = new boolean[kinds.length];
     boolean any = false;
     for (int i = 0; i < kinds.length; i++) {
@@ -345,12 +355,38 @@ final class Scenario {
         default -> throw new IllegalStateException(k.toString());
       }
     }
+    drawTransfers(out);
     out.sort(Comparator.comparingLong(Fault::at));
     List<Fault> numbered = new ArrayList<>();
     for (Fault f : out) {
       numbered.add(new Fault(numbered.size(), f.kind(), f.at(), f.slot(), f.duration(), f.duration2(), f.x(), f.sub()));
     }
     return Collections.unmodifiableList(numbered);
+  }
+
+  /**
+   * drawTransfers adds, with standby leases (a transfer needs the queue), up to three calls of
+   * {@code transferTo} in the fault phase, from a generator of their own: from a random
+   * candidate (it may not lead then, and is refused) to another, or to itself, or to an id
+   * nobody has (refused, the term kept).
+   */
+  private void drawTransfers(List<Fault> out) {
+    if (!configs[0].standbyLease()) {
+      return;
+    }
+    SplittableRandom t = new SplittableRandom(seed ^ 0x7F4A7C15E3779B97L);
+    int count = t.nextInt(4);
+    for (int i = 0; i < count; i++) {
+      int from = t.nextInt(n);
+      // n names a candidate nobody is.
+      int to = t.nextInt(10) == 0 ? n : t.nextInt(n);
+      out.add(new Fault(0, Kind.TRANSFER, t.nextLong(quietAt), from, 0, 0, 0, to));
+    }
+  }
+
+  /** targetId is the candidate id a TRANSFER names: a candidate's, or one nobody has. */
+  String targetId(Fault f) {
+    return f.sub() < n ? ids[(int) f.sub()] : "nobody";
   }
 
   String describe() {

@@ -96,6 +96,13 @@ final class SimFaults {
         p.pause();
         engine.at(now + f.duration(), () -> resume(p));
       }
+      case TRANSFER -> {
+        if (!p.crashed && p.closedAt < 0) {
+          engine.stats.inc(Stat.TRANSFERS);
+          p.elector.transferTo(sim.sc.targetId(f)).whenComplete((leader, refused) ->
+              engine.stats.inc(refused == null ? Stat.TRANSFERS_COMMITTED : Stat.TRANSFERS_REFUSED));
+        }
+      }
       case RESIGN -> {
         if (!p.crashed) {
           engine.stats.inc(Stat.RESIGNS);
