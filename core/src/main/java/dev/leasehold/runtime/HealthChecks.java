@@ -3,7 +3,6 @@ package dev.leasehold.runtime;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.HealthCheck;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -11,8 +10,8 @@ import org.slf4j.Logger;
 
 /**
  * HealthChecks polls the user's {@link HealthCheck} every {@code healthCheckInterval} of the
- * runtime's clock, runs it on a daemon thread of its own (never the event loop, never the
- * dispatcher: a slow check must hold back neither the protocol nor the listeners), and changes
+ * runtime's clock, runs it on the scheduler's {@link Scheduler#worker} (a daemon thread of its
+ * own in production; never the event loop, never the dispatcher: a slow check must hold back neither the protocol nor the listeners), and changes
  * its view only after {@code healthCheckThreshold} answers in a row against it. Each change
  * goes to the machine as one {@link Input.HealthChanged} through {@code submit}, with one log
  * line. A check still running at the next poll counts as an unhealthy answer; a check that
@@ -49,11 +48,7 @@ final class HealthChecks {
 
   /** start begins polling: the first answer is asked for at once. */
   void start() {
-    checker = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "leasehold-health-" + name);
-      t.setDaemon(true);
-      return t;
-    });
+    checker = scheduler.worker("leasehold-health-" + name);
     scheduler.execute(this::poll);
   }
 

@@ -1,6 +1,8 @@
 package dev.leasehold.runtime;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Scheduler is where an elector's runtime runs: its event loop (one task at a time, in
@@ -62,6 +64,22 @@ public interface Scheduler {
    * @throws InterruptedException if the waiting thread is interrupted
    */
   void awaitTermination() throws InterruptedException;
+
+  /**
+   * worker makes an executor for user code that may block (a health check), neither the event
+   * loop nor the dispatcher: by default one daemon thread named {@code name}; a simulation runs
+   * its tasks on virtual time. The caller shuts it down.
+   *
+   * @param name the thread's name
+   * @return a new executor of one thread
+   */
+  default ExecutorService worker(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    });
+  }
 
   /** Cancellable is an armed timer. */
   interface Cancellable {

@@ -166,7 +166,7 @@ final class Seat {
       roles.progressed(now);
       transferEnded(null, "etcd refused the handover to " + targetName() + ": its participant key"
           + " (its standby lease) or this term ended first; the term was given up and its lease released");
-      handoverEnded();
+      handoverEnded(now);
       if (!follower.observe(r.key(), r.revision(), now) && key.absent()) {
         follower.poll();
       }
@@ -175,15 +175,18 @@ final class Seat {
       roles.failed(now);
       transferEnded(null, "the handover to " + targetName() + " has an unknown outcome ("
           + f.reason() + "); the term was given up and its lease released");
-      handoverEnded();
+      handoverEnded(now);
     }
   }
 
   // A handover refused or of unknown outcome: release the lease as a resign without successor
   // does; a key still bound to it goes with it, one handed over already is not on it.
-  private void handoverEnded() {
+  // The standby lease's renewals were this follower's reads (pollLater cancelled the poll): with
+  // the lease gone it polls again, or a silent watch would leave it blind to the key's release.
+  private void handoverEnded(long now) {
     if (lease.isHeld() && lease.id() == handoverLease) {
       m.abandonLease();
+      follower.pollLater(now);
     }
   }
 }

@@ -3,8 +3,12 @@ package dev.leasehold.test.engine;
 import dev.leasehold.runtime.Scheduler;
 import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * SimScheduler is one candidate process's threads in virtual time, behind the runtime's
@@ -81,6 +85,51 @@ public final class SimScheduler implements Scheduler {
     timers.add(t);
     arm(t);
     return t;
+  }
+
+  /**
+   * worker runs its tasks on the simulated dispatcher, on virtual time, one at a time in order:
+   * a check that blocks would block the whole simulation, as a hung listener would.
+   */
+  @Override
+  public ExecutorService worker(String name) {
+    return new AbstractExecutorService() {
+      private volatile boolean stopped;
+
+      @Override
+      public void execute(Runnable task) {
+        if (stopped) {
+          throw new RejectedExecutionException(name + " shut down");
+        }
+        dispatcher.execute(task);
+      }
+
+      @Override
+      public void shutdown() {
+        stopped = true;
+      }
+
+      @Override
+      public List<Runnable> shutdownNow() {
+        stopped = true;
+        return List.of();
+      }
+
+      @Override
+      public boolean isShutdown() {
+        return stopped;
+      }
+
+      @Override
+      public boolean isTerminated() {
+        return stopped;
+      }
+
+      @Override
+      public boolean awaitTermination(long timeout, TimeUnit unit) {
+        return stopped;
+      }
+    };
   }
 
   @Override

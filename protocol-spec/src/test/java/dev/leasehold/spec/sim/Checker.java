@@ -127,6 +127,7 @@ final class Checker {
       case KEY_TAKEN -> engine.stats.inc(Stat.LOST_KEY_TAKEN);
       case RESIGNED -> engine.stats.inc(Stat.LOST_RESIGNED);
       case TRANSFERRED -> engine.stats.inc(Stat.LOST_TRANSFERRED);
+      case UNHEALTHY -> engine.stats.inc(Stat.LOST_UNHEALTHY);
       case CLOSED -> engine.stats.inc(Stat.CLOSED);
       case STORE_UNAVAILABLE -> engine.stats.inc(Stat.STORE_UNAVAILABLE);
       default -> { }

@@ -34,6 +34,8 @@ final class Proc {
   final Checker.Published published = new Checker.Published();
   boolean crashed;
   boolean paused;
+  /** sick: this candidate's health check answers unhealthy (schedules with health checks). */
+  volatile boolean sick;
   /** closeRequested: closeAsync() was called; closedAt: when its stage completed (-1: not yet). */
   boolean closeRequested;
   long closeRequestedAt = -1;
@@ -47,14 +49,14 @@ final class Proc {
       Engine engine, SimNetwork net, SimEtcd etcd, Checker checker, Mutation mutation) {
     this.slot = slot;
     this.name = name;
-    this.ec = ec;
+    this.ec = ec.healthCheck().isPresent() ? ElectorConfig.builder().config(ec).healthCheck(() -> !sick).build() : ec;
     this.clock = clock;
-    this.rpcTimeout = ec.rpcTimeout().toNanos();
+    this.rpcTimeout = this.ec.rpcTimeout().toNanos();
     this.mutation = mutation;
     this.m = new ElectionMachine(pc, new SplittableRandom(seed));
     this.scheduler = new SimScheduler(engine, clock);
     this.port = new SimPort(this, net, etcd, checker);
-    this.elector = new ElectorRuntime(ec, new ObservedMachine(this, engine, checker, m), port, scheduler, name);
+    this.elector = new ElectorRuntime(this.ec, new ObservedMachine(this, engine, checker, m), port, scheduler, name);
     this.events = new Pairing(this, engine, checker);
     elector.onLeadershipChanged(events);
   }

@@ -41,8 +41,15 @@ final class Scenario {
     PARTITION, LOSSY, SLOW, LEADER_CHANGE, ISOLATE_LEADER, WATCH_DELAY, WATCH_DROP, WATCH_SILENT,
     COMPACT, CRASH, PAUSE, RESIGN, DRIFT, ADMIN_DELETE, ADMIN_REVOKE, CLOSE,
     /** TRANSFER: candidate {@code slot} calls {@code transferTo} the id of candidate {@code (int) sub}. */
-    TRANSFER
+    TRANSFER,
+    /** SICK: candidate {@code slot}'s health check answers unhealthy for {@code duration}. */
+    SICK
   }
+
+  /** HEALTH_INTERVAL is how often a simulated health check is polled, when the schedule has one. */
+  static final Duration HEALTH_INTERVAL = Duration.ofMillis(100);
+  /** HEALTH_THRESHOLD is how many answers in a row change a simulated elector's view. */
+  static final int HEALTH_THRESHOLD = 2;
 
   /**
    * DRAWN are the kinds the first generator draws, in its order: a kind added later is drawn by
@@ -75,6 +82,7 @@ final class Scenario {
         case ISOLATE_LEADER -> b.append(" for ").append(Simulation.fmt(duration))
             .append(", new leader after ").append(Simulation.fmt(duration2));
         case TRANSFER -> b.append(" to slot ").append(sub);
+        case SICK -> b.append(" for ").append(Simulation.fmt(duration));
         case CRASH -> b.append(duration < 0 ? " (no restart)" : " restart after " + Simulation.fmt(duration));
         case DRIFT -> b.append(String.format(" rate=%.4f", x));
         case WATCH_DROP -> b.append(x < 0.3 ? " (compacted)" : "");
@@ -110,8 +118,11 @@ final class Scenario {
   final long livenessBound;
   final long cleanupBound;
   final List<Fault> faults;
+  /** healthChecks: every candidate polls a health check (true in one standby schedule in three). */
+  final boolean healthChecks;
 
   private Scenario(Scenario base, List<Fault> keep) {
+    healthChecks = base.healthChecks;
     seed = base.seed;
     mutation = base.mutation;
     n = base.n;
@@ -187,6 +198,8 @@ final class Scenario {
     } else {
       clockDrift = rho;
     }
+    // A generator of its own, so every seed keeps its schedule.
+    healthChecks = standby && new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL).nextInt(3) == 0;
     ids = new String[n];
     configs = new ElectorConfig[n];
     protocolConfigs = new ProtocolConfig[n];
@@ -206,6 +219,10 @@ final class Scenario {
       }
       if (holdoff != null) {
         b.resignHoldoff(holdoff);
+      }
+      if (healthChecks) {
+        // The simulated process answers the check (Proc.sick); this one only switches it on.
+        b.healthCheck(() -> true).healthCheckInterval(HEALTH_INTERVAL).healthCheckThreshold(HEALTH_THRESHOLD);
       }
       configs[i] = b.build();
       protocolConfigs[i] = ProtocolConfig.from(configs[i]);
@@ -356,6 +373,7 @@ final class Scenario {
       }
     }
     drawTransfers(out);
+    drawSickness(out);
     out.sort(Comparator.comparingLong(Fault::at));
     List<Fault> numbered = new ArrayList<>();
     for (Fault f : out) {
@@ -381,6 +399,27 @@ final class Scenario {
       // n names a candidate nobody is.
       int to = t.nextInt(10) == 0 ? n : t.nextInt(n);
       out.add(new Fault(0, Kind.TRANSFER, t.nextLong(quietAt), from, 0, 0, 0, to));
+    }
+  }
+
+  /**
+   * drawSickness adds, when the schedule has health checks, up to three spells of a candidate's
+   * check answering unhealthy, from a generator of their own: most shorter than the threshold
+   * (a flap that must move nothing), some long enough to make it yield; every spell ends, and
+   * its view turns healthy again, well before quietAt.
+   */
+  private void drawSickness(List<Fault> out) {
+    if (!healthChecks) {
+      return;
+    }
+    SplittableRandom h = new SplittableRandom(seed ^ 0x4F6CDD1D2545F491L);
+    long flip = HEALTH_THRESHOLD * HEALTH_INTERVAL.toNanos();
+    long last = quietAt - 2 * flip - 2 * HEALTH_INTERVAL.toNanos();
+    int count = h.nextInt(4);
+    for (int i = 0; i < count && last > 0; i++) {
+      long at = h.nextLong(last);
+      long d = h.nextInt(2) == 0 ? h.nextLong(flip) : flip + h.nextLong(4 * S);
+      out.add(new Fault(0, Kind.SICK, at, h.nextInt(n), Math.min(d, last - at), 0, 0, 0));
     }
   }
 

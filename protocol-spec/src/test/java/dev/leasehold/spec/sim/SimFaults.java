@@ -96,6 +96,11 @@ final class SimFaults {
         p.pause();
         engine.at(now + f.duration(), () -> resume(p));
       }
+      case SICK -> {
+        engine.stats.inc(Stat.SICK_SPELLS);
+        p.sick = true;
+        engine.at(now + f.duration(), () -> p.sick = false);
+      }
       case TRANSFER -> {
         if (!p.crashed && p.closedAt < 0) {
           engine.stats.inc(Stat.TRANSFERS);

@@ -92,13 +92,15 @@ class SimulationTest {
    * lease); 9735 and 24416 found the admin-deletion and in-flight-call cases the checks excuse;
    * 1154976 a term on a lease whose earlier key an operator deleted (excused per key
    * incarnation, not per lease). On the real runtime: 5041 found a release retry that ran
-   * after close had given the release up and shut the loop down (fixed in Releases). Seeds map
+   * after close had given the release up and shut the loop down (fixed in Releases); 2728 a
+   * handover refused after resign() whose follower released its standby lease and then never
+   * polled, blind under a silent watch (fixed in Seat). Seeds map
    * to schedules through the generator and the run-time draws, so a change to Scenario, or to
    * how many timers and calls the runtime makes, re-maps them.
    */
   @Test
   void formerlyFailingSeedsPass() {
-    for (long seed : new long[] {5041, 9735, 24416, 109440, 892503, 1154976}) {
+    for (long seed : new long[] {2728, 5041, 9735, 24416, 109440, 892503, 1154976}) {
       Result r = SimRunner.replay(seed, Mutation.NONE, Simulation.all(), null, 0);
       assertTrue(r.ok(), () -> "seed " + seed + ": " + r.violation().getMessage());
     }
