@@ -31,6 +31,7 @@ public final class Faults {
         new CompactDefragEtcd(),
         new RestartEtcdCluster(),
         new IsolateEtcdFollower(),
+        new TransferToKilledTarget(),
         // A follower killed while the leader is cut off: one member of three left, no quorum.
         new ComposedFault(new KillEtcdMember(false), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), false),
         new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true));
