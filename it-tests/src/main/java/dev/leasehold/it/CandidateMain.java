@@ -22,7 +22,9 @@ import java.util.Map;
  * <p>With {@code --backend=jdbc} it runs a MariaDB/MySQL candidate instead (see {@link #runJdbc}).
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=KEY --id=ID [--ttl-seconds=N]
- * [--poll-millis=N] [--rpc-timeout-millis=N] [--close-on-shutdown=true]}. It prints one line per fact on stdout:
+ * [--poll-millis=N] [--rpc-timeout-millis=N] [--close-on-shutdown=true] [--health-file=PATH]}
+ * (with a health file, the elector's health check answers unhealthy while that file exists,
+ * polled every 100 ms, 2 answers in a row). It prints one line per fact on stdout:
  * {@code READY <pid>}, and {@code EVENT <nanoTime> <cause> <from> <to> <leaderId|-> <token|0>}
  * per event. It reads commands from stdin: {@code resign}, {@code close} (revoke and exit 0).
  * End of input closes too. Not thread-safe; one instance per JVM.
@@ -100,6 +102,12 @@ public final class CandidateMain {
     builder.closeOnShutdown(Boolean.parseBoolean(opts.getOrDefault("close-on-shutdown", "false")));
     if (opts.containsKey("rpc-timeout-millis")) {
       builder.rpcTimeout(Duration.ofMillis(Long.parseLong(opts.get("rpc-timeout-millis"))));
+    }
+    if (opts.containsKey("health-file")) {
+      // Unhealthy while the file exists: the chaos harness makes a candidate's health flap.
+      java.nio.file.Path sick = java.nio.file.Path.of(opts.get("health-file"));
+      builder.healthCheck(() -> !java.nio.file.Files.exists(sick))
+          .healthCheckInterval(Duration.ofMillis(100)).healthCheckThreshold(2);
     }
     LeaderElector elector = builder.build();
     CounterWorkload counter = null;

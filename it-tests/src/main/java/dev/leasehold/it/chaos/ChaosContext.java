@@ -151,6 +151,9 @@ public final class ChaosContext {
         "--think-millis=" + config.thinkMillis(),
         "--stall-report=true"));
     args.addAll(store.candidateArgs(config, slot.links));
+    if (store instanceof EtcdStore) {
+      args.add("--health-file=" + healthFile(slot));
+    }
     slot.candidate =
         CandidateProcess.start(
             process,
@@ -167,6 +170,14 @@ public final class ChaosContext {
     Slot s = new Slot(name, links);
     slots.add(s);
     return s;
+  }
+
+  /**
+   * healthFile is the file whose existence makes the slot's candidate unhealthy (etcd runs;
+   * {@link HealthFlapping}), the same for every incarnation.
+   */
+  public Path healthFile(Slot slot) {
+    return logDir.resolve(slot.name + ".unhealthy");
   }
 
   /** kill SIGKILLs the slot's JVM and ends its term in the history at the moment it is gone. */

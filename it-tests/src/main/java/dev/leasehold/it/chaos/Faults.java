@@ -32,6 +32,7 @@ public final class Faults {
         new RestartEtcdCluster(),
         new IsolateEtcdFollower(),
         new TransferToKilledTarget(),
+        new HealthFlapping(),
         // A follower killed while the leader is cut off: one member of three left, no quorum.
         new ComposedFault(new KillEtcdMember(false), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), false),
         new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true));
