@@ -141,17 +141,8 @@ public final class PostgresStore extends SqlChaosStore {
   @Override
   public void healAll() {
     super.healAll();
-    if (bouncer == null) {
-      return;
-    }
-    try {
-      if (bouncer.isPaused()) {
-        bouncer.resume();
-      } else if (!bouncer.isRunning()) {
-        bouncer.start();
-      }
-    } catch (RuntimeException ignored) {
-      // Best effort.
+    if (bouncer != null) {
+      heal(bouncer);
     }
   }
 
