@@ -28,6 +28,7 @@ public final class ElectorConfig {
   private final boolean closeOnShutdown;
   private final Duration workStallTimeout;
   private final Placement placement;
+  private final HealthPolicy health;
 
   /** etcd's largest lease TTL (MaxLeaseTTL, 9,000,000,000 s). */
   private static final Duration MAX_LEASE_TTL = Duration.ofSeconds(9_000_000_000L);
@@ -119,6 +120,7 @@ public final class ElectorConfig {
     this.closeOnShutdown = s.closeOnShutdown;
     this.workStallTimeout = s.workStallTimeout;
     this.placement = Placement.of(s.priority, s.preemptAfter, s.standbyLease);
+    this.health = HealthPolicy.of(s.healthCheck, s.healthCheckInterval, s.healthCheckThreshold);
   }
 
   /**
@@ -270,6 +272,37 @@ public final class ElectorConfig {
     return Optional.ofNullable(placement.preemptAfter());
   }
 
+  /**
+   * healthCheck is the user's probe of whether this instance is fit to lead, polled every {@link
+   * #healthCheckInterval()} off the event loop; empty (the default) when none is set. While it
+   * holds the instance unhealthy, the candidate stays out of the queue and does not campaign, and
+   * a MASTER hands its term to the next healthy candidate (PROTOCOL.md §4.5).
+   *
+   * @return the check, or empty
+   */
+  public Optional<HealthCheck> healthCheck() {
+    return Optional.ofNullable(health.check());
+  }
+
+  /**
+   * healthCheckInterval is how often the health check is polled; default 1 s.
+   *
+   * @return the interval, at least 10 ms
+   */
+  public Duration healthCheckInterval() {
+    return health.interval();
+  }
+
+  /**
+   * healthCheckThreshold is how many answers of the health check in a row, opposite to the
+   * elector's current view, change it (both ways); default 3.
+   *
+   * @return the threshold, at least 1
+   */
+  public int healthCheckThreshold() {
+    return health.threshold();
+  }
+
   @Override
   public String toString() {
     return "ElectorConfig{electionKey=" + electionKey + ", candidateId=" + candidateId
@@ -279,7 +312,7 @@ public final class ElectorConfig {
         + ".." + human(retryBackoffMax) + ", resignHoldoff=" + human(resignHoldoff)
         + ", standbyLease=" + standbyLease + ", closeOnShutdown=" + closeOnShutdown
         + (workStallTimeout != null ? ", workStallTimeout=" + human(workStallTimeout) : "")
-        + placement + "}";
+        + placement + health + "}";
   }
 
   private static Duration defaultRpcTimeout(Duration ttl) {
@@ -392,6 +425,9 @@ public final class ElectorConfig {
     private Duration workStallTimeout;
     private int priority;
     private Duration preemptAfter;
+    private HealthCheck healthCheck;
+    private Duration healthCheckInterval = HealthPolicy.DEFAULT_INTERVAL;
+    private int healthCheckThreshold = HealthPolicy.DEFAULT_THRESHOLD;
 
     /** Settings starts with every default set except the election key. */
     protected Settings() {}
@@ -423,6 +459,9 @@ public final class ElectorConfig {
       workStallTimeout = c.workStallTimeout;
       priority = c.placement.priority();
       preemptAfter = c.placement.preemptAfter();
+      healthCheck = c.health.check();
+      healthCheckInterval = c.health.interval();
+      healthCheckThreshold = c.health.threshold();
       return self();
     }
 
@@ -611,6 +650,49 @@ public final class ElectorConfig {
      */
     public B preemptAfter(Duration preemptAfter) {
       this.preemptAfter = preemptAfter;
+      return self();
+    }
+
+    /**
+     * healthCheck sets the user's probe of whether this instance is fit to lead (a database
+     * pool, a disk, Spring Boot's readiness); null (the default) sets none. It is polled every
+     * {@link #healthCheckInterval} on a thread of its own, never the event loop; after {@link
+     * #healthCheckThreshold} answers in a row that differ from its view, the elector changes its
+     * mind: an unhealthy candidate leaves the queue and does not campaign, an unhealthy MASTER
+     * hands its term to the next healthy candidate in its queue (cause {@code UNHEALTHY}) or,
+     * with none, keeps it and says so in {@code health().unhealthy()}. etcd and the local store
+     * (the handover needs the queue); the SQL backend refuses it.
+     *
+     * @param healthCheck the probe, or null for none
+     * @return this builder
+     */
+    public B healthCheck(HealthCheck healthCheck) {
+      this.healthCheck = healthCheck;
+      return self();
+    }
+
+    /**
+     * healthCheckInterval sets how often the health check is polled; default 1 s, at least 10 ms.
+     *
+     * @param healthCheckInterval the interval
+     * @return this builder
+     */
+    public B healthCheckInterval(Duration healthCheckInterval) {
+      this.healthCheckInterval = healthCheckInterval;
+      return self();
+    }
+
+    /**
+     * healthCheckThreshold sets how many answers in a row, opposite to the elector's current
+     * view, change it, both ways; default 3, at least 1. With the default interval a leader
+     * yields about 3 s after its check starts failing, and a flap shorter than that moves
+     * nothing.
+     *
+     * @param healthCheckThreshold the number of answers in a row
+     * @return this builder
+     */
+    public B healthCheckThreshold(int healthCheckThreshold) {
+      this.healthCheckThreshold = healthCheckThreshold;
       return self();
     }
 

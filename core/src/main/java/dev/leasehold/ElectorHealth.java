@@ -37,6 +37,10 @@ import java.util.OptionalLong;
  *     dev.leasehold.select.Backends}, the name of the backend it fell back to ({@code
  *     FallbackElector.fallbackInForce()}), empty on its preferred backend; always empty for a
  *     plain elector (etcd, JDBC or local alone), which never falls back
+ * @param unhealthy while the user's health check ({@code ElectorConfig.healthCheck()}) holds
+ *     this candidate unhealthy: why, and what the elector does about it (it stays out of the
+ *     queue and does not campaign; a MASTER hands its term to the next healthy candidate, or,
+ *     with none in its queue, keeps it and says so here); empty while healthy or with no check
  */
 public record ElectorHealth(
     ElectorState state,
@@ -46,7 +50,8 @@ public record ElectorHealth(
     Optional<Duration> sinceRenewal,
     boolean storeReachable,
     Optional<String> storeFailure,
-    Optional<String> fallback) {
+    Optional<String> fallback,
+    Optional<String> unhealthy) {
 
   /**
    * ElectorHealth rejects null components, a negative renewal age, and a failure reason on a
@@ -62,6 +67,7 @@ public record ElectorHealth(
    * @param storeFailure the reason the store is unreachable, or empty while it is reachable; not
    *     null
    * @param fallback the backend fallen back to, or empty; not null
+   * @param unhealthy why the user's health check holds this candidate unhealthy, or empty; not null
    * @throws IllegalArgumentException for a negative {@code sinceRenewal}, or a {@code storeFailure}
    *     that does not match {@code storeReachable}
    */
@@ -72,6 +78,7 @@ public record ElectorHealth(
     Objects.requireNonNull(sinceRenewal, "sinceRenewal");
     Objects.requireNonNull(storeFailure, "storeFailure");
     Objects.requireNonNull(fallback, "fallback");
+    Objects.requireNonNull(unhealthy, "unhealthy");
     if (sinceRenewal.isPresent() && sinceRenewal.get().isNegative()) {
       throw new IllegalArgumentException("sinceRenewal must be >= 0, but was " + sinceRenewal.get());
     }
@@ -83,8 +90,29 @@ public record ElectorHealth(
   }
 
   /**
+   * ElectorHealth is a snapshot of an elector with no health check in force ({@code unhealthy}
+   * empty).
+   *
+   * @param state the role, not null
+   * @param running whether the elector is between {@code start()} and {@code close()}
+   * @param backend the store's name, not null
+   * @param leader the known leader, or empty; not null
+   * @param sinceRenewal the age of the last confirmed renewal, not negative, or empty; not null
+   * @param storeReachable whether the store answers
+   * @param storeFailure the reason the store is unreachable, or empty while it is reachable
+   * @param fallback the backend fallen back to, or empty; not null
+   */
+  public ElectorHealth(
+      ElectorState state, boolean running, String backend, Optional<LeaderInfo> leader,
+      Optional<Duration> sinceRenewal, boolean storeReachable, Optional<String> storeFailure,
+      Optional<String> fallback) {
+    this(state, running, backend, leader, sinceRenewal, storeReachable, storeFailure, fallback, Optional.empty());
+  }
+
+  /**
    * healthy is the verdict: running, the store reachable and no fallback in force. The role
-   * does not matter: a FOLLOWER (or CANDIDATE) is as healthy as the MASTER.
+   * does not matter: a FOLLOWER (or CANDIDATE) is as healthy as the MASTER. The user's own
+   * health check does not count either ({@link #unhealthy()} reports it): the elector works.
    *
    * @return true when this elector needs no attention
    */
@@ -128,6 +156,6 @@ public record ElectorHealth(
    */
   public ElectorHealth withFallback(Optional<String> fallback) {
     return new ElectorHealth(
-        state, running, backend, leader, sinceRenewal, storeReachable, storeFailure, fallback);
+        state, running, backend, leader, sinceRenewal, storeReachable, storeFailure, fallback, unhealthy);
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold;
 
+import dev.leasehold.runtime.WhileLeader;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -104,7 +105,7 @@ public interface LeaderElector extends AutoCloseable {
    *     while the task runs
    */
   default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) throws InterruptedException {
-    return WhileLeader.run(this, task, config().rpcTimeout());
+    return WhileLeader.run(this, task, config().rpcTimeout(), WhileLeader.REAL);
   }
 
   /**
@@ -138,7 +139,7 @@ public interface LeaderElector extends AutoCloseable {
    */
   default <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace)
       throws InterruptedException {
-    return WhileLeader.run(this, task, grace);
+    return WhileLeader.run(this, task, grace, WhileLeader.REAL);
   }
 
   /**
@@ -153,6 +154,32 @@ public interface LeaderElector extends AutoCloseable {
    */
   default CompletionStage<List<Participant>> participants() {
     return CompletableFuture.completedFuture(List.of());
+  }
+
+  /**
+   * transferTo hands this instance's term to the live candidate {@code candidateId} (PROTOCOL.md
+   * §4.5): the leader steps down first ({@code isLeader()} is false before the call returns the
+   * stage's outcome, and listeners see {@link LeadershipEvent.Cause#TRANSFERRED}), then gives the
+   * key to that candidate's standby lease in one transaction, fenced on this term's token and on
+   * the candidate's participant key, and sits out the resign hold-off. The candidate then leads
+   * with a higher fencing token. On etcd and the local store, with standby leases (the default).
+   *
+   * <p>The stage completes on the dispatcher thread: with the new leader (its id, fencing token
+   * and lease) once the store committed the key to it; or with an {@link IllegalStateException}
+   * saying why, and the term kept, when this instance is not the leader, when {@code candidateId}
+   * is not a live participant of the queue the leader sees ({@link #participants()}), or is this
+   * instance; or, the term already given up, when the transaction was refused (the candidate's
+   * lease ended) or its outcome is unknown; the lease is then released as by {@link #resign()},
+   * and the election goes on as after a resign.
+   *
+   * @param candidateId the candidate to lead next, as in {@link Participant#candidateId()}
+   * @return a stage that completes with the new leader, or fails with the reason
+   * @throws IllegalArgumentException if {@code candidateId} is null or blank
+   * @throws UnsupportedOperationException on a backend whose protocol keeps no queue of live
+   *     candidates (SQL, an election on a session), naming the backend
+   */
+  default CompletionStage<LeaderInfo> transferTo(String candidateId) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not hand terms to named candidates");
   }
 
   /**

@@ -73,6 +73,18 @@ public record LeadershipEvent(
      * RESIGNED; off unless configured.
      */
     PREEMPTED,
+    /**
+     * TRANSFERRED: the MASTER handed its term to the candidate named in {@code
+     * transferTo(candidateId)}, or in an operator's transfer request ({@code leasehold transfer}),
+     * in the fenced handover transaction (PROTOCOL.md §4.5). A loss, like RESIGNED.
+     */
+    TRANSFERRED,
+    /**
+     * UNHEALTHY: the user's health check ({@code ElectorConfig.healthCheck()}) held this MASTER
+     * unhealthy, so it handed its term to the next healthy candidate in its queue, in the fenced
+     * handover transaction (PROTOCOL.md §4.5). A loss, like RESIGNED.
+     */
+    UNHEALTHY,
     /** CLOSED: {@code close()} stopped the elector; {@code to} is STOPPED. */
     CLOSED,
     /**
@@ -108,7 +120,7 @@ public record LeadershipEvent(
 
     /**
      * isLoss is true for the causes that can end a term: LEASE_EXPIRED_LOCALLY, LEASE_REVOKED,
-     * KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED, PREEMPTED, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
+     * KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED, PREEMPTED, TRANSFERRED, UNHEALTHY, CLOSED and STORE_UNAVAILABLE. A loss is the end of a
      * term, whatever ended it; an event is one exactly when {@link LeadershipEvent#isLost()}
      * ({@code from == MASTER && to != MASTER}). CLOSED and STORE_UNAVAILABLE end a term only
      * when they leave MASTER: a follower's CLOSED, and the usual STORE_UNAVAILABLE that keeps
@@ -119,7 +131,7 @@ public record LeadershipEvent(
     public boolean isLoss() {
       return switch (this) {
         case LEASE_EXPIRED_LOCALLY, LEASE_REVOKED, KEY_DELETED, KEY_TAKEN, RESIGNED, WORK_STALLED,
-            PREEMPTED, CLOSED, STORE_UNAVAILABLE -> true;
+            PREEMPTED, TRANSFERRED, UNHEALTHY, CLOSED, STORE_UNAVAILABLE -> true;
         default -> false;
       };
     }

@@ -85,6 +85,20 @@ public record Participant(
   }
 
   /**
+   * transferRequestKey is where an operator asks the leader of {@code electionKey} to transfer
+   * its term ({@code leasehold transfer}, PROTOCOL.md §4.5): under the queue's prefix, so that the
+   * MASTER's watch of the queue sees it, and named so that it sorts after every participant key
+   * ({@code ~} and then a letter past the hex digits) and spells none, so that no count of those
+   * ahead and no listing of the queue includes it. Its value is the target's candidate id.
+   *
+   * @param electionKey the election's key, as configured
+   * @return {@code electionKey + "/candidates/~transfer"}
+   */
+  public static String transferRequestKey(String electionKey) {
+    return prefix(electionKey) + "~transfer";
+  }
+
+  /**
    * keyOf is the participant key of the candidate of priority 0 on {@code leaseId}.
    *
    * @param electionKey the election's key, as configured

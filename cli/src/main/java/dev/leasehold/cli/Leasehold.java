@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /**
  * Leasehold is the {@code leasehold} command: {@code run} supervises a child process that runs
  * only while this process leads, {@code status} shows the current leader, {@code watch} prints
- * every change of leader.
+ * every change of leader, {@code transfer} asks the leader to hand its term to a named candidate.
  *
  * <p>Stateless and thread-safe; run it as a program.
  */
@@ -15,16 +15,17 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Leasehold.Version.class,
     description = "Leader election on etcd, PostgreSQL or MariaDB/MySQL from the shell: run a command only while leader.",
-    subcommands = {RunCommand.class, StatusCommand.class, WatchCommand.class,
+    subcommands = {RunCommand.class, StatusCommand.class, WatchCommand.class, TransferCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:success",
         "2:bad arguments (the message names the option)",
+        "3:transfer: refused (no leader, or the candidate is not waiting in the queue)",
         "78:configuration error: the store refused leasehold (credentials, permissions, a missing table),"
             + " or run --require-tree-kill where no PID namespace can be made",
         "123:the store (etcd, database) could not be reached",
-        "124:run: leadership not acquired within --timeout",
+        "124:run: leadership not acquired within --timeout; transfer: not handed over within --timeout",
         "125:run: leadership lost; the child was stopped",
         "126:run: the command is not executable (or could not be started)",
         "127:run: the command was not found",

@@ -33,6 +33,13 @@ class CommandLineTest {
   }
 
   @Test
+  void transferNeedsEtcdAndNamesItsMissingTarget() {
+    assertUsage("--to", "transfer", "--endpoints", "http://127.0.0.1:1", "--key", "/k");
+    assertUsage("transfer needs etcd (--endpoints)", "transfer", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/db",
+        "--key", "k", "--to", "b");
+  }
+
+  @Test
   void aMissingKeyIsNamed() {
     assertUsage("--key", "run", "--endpoints", "http://127.0.0.1:1", "--", "true");
   }
@@ -114,7 +121,7 @@ class CommandLineTest {
 
   @Test
   void helpIsWrappedAtWordsWithinEightyColumns() {
-    for (String command : List.of("run", "status", "watch")) {
+    for (String command : List.of("run", "status", "watch", "transfer")) {
       CommandLine sub = Leasehold.commandLine().getSubcommands().get(command);
       sub.setUsageHelpWidth(80);
       sub.setUsageHelpAutoWidth(false);
@@ -130,13 +137,13 @@ class CommandLineTest {
 
   @Test
   void etcdRefusingTheClientIsAConfigurationErrorNotAnOutage() {
-    assertTrue(EtcdLeaderReader.refusal(new RuntimeException("io.grpc.StatusRuntimeException: INVALID_ARGUMENT:"
+    assertTrue(EtcdClients.refusal(new RuntimeException("io.grpc.StatusRuntimeException: INVALID_ARGUMENT:"
         + " etcdserver: authentication failed, invalid user ID or password")));
-    assertTrue(EtcdLeaderReader.refusal(new RuntimeException("wrapped",
+    assertTrue(EtcdClients.refusal(new RuntimeException("wrapped",
         new RuntimeException("PERMISSION_DENIED: etcdserver: permission denied"))));
-    assertTrue(EtcdLeaderReader.refusal(new RuntimeException(new javax.net.ssl.SSLHandshakeException("PKIX path"))));
-    assertFalse(EtcdLeaderReader.refusal(new RuntimeException("UNAVAILABLE: io exception")));
-    assertFalse(EtcdLeaderReader.refusal(new RuntimeException("etcdserver: invalid auth token")));
+    assertTrue(EtcdClients.refusal(new RuntimeException(new javax.net.ssl.SSLHandshakeException("PKIX path"))));
+    assertFalse(EtcdClients.refusal(new RuntimeException("UNAVAILABLE: io exception")));
+    assertFalse(EtcdClients.refusal(new RuntimeException("etcdserver: invalid auth token")));
   }
 
   @Test

@@ -21,8 +21,8 @@ import java.util.function.Consumer;
 
 /**
  * EtcdWatch is one watch of the machine ({@code EtcdCommand.Watch}): the election key and the
- * participant keys under it (PROTOCOL.md §4.5), from the same revision, reported under the
- * machine's one watch id.
+ * participant keys under it, and the transfer request key among them (PROTOCOL.md §4.5), from the
+ * same revision, reported under the machine's one watch id.
  *
  * <p>It is two jetcd watchers, one on the key and one on the participant prefix, rather than one
  * range watch filtered client-side: a range that holds both the key and the prefix,
@@ -51,6 +51,7 @@ final class EtcdWatch {
   private final AtomicBoolean ended = new AtomicBoolean();
   private final Watch.Watcher keyWatcher;
   private final Watch.Watcher queueWatcher;
+  private final ByteSequence transferRequest;
 
   /**
    * EtcdWatch opens both watchers on {@code client}, from {@code fromRevision} with
@@ -64,6 +65,7 @@ final class EtcdWatch {
     this.electionKey = electionKey;
     this.reasons = reasons;
     this.inbox = inbox;
+    this.transferRequest = bytes(Participant.transferRequestKey(electionKey));
     Watch watch = client.getWatchClient();
     ByteSequence key = bytes(electionKey);
     ByteSequence prefix = bytes(Participant.prefix(electionKey));
@@ -137,7 +139,10 @@ final class EtcdWatch {
     each(response,
         kv -> {
           Participant p = EtcdRecords.participant(electionKey, kv);
-          if (p != null) {
+          if (p == null && kv.getKey().equals(transferRequest)) {
+            inbox.accept(new EtcdInput.TransferRequested(
+                id, kv.getValue().toString(StandardCharsets.UTF_8), kv.getModRevision()));
+          } else if (p != null) {
             inbox.accept(new EtcdInput.WatchEnlisted(id, p, kv.getModRevision()));
           }
         },

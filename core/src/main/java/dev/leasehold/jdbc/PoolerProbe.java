@@ -12,19 +12,22 @@ import org.slf4j.LoggerFactory;
  * "Behind a transaction pooler").
  *
  * <p>The probe: while the term session's connection is open, it opens a second one from the
- * same source and asks each for {@code pg_backend_pid()}, three times in turn. Two client
- * connections open at once on a server never share a backend process, so one equal pair proves
- * a pooler: then session features (advisory locks, session settings) would stay behind on a
+ * same source and asks each in turn for {@code pg_backend_pid()}, {@value #ROUNDS} times, each
+ * question its own transaction. On a server or a session pooler a client connection keeps one
+ * backend process for its life, and two open at once never share one. So either sight proves a
+ * transaction pooler: the two connections answered by one process (an idle pooler hands its
+ * most recently freed server connection to the next transaction), or one connection answered by
+ * two (a busy pooler hands it whichever is free, as when several electors start at the same
+ * instant). Then session features (advisory locks, session settings) would stay behind on a
  * pooled server connection, and the elector does without them, its followers polling, with one
- * INFO line that says so and what it costs. A pooler that never hands the same server
- * connection to both in turn (round-robin assignment) is not detected; docs/backends.md says to
- * point the elector past it.
+ * INFO line that says so and what it costs. A pooler that showed neither in all rounds is not
+ * detected; docs/backends.md says to point the elector past it.
  *
  * <p>Not thread-safe: confined to the store's worker thread.
  */
 final class PoolerProbe {
   private static final Logger log = LoggerFactory.getLogger(PoolerProbe.class);
-  private static final int ROUNDS = 3;
+  private static final int ROUNDS = 8;
 
   private final String logName;
   private final long pollIntervalMillis;
@@ -40,8 +43,8 @@ final class PoolerProbe {
     if (pooled == null) {
       pooled = probe(source, first, timeoutMillis);
       if (pooled) {
-        log.info("{}: a transaction pooler serves {} (two connections open at once ran on one server"
-            + " process), so the elector takes no session lock and makes no session setting there: followers"
+        log.info("{}: a transaction pooler serves {} (one server process answered two of its connections, or one"
+            + " connection was answered by two), so the elector takes no session lock and makes no session setting there: followers"
             + " are woken by their poll, every {} ms, instead of at once, which is what a graceful handover"
             + " and a crash failover cost in addition; point leasehold.jdbc.url past the pooler to get"
             + " millisecond handovers", logName, source, pollIntervalMillis);
@@ -53,13 +56,20 @@ final class PoolerProbe {
   private static boolean probe(SessionSource source, Connection first, int timeoutMillis) throws SQLException {
     try (Connection second = source.connect(timeoutMillis)) {
       second.setNetworkTimeout(Runnable::run, Math.max(1, timeoutMillis));
+      long firstPid = pid(first);
+      long secondPid = pid(second);
       for (int i = 0; i < ROUNDS; i++) {
-        if (SessionSource.connectionId(first, SqlDialect.POSTGRESQL)
-            == SessionSource.connectionId(second, SqlDialect.POSTGRESQL)) {
+        long a = pid(first);
+        long b = pid(second);
+        if (a == b || a != firstPid || b != secondPid) {
           return true;
         }
       }
-      return false;
+      return firstPid == secondPid;
     }
+  }
+
+  private static long pid(Connection c) throws SQLException {
+    return SessionSource.connectionId(c, SqlDialect.POSTGRESQL);
   }
 }

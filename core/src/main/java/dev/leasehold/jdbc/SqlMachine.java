@@ -85,6 +85,16 @@ final class SqlMachine extends RoleMachine {
   }
 
   /** deadline is the MASTER's local deadline: the send time of its last renewal that changed the row, plus its window. */
+  /**
+   * transferUnsupported: the row protocol keeps no queue of live candidates, and a follower
+   * holds nothing a leader could hand the row to that outlives it.
+   */
+  @Override
+  public String transferUnsupported() {
+    return "the SQL row protocol keeps no queue of live candidates (PROTOCOL.md §10), so there is no live"
+        + " candidate to hand the lease row to; resign() lets the next candidate take it";
+  }
+
   @Override
   public long deadline() {
     return roles.role() == ElectorState.MASTER ? master.deadline() : Long.MIN_VALUE;

@@ -54,4 +54,26 @@ public interface Command {
    * stopped member's leases with a fresh TTL.
    */
   record Release(long leaseId, long ttlSeconds) implements Command {}
+
+  /**
+   * TransferOutcome answers the {@link Input.Transfer} {@code id}: {@code target} is the leader
+   * the term was handed to, with its new fencing token; or, when nothing is known to be handed
+   * over, {@code refusal} says why and whether this instance kept its term.
+   */
+  record TransferOutcome(long id, LeaderInfo target, String refusal) implements Command {
+    /**
+     * TransferOutcome carries exactly one of a target and a refusal.
+     *
+     * @param id the transfer's id
+     * @param target the new leader, or null
+     * @param refusal why no target is known, or null
+     * @throws IllegalArgumentException when both or neither are given
+     */
+    public TransferOutcome {
+      if ((target == null) == (refusal == null)) {
+        throw new IllegalArgumentException("a transfer's outcome is a target or a refusal, but was "
+            + target + " and " + refusal);
+      }
+    }
+  }
 }

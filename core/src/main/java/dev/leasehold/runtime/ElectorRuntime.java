@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,6 +63,8 @@ public final class ElectorRuntime implements LeaderElector {
   private final FailureLog failures;
   private TermHandle term;
   private final Calls calls;
+  private final Transfers transfers;
+  private final HealthChecks healthChecks;
 
   private record Snapshot(ElectorState role, LeaderInfo leader, TermHandle term) {}
 
@@ -101,11 +104,20 @@ public final class ElectorRuntime implements LeaderElector {
     this.rpcTimeoutNanos = config.rpcTimeout().toNanos();
     this.lifecycle = new Lifecycle(name, log);
     this.bus = new ListenerBus(scheduler.dispatcher());
-    this.releases = new Releases(config, store, scheduler, name);
+    this.releases = new Releases(config, store, scheduler, name, log);
     this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), lifecycle::isClosing);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
     this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
     this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
+    this.transfers = new Transfers(scheduler.dispatcher(), log, name);
+    if (config.healthCheck().isPresent() && machine.transferUnsupported() != null) {
+      throw new IllegalArgumentException("healthCheck is not supported on the " + store.backend()
+          + " backend: an unhealthy leader yields by handing its term to a healthy candidate, and "
+          + machine.transferUnsupported());
+    }
+    this.healthChecks = config.healthCheck().isPresent()
+        ? new HealthChecks(config, scheduler, this::submit, log, name)
+        : null;
     this.failures = new FailureLog(log, name);
     this.timers = new Timers(scheduler, this::handle);
     long stall = config.workStallTimeout().map(Duration::toNanos).orElse(0L);
@@ -125,6 +137,9 @@ public final class ElectorRuntime implements LeaderElector {
     log.info("{}: starting ({})", name, config);
     store.open();
     submit(new Input.Start());
+    if (healthChecks != null) {
+      healthChecks.start();
+    }
   }
 
   @Override
@@ -178,6 +193,32 @@ public final class ElectorRuntime implements LeaderElector {
       event.commit();
     }
     submit(new Input.Resign());
+  }
+
+  @Override
+  public CompletionStage<LeaderInfo> transferTo(String candidateId) {
+    if (candidateId == null || candidateId.isBlank()) {
+      throw new IllegalArgumentException("transferTo's candidateId must name a candidate, but was "
+          + (candidateId == null ? "null" : "'" + candidateId + "'"));
+    }
+    String unsupported = machine.transferUnsupported();
+    if (unsupported != null) {
+      throw new UnsupportedOperationException("transferTo is not supported by " + name + " on the "
+          + store.backend() + " backend: " + unsupported);
+    }
+    CompletableFuture<LeaderInfo> f = new CompletableFuture<>();
+    try {
+      scheduler.execute(() -> {
+        if (lifecycle.isClosing()) {
+          f.completeExceptionally(new IllegalStateException("transfer refused: the elector is closed"));
+        } else {
+          handle(new Input.Transfer(transfers.open(f), candidateId));
+        }
+      });
+    } catch (RejectedExecutionException closedAlready) {
+      f.completeExceptionally(new IllegalStateException("transfer refused: the elector is closed"));
+    }
+    return f.minimalCompletionStage();
   }
 
   @Override
@@ -236,12 +277,16 @@ public final class ElectorRuntime implements LeaderElector {
 
   private void closeOnLoop() {
     handle(new Input.Close());
+    transfers.closed();
     // Calls in flight (a lease grant above all) reach the stopped machine, which releases
     // what they created; each is bounded by the RPC timeout. Then wait for the releases.
     calls.afterAll(() -> releases.whenDone(2 * rpcTimeoutNanos, this::finishClose));
   }
 
   private void finishClose() {
+    if (healthChecks != null) {
+      healthChecks.stop();
+    }
     timers.cancelAll();
     watchdog.stop();
     waiters.closed();
@@ -278,6 +323,8 @@ public final class ElectorRuntime implements LeaderElector {
   private void step(Input input) {
     if (input instanceof Input.Failed f) {
       failures.failed(f.reason());
+    } else if (input instanceof Input.HealthChanged h) {
+      tracker.unhealthy(h.healthy() ? null : h.reason());
     }
     List<Command> commands;
     try {
@@ -324,6 +371,8 @@ public final class ElectorRuntime implements LeaderElector {
       timers.cancel(t.timer());
     } else if (c instanceof Command.Publish p) {
       publish(p);
+    } else if (c instanceof Command.TransferOutcome o) {
+      transfers.answered(o);
     } else if (c instanceof Command.Release r) {
       releases.release(r.leaseId(), r.ttlSeconds());
     } else if (c instanceof StoreCall call) {

@@ -27,6 +27,8 @@ final class HealthTracker {
   private final LongSupplier clock;
   private final RenewalListeners renewals;
   private volatile Base base = new Base(ElectorState.FOLLOWER, null, Long.MIN_VALUE, null);
+  // Why the user's health check holds this candidate unhealthy, or null.
+  private volatile String unhealthy;
 
   // Loop-confined.
   private long lastSentAt = Long.MIN_VALUE;
@@ -73,6 +75,11 @@ final class HealthTracker {
     }
   }
 
+  /** unhealthy records the user's health check's view: its reason, or null when healthy. */
+  void unhealthy(String reason) {
+    unhealthy = reason;
+  }
+
   /** health is the snapshot at call time; the renewal's age is read on the clock now. */
   ElectorHealth health(boolean running) {
     Base b = base;
@@ -80,8 +87,14 @@ final class HealthTracker {
         b.renewalSentAt() == Long.MIN_VALUE
             ? Optional.empty()
             : Optional.of(Duration.ofNanos(Math.max(0, clock.getAsLong() - b.renewalSentAt())));
+    String sick = unhealthy;
+    Optional<String> yielding = sick == null || b.role() == ElectorState.STOPPED
+        ? Optional.empty()
+        : Optional.of(sick + (b.role() == ElectorState.MASTER
+            ? "; still leading: no healthy candidate in the queue to yield to"
+            : "; out of the queue, not campaigning"));
     return new ElectorHealth(
         b.role(), running, backend, Optional.ofNullable(b.leader()), since, b.failure() == null,
-        Optional.ofNullable(b.failure()), Optional.empty());
+        Optional.ofNullable(b.failure()), Optional.empty(), yielding);
   }
 }

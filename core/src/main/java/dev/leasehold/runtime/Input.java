@@ -38,6 +38,21 @@ public interface Input {
     }
   }
 
+  /**
+   * Transfer asks the MASTER to hand its term to the live candidate {@code candidateId}
+   * ({@code LeaderElector.transferTo}); the machine answers it, at once or when its handover is
+   * answered, with the {@link Command.TransferOutcome} of the same {@code id}. The runtime's ids
+   * are positive; a machine answers an operator's transfer request under a negative one.
+   */
+  record Transfer(long id, String candidateId) implements Input {}
+
+  /**
+   * HealthChanged is the user's health check changing the elector's view of this candidate
+   * (after the threshold of answers in a row): {@code healthy} false keeps it out of the queue
+   * and makes a MASTER yield; {@code reason} says why it is unhealthy (empty when healthy).
+   */
+  record HealthChanged(boolean healthy, String reason) implements Input {}
+
   /** Close stops the machine for good. */
   record Close() implements Input {}
 

@@ -70,6 +70,18 @@ public interface Machine {
   }
 
   /**
+   * transferUnsupported says why this machine cannot hand a term to a named candidate at all, or
+   * null when it takes {@link Input.Transfer} (and answers each with a {@link
+   * Command.TransferOutcome}). It depends on the machine's kind and configuration only, so any
+   * thread may ask.
+   *
+   * @return the reason, or null when the machine transfers
+   */
+  default String transferUnsupported() {
+    return "its protocol keeps no queue of live candidates to hand a term to";
+  }
+
+  /**
    * renewalSentAt is the send time (monotonic nanoseconds) of the last confirmed renewal of the
    * lease this instance holds, the one its deadline counts from (a grant, or a SQL take, counts
    * as the lease's first renewal), or {@link Long#MIN_VALUE} when it holds none. It changes

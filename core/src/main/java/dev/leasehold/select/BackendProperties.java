@@ -49,6 +49,8 @@ final class BackendProperties {
       property("leasehold.close-on-shutdown", "closeOnShutdown"),
       property("leasehold.priority", "priority"),
       property("leasehold.preempt-after", "preemptAfter"),
+      property("leasehold.health-check-interval", "healthCheckInterval"),
+      property("leasehold.health-check-threshold", "healthCheckThreshold"),
       property("leasehold.etcd.endpoints", "endpoints"),
       // etcd's credential errors name "credentials ..." as one, whichever half is wrong.
       property("leasehold.etcd.user", "credentials user", "credentials"),
@@ -218,6 +220,9 @@ final class BackendProperties {
       flag("leasehold.close-on-shutdown", b::closeOnShutdown);
       text("leasehold.priority", v -> b.priority(integer("leasehold.priority", v)));
       duration("leasehold.preempt-after", b::preemptAfter);
+      duration("leasehold.health-check-interval", b::healthCheckInterval);
+      text("leasehold.health-check-threshold",
+          v -> b.healthCheckThreshold(integer("leasehold.health-check-threshold", v)));
       etcd();
       jdbc();
     }

@@ -34,6 +34,6 @@ final class FallbackHealth {
     ElectorHealth h = inner.health();
     return new ElectorHealth(
         state, running, active.propertyName(), h.leader(), h.sinceRenewal(), h.storeReachable(),
-        h.storeFailure(), fellBackTo);
+        h.storeFailure(), fellBackTo, h.unhealthy());
   }
 }

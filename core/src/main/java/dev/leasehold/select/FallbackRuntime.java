@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -188,6 +189,21 @@ final class FallbackRuntime implements FallbackElector {
   @Override
   public Subscription onRenewal(Consumer<Renewal> listener) {
     return renewals.add(listener);
+  }
+
+  @Override
+  public CompletionStage<LeaderInfo> transferTo(String candidateId) {
+    LeaderElector inner = innerView;
+    if (inner == null) {
+      return CompletableFuture.failedFuture(new IllegalStateException("transfer refused: no backend elects yet"));
+    }
+    return inner.transferTo(candidateId);
+  }
+
+  @Override
+  public CompletionStage<List<dev.leasehold.Participant>> participants() {
+    LeaderElector inner = innerView;
+    return inner == null ? CompletableFuture.completedFuture(List.of()) : inner.participants();
   }
 
   @Override

@@ -33,6 +33,21 @@ class JdbcLeaderElectorBuilderTest {
   }
 
   @Test
+  void transferToIsRefusedNamingTheBackendNeverIgnored() {
+    LeaderElector e = valid().build();
+    String said = assertThrows(UnsupportedOperationException.class, () -> e.transferTo("other")).getMessage();
+    assertTrue(said.startsWith("transferTo is not supported by ") && said.contains("@orders/scheduler on the jdbc"
+        + " backend: the SQL row protocol keeps no queue of live candidates"), said);
+    e.close();
+  }
+
+  @Test
+  void aHealthCheckIsRefusedNamingTheBackend() {
+    String said = rejected(valid().healthCheck(() -> true));
+    assertTrue(said.startsWith("healthCheck is not supported on the jdbc backend: an unhealthy leader yields"), said);
+  }
+
+  @Test
   void theElectionNameMustFitTheRowsName() {
     assertEquals("electionKey must match [A-Za-z0-9._/-]{1,128} (it is the lease row's name), but was \"a b\"",
         rejected(valid().electionKey("a b")));

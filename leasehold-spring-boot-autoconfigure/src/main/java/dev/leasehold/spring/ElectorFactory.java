@@ -40,7 +40,7 @@ final class ElectorFactory {
   private ElectorFactory() {}
 
   /** build validates the properties and builds an elector that has not started. */
-  static FallbackElector build(Environment env, LocalStore localStore) {
+  static FallbackElector build(Environment env, LocalStore localStore, dev.leasehold.HealthCheck healthCheck) {
     Map<String, String> p = properties(env);
     try {
       String backends = p.get("leasehold.backends");
@@ -52,6 +52,9 @@ final class ElectorFactory {
       Backends.Builder b = Backends.fromProperties(p);
       if (localStore != null && backends.toLowerCase(Locale.ROOT).contains("local")) {
         b.local(localStore);
+      }
+      if (healthCheck != null) {
+        b.healthCheck(healthCheck);
       }
       return b.build();
     } catch (IllegalArgumentException e) {
@@ -139,7 +142,7 @@ final class ElectorFactory {
     }
     lists.forEach((key, items) -> p.put(canonical(key), String.join(",", items.values())));
     p.remove(ENABLED);
-    p.keySet().removeIf(k -> k.startsWith(JOBS));
+    p.keySet().removeIf(k -> k.startsWith(JOBS) || k.startsWith(SpringHealthChecks.PREFIX));
     p.putIfAbsent("leasehold.backends", "etcd");
     return p;
   }

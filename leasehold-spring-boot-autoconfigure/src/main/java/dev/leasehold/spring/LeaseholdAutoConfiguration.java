@@ -95,8 +95,9 @@ public class LeaseholdAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(LeaderElector.class)
-    FallbackElector leaseholdElector(Environment environment, ObjectProvider<LocalStore> store) {
-      return ElectorFactory.build(environment, store.getIfAvailable());
+    FallbackElector leaseholdElector(Environment environment, ObjectProvider<LocalStore> store,
+        org.springframework.context.ApplicationContext context) {
+      return ElectorFactory.build(environment, store.getIfAvailable(), SpringHealthChecks.of(environment, context));
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.leasehold.Subscription;
 import dev.leasehold.etcd.protocol.ElectionMachine;
 import dev.leasehold.etcd.protocol.ProtocolConfig;
 import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.runtime.WhileLeader;
 import dev.leasehold.test.engine.SimClock;
 import dev.leasehold.test.engine.SimScheduler;
 import java.time.Duration;
@@ -39,10 +40,11 @@ import org.slf4j.Logger;
  * {@link VirtualFaults#pause} holds along with the elector.
  *
  * <p>It behaves as the production elector, with two differences made for the test thread:
- * {@link #awaitLeadership}, {@link #close()} and {@link #closeAsync()}, called from outside the
- * code the time runs, run virtual time while they wait instead of blocking; and {@code
- * runWhileLeader} runs its task on a simulated thread of the instance ({@link #thread}), whose
- * waits ({@link #sleep}, {@link #await}) are on virtual time, and runs the time while it waits.
+ * {@link #awaitLeadership}, {@link #runWhileLeader}, {@link #close()} and {@link #closeAsync()},
+ * called from outside the code the time runs, run virtual time while they wait instead of
+ * blocking; and {@code runWhileLeader} runs its task on a simulated thread of the instance
+ * ({@link #thread}), where only the kit's {@link #sleep} and {@link #await} wait (a real
+ * {@code Thread.sleep} or blocking wait in the task holds the whole time).
  *
  * <p>Thread safety: its reads ({@link #state()}, {@link #isLeader()}, {@link #leadership()},
  * {@link #currentLeader()}, {@link #health()}, and a {@link Leadership}'s {@code isValid()}) may
@@ -62,6 +64,7 @@ public final class VirtualElector implements LeaderElector {
   private final ElectorRuntime runtime;
   private final VirtualExecutor executor;
   private final List<SimulatedThread> threads = new ArrayList<>();
+  private boolean crashed;
 
   private VirtualElector(VirtualStore store, ElectorConfig config, Logger log) {
     this.store = store;
@@ -214,7 +217,9 @@ public final class VirtualElector implements LeaderElector {
 
   /**
    * awaitLeadership runs virtual time until this instance leads, for at most {@code timeout}
-   * of virtual time, and returns its term; empty on timeout or once the elector stopped.
+   * of virtual time, and returns its term; empty on timeout or once the elector stopped. On a
+   * simulated thread of this instance ({@link #thread}) it waits there in virtual time instead,
+   * and an interrupt ends the wait empty with the thread's interrupt flag set.
    *
    * @throws IllegalStateException when called from code the time is running (a listener or a
    *     task), where a wait could never end
@@ -222,6 +227,16 @@ public final class VirtualElector implements LeaderElector {
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) {
     VirtualTime.requireNonNegative(timeout, "timeout");
+    if (Thread.currentThread() instanceof SimulatedThread t && t.owner() == this) {
+      try {
+        return Optional.of(t.await(runtime.whenLeading(), timeout));
+      } catch (TimeoutException | ExecutionException e) {
+        return Optional.empty();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    }
     time.runUntil(() -> valid().isPresent() || runtime.state() == ElectorState.STOPPED, timeout);
     return valid();
   }
@@ -231,50 +246,43 @@ public final class VirtualElector implements LeaderElector {
   }
 
   /**
-   * runWhileLeader is production's {@code runWhileLeader} on virtual time, with a grace of the
-   * RPC timeout: see {@link #runWhileLeader(LeaderTask, Duration)}.
+   * runWhileLeader is {@link LeaderElector#runWhileLeader(LeaderTask)} on virtual time: core's
+   * implementation, with the task on a simulated thread of this instance (where {@link #sleep}
+   * and {@link #await} wait in virtual time and an interrupt wakes them) and every wait of the
+   * run (to lead, for the grace) in virtual time. Call it from the thread that drives the time,
+   * which runs the time meanwhile, or from a simulated thread of this instance ({@link #thread}).
    *
-   * @param <T> what the task returns
-   * @param task the leader-only work, not null
-   * @return how the run ended
-   * @throws java.util.concurrent.CancellationException if the elector is closed before it leads
-   * @throws IllegalStateException when called from code the time runs, or when it does not lead
-   *     within an hour of virtual time
+   * @throws IllegalStateException when called from code the time runs (a listener, a task on an
+   *     executor) or from a simulated thread of another instance
    */
   @Override
-  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) {
+  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task) throws InterruptedException {
     return runWhileLeader(task, runtime.config().rpcTimeout());
   }
 
   /**
-   * runWhileLeader waits, running virtual time, until this instance leads, then runs {@code
-   * task} on a simulated thread of the instance ({@link #thread}) and returns how it ended, by
-   * production's rules: the task is interrupted when the term ends, or once only {@code grace} is
-   * left before the local deadline; a task still running {@code grace} later is reported (a WARN
-   * line and {@link LeaderTaskOutcome#ignoredInterrupt()}); a term the task leaves valid is
-   * resigned. Every wait is on virtual time, which this call runs: call it from the test thread.
-   * The task waits with {@link #sleep} and {@link #await}, which an interrupt ends.
+   * runWhileLeader is {@link LeaderElector#runWhileLeader(LeaderTask, Duration)} on virtual
+   * time, as {@link #runWhileLeader(LeaderTask)} describes: the task is interrupted when the
+   * term ends or {@code grace} before the local deadline, and reported when it runs on {@code
+   * grace} of virtual time after its interrupt.
    *
-   * @param <T> what the task returns
-   * @param task the leader-only work, not null
-   * @param grace how long before the local deadline the task is interrupted, and how long it then
-   *     has to stop before it is reported; at least 0 and less than leaseTtl/3
-   * @return how the run ended: the task's value or failure, and whether it was interrupted or
-   *     resigned
-   * @throws java.util.concurrent.CancellationException if the elector is closed before it leads
-   * @throws IllegalArgumentException if {@code grace} is out of range
-   * @throws IllegalStateException when called from code the time runs, or when it does not lead
-   *     within an hour of virtual time
+   * @throws IllegalStateException when called from code the time runs (a listener, a task on an
+   *     executor) or from a simulated thread of another instance
    */
   @Override
-  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace) {
-    Objects.requireNonNull(task, "task");
-    return new VirtualWhileLeader<>(this, time, task, grace).run();
+  public <T> LeaderTaskOutcome<T> runWhileLeader(LeaderTask<T> task, Duration grace)
+      throws InterruptedException {
+    return WhileLeader.run(this, task, grace, WhileLeaderHost.of(this));
   }
 
   @Override
   public CompletionStage<List<dev.leasehold.Participant>> participants() {
     return runtime.participants();
+  }
+
+  @Override
+  public CompletionStage<LeaderInfo> transferTo(String candidateId) {
+    return runtime.transferTo(candidateId);
   }
 
   @Override
@@ -304,7 +312,8 @@ public final class VirtualElector implements LeaderElector {
   }
 
   /**
-   * closeAsync closes the elector (resigning a term it holds) and shuts its executor down.
+   * closeAsync closes the elector (resigning a term it holds) and shuts its executor down; on
+   * an instance that {@link VirtualFaults#crash crashed} it only shuts the executor down.
    * Called from outside the code the time runs (the test thread, or a framework closing its
    * context), it runs virtual time until the close is over and the listeners have heard
    * CLOSED, and returns a completed stage; from code the time runs, it only starts the close.
@@ -312,6 +321,10 @@ public final class VirtualElector implements LeaderElector {
   @Override
   public CompletionStage<Void> closeAsync() {
     executor.shutdown();
+    if (crashed) {
+      // A killed process closes nothing: its lease expires in the store.
+      return CompletableFuture.completedFuture(null);
+    }
     CompletableFuture<Void> closed = runtime.closeAsync().toCompletableFuture();
     if (!time.isRunning()) {
       long bound = 4 * runtime.config().rpcTimeout().toNanos() + 2_000_000_000L;
@@ -348,6 +361,9 @@ public final class VirtualElector implements LeaderElector {
   }
 
   void partition(boolean cut) {
+    if (crashed) {
+      return;
+    }
     if (cut) {
       link.cut();
     } else {
@@ -356,6 +372,9 @@ public final class VirtualElector implements LeaderElector {
   }
 
   void pause(boolean paused) {
+    if (crashed) {
+      return;
+    }
     if (paused) {
       loop.pause();
       worker.pause();
@@ -363,6 +382,13 @@ public final class VirtualElector implements LeaderElector {
       loop.resume();
       worker.resume();
     }
+  }
+
+  void crash() {
+    crashed = true;
+    link.cut();
+    loop.abandon();
+    worker.abandon();
   }
 
   void drift(double rate) {

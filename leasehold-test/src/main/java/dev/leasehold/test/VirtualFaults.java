@@ -97,6 +97,19 @@ public final class VirtualFaults {
   }
 
   /**
+   * crash kills {@code instance} for good, as a process killed with SIGKILL or a machine that
+   * loses power: it sends nothing more (no renewal, no release), and its event loop, listeners,
+   * executor and simulated threads stop. Its lease stays in the store until its TTL runs out on
+   * virtual time; then another instance can win. Closing the crashed elector (or its store)
+   * releases nothing.
+   *
+   * @param instance the elector to kill; one of this store's
+   */
+  public void crash(LeaderElector instance) {
+    own(instance).crash();
+  }
+
+  /**
    * drift makes {@code instance}'s clock run at {@code rate} times the true rate from now on (1.0
    * is exact; 1.01 runs 1% fast). The elector's deadline allows for {@code maxDriftRate}; a clock
    * slower than that allows ({@code rate < 1 - maxDriftRate}) can make it lead past the store's

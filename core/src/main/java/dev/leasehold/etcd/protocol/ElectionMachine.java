@@ -52,6 +52,8 @@ public final class ElectionMachine extends RoleMachine {
   private final Candidate candidate;
   private final Master master;
   private final Probing probing;
+  // The user's health check holds this candidate unhealthy (PROTOCOL.md §4.5).
+  private boolean unhealthy;
 
   /**
    * ElectionMachine starts as a FOLLOWER that has not started; {@code random} draws jitter.
@@ -133,6 +135,10 @@ public final class ElectionMachine extends RoleMachine {
       stopped(input);
     } else if (input instanceof Input.Close) {
       close(now);
+    } else if (input instanceof Input.HealthChanged h) {
+      healthChanged(h.healthy(), now);
+    } else if (input instanceof Input.Transfer t && roles.role() != ElectorState.MASTER) {
+      refuseTransfer(t, "this instance does not lead (it is " + roles.role() + "); it has no term to hand over");
     } else if (input instanceof EtcdInput.WatchFailed f) {
       watch.failed(f, now);
     } else if (input instanceof EtcdInput.WatchEnlisted e) {
@@ -144,6 +150,10 @@ public final class ElectionMachine extends RoleMachine {
       if (watch.from(w.watchId())) {
         queue.withdrawn(w.leaseId(), w.revision());
         master.queueChanged(now);
+      }
+    } else if (input instanceof EtcdInput.TransferRequested r) {
+      if (watch.from(r.watchId()) && roles.role() == ElectorState.MASTER) {
+        master.requested(r, now);
       }
     } else if (input instanceof EtcdInput.Enlisted || input instanceof EtcdInput.EnlistFailed) {
       follower.enlistAnswered(input);
@@ -200,6 +210,44 @@ public final class ElectionMachine extends RoleMachine {
     if (input instanceof EtcdInput.LeaseGranted g) {
       fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
     }
+  }
+
+  /** transferUnsupported is null: a MASTER hands its term to a named candidate of its queue. */
+  @Override
+  public String transferUnsupported() {
+    return null;
+  }
+
+  /**
+   * healthChanged follows the user's health check: unhealthy, a MASTER yields to the next healthy
+   * candidate of its queue (or keeps its term while there is none) and a FOLLOWER leaves the
+   * queue and stops campaigning; a CANDIDATE's campaign runs its course (a term it wins yields
+   * at once). Healthy again, a FOLLOWER reads the key, which rejoins it to the election.
+   */
+  private void healthChanged(boolean healthy, long now) {
+    if (unhealthy == !healthy) {
+      return;
+    }
+    unhealthy = !healthy;
+    if (roles.role() == ElectorState.MASTER) {
+      master.yieldIfUnhealthy(now);
+    } else if (roles.role() == ElectorState.FOLLOWER && !probing()) {
+      if (unhealthy) {
+        follower.leaveQueue(now);
+      } else {
+        follower.poll();
+      }
+    }
+  }
+
+  /** unhealthy is true while the user's health check holds this candidate unhealthy. */
+  boolean unhealthy() {
+    return unhealthy;
+  }
+
+  /** refuseTransfer answers {@code t} with {@code reason}; nothing was handed over. */
+  void refuseTransfer(Input.Transfer t, String reason) {
+    fx.add(new Command.TransferOutcome(t.id(), null, reason));
   }
 
   /** queueRead is the read that lists the queue, for {@code participants()}: K and the prefix. */
@@ -260,9 +308,13 @@ public final class ElectionMachine extends RoleMachine {
     follower.followHolder(holder, revision, now);
   }
 
-  /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */
-  void handOver(long token, Participant next) {
-    follower.handOver(token, next);
+  /**
+   * handOver sends the transaction that gives the key of the term {@code token} to {@code next};
+   * {@code transfer} is the {@link Input.Transfer} it carries out, answered with its outcome, or
+   * 0 for a resign or a preemption.
+   */
+  void handOver(long token, Participant next, long transfer) {
+    follower.handOver(token, next, transfer);
   }
 
   /** holdOff keeps this instance out of the election until {@code until}, or until another leader is seen. */

@@ -127,6 +127,12 @@ public sealed interface EtcdInput extends Input {
   /** WatchDelete is a deletion of the key seen by watch {@code watchId} at {@code revision}. */
   record WatchDelete(long watchId, long revision) implements EtcdInput {}
 
+  /**
+   * TransferRequested is a put of the election's transfer request key, naming {@code
+   * candidateId}, seen by watch {@code watchId} at {@code revision} (PROTOCOL.md §4.5).
+   */
+  record TransferRequested(long watchId, String candidateId, long revision) implements EtcdInput {}
+
   /** WatchEnlisted is a put of a participant key seen by watch {@code watchId}. */
   record WatchEnlisted(long watchId, Participant participant, long revision) implements EtcdInput {}
 

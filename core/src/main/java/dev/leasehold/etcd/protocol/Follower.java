@@ -97,8 +97,22 @@ final class Follower extends Role {
   }
 
   /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */
-  void handOver(long token, Participant next) {
-    seat.handOver(token, next);
+  void handOver(long token, Participant next, long transfer) {
+    seat.handOver(token, next, transfer);
+  }
+
+  /**
+   * leaveQueue takes the candidate out of the election while the user's health check holds it
+   * unhealthy: no campaign, and its standby lease released (its participant key goes with it),
+   * unless a handover of its is in flight, which needs that lease: the answer releases it then.
+   */
+  void leaveQueue(long now) {
+    fx.cancelTimer(TimerKind.CAMPAIGN);
+    turn = false;
+    if (lease.isHeld() && !seat.handingOver()) {
+      m.abandonLease();
+      pollLater(now);
+    }
   }
 
   /** enlistAnswered takes the reply to a participant key's put, in any role. */
@@ -210,7 +224,7 @@ final class Follower extends Role {
     }
     watch.ensure();
     if (!m.probing()) {
-      if (key.absent() && turn) {
+      if (key.absent() && turn && !m.unhealthy()) {
         turn = false;
         m.campaign(now);
       } else if (key.absent()) {
@@ -283,7 +297,7 @@ final class Follower extends Role {
    * that taking over costs one transaction instead of a grant and a transaction.
    */
   private void maybeAcquireStandby(long now) {
-    if (!config.standbyLease() || m.probing() || key.absent()
+    if (!config.standbyLease() || m.probing() || m.unhealthy() || key.absent()
         || !lease.mayGrantStandby(now)
         // After resign(), a grant of ours would compete with the successor's transaction for
         // the same raft round trips; wait until the successor is seen (that ends the hold-off).
@@ -300,6 +314,11 @@ final class Follower extends Role {
    * rank's stagger (PROTOCOL.md §4.5).
    */
   private void campaignOrWait(long now) {
+    if (m.unhealthy()) {
+      // Out of the election until healthy again, which reads the key.
+      pollLater(now);
+      return;
+    }
     if (now < holdoffUntil) {
       pollAt(holdoffUntil);
       return;
@@ -332,7 +351,7 @@ final class Follower extends Role {
   }
 
   private void staggered(long ahead, long now) {
-    if (m.probing() || !key.absent() || now < holdoffUntil) {
+    if (m.probing() || m.unhealthy() || !key.absent() || now < holdoffUntil) {
       return;
     }
     if (ahead == 0) {

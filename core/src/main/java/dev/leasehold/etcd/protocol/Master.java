@@ -32,6 +32,8 @@ final class Master extends Role {
   private long queueOp;
   // The queue has shown a candidate of a higher priority since the PREEMPT timer was armed.
   private boolean outranked;
+  // The revision of the last transfer request carried out.
+  private long lastRequest;
 
   Master(ElectionMachine m) {
     super(m);
@@ -66,8 +68,10 @@ final class Master extends Role {
       if (next == null) {
         lose(r.cause(), null, now);
       } else {
-        handOver(r.cause(), next, now);
+        handOver(r.cause(), next, 0, now);
       }
+    } else if (in instanceof Input.Transfer t) {
+      transfer(t, now);
     } else if (in instanceof EtcdInput.LeaseGranted g) {
       fx.add(new Command.Release(g.leaseId(), g.ttlSeconds()));
     } else if (in instanceof EtcdInput.PollResult r) {
@@ -107,7 +111,7 @@ final class Master extends Role {
       super.onTimer(kind, now);
     } else if (outranked && queue.outranks(lease.id(), config.priority())) {
       m.holdOff(now + config.resignHoldoffNanos());
-      handOver(Cause.PREEMPTED, queue.successor(lease.id()), now);
+      handOver(Cause.PREEMPTED, queue.successor(lease.id()), 0, now);
     }
   }
 
@@ -117,6 +121,10 @@ final class Master extends Role {
    * so a candidate that restarts during a rolling restart starts it again.
    */
   void queueChanged(long now) {
+    if (roles.role() != ElectorState.MASTER) {
+      return;
+    }
+    yieldIfUnhealthy(now);
     if (!config.preempts() || roles.role() != ElectorState.MASTER) {
       return;
     }
@@ -129,6 +137,64 @@ final class Master extends Role {
     outranked = higher;
   }
 
+  /**
+   * yieldIfUnhealthy hands the term of a MASTER the user's health check holds unhealthy to the
+   * queue's head (unhealthy candidates are not queued), as resign() would, with cause UNHEALTHY;
+   * with nobody queued it keeps the term until the queue shows someone (PROTOCOL.md §4.5).
+   */
+  void yieldIfUnhealthy(long now) {
+    if (!m.unhealthy() || roles.role() != ElectorState.MASTER || !config.standbyLease()) {
+      return;
+    }
+    Participant next = queue.successor(lease.id());
+    if (next != null) {
+      m.holdOff(now + config.resignHoldoffNanos());
+      handOver(Cause.UNHEALTHY, next, 0, now);
+    }
+  }
+
+  /**
+   * requested carries out an operator's transfer request (PROTOCOL.md §4.5) once per put of the
+   * request key, as {@code transferTo} would, answered under the negated revision of that put
+   * (the runtime logs it; nobody waits on it). A request naming this instance is the one that
+   * made it leader: nothing to do.
+   */
+  void requested(EtcdInput.TransferRequested r, long now) {
+    if (r.revision() <= Math.max(token, lastRequest) || r.candidateId().equals(config.candidateId())) {
+      return;
+    }
+    lastRequest = r.revision();
+    transfer(new Input.Transfer(-r.revision(), r.candidateId()), now);
+  }
+
+  /**
+   * transfer hands the term to the candidate {@code t} names, if the queue's view shows it live,
+   * as resign() hands it to the queue's head, and sits out the resign hold-off; otherwise it
+   * keeps the term and answers why (PROTOCOL.md §4.5, "Transfer").
+   */
+  private void transfer(Input.Transfer t, long now) {
+    String refusal = null;
+    Participant target = null;
+    if (!config.standbyLease()) {
+      refusal = "standby leases are off (standbyLease(false)), so there is no queue of live candidates to hand the term to";
+    } else if (!queue.isRead()) {
+      refusal = "the term's read of the queue has not been answered yet; ask again";
+    } else {
+      target = queue.named(t.candidateId(), lease.id());
+      if (target == null) {
+        refusal = t.candidateId().equals(config.candidateId())
+            ? t.candidateId() + " is this instance, the leader"
+            : t.candidateId() + " is not a live participant of the queue (it shows " + queue.candidates(lease.id()) + ")";
+      }
+    }
+    if (refusal != null) {
+      m.refuseTransfer(t, refusal + "; the term is kept");
+      return;
+    }
+    m.holdOff(now + config.resignHoldoffNanos());
+    handOver(Cause.TRANSFERRED, target, t.id(), now);
+  }
+
   private boolean ours(KeyRecord k) {
     return k.leaseId() == lease.id() && k.token() == token;
   }
@@ -139,8 +205,8 @@ final class Master extends Role {
    * before any command is carried out; the transaction is the first command, ahead of the
    * event and its log line, which do not hold the successor back.
    */
-  private void handOver(Cause cause, Participant next, long now) {
-    m.handOver(token, next);
+  private void handOver(Cause cause, Participant next, long transfer, long now) {
+    m.handOver(token, next, transfer);
     key.termEnded(token);
     roles.moveTo(ElectorState.FOLLOWER, cause, null, now);
     lease.follow(now);

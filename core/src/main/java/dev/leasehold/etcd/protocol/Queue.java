@@ -4,6 +4,8 @@ import dev.leasehold.Participant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * Queue is what a MASTER knows of the election's queue (PROTOCOL.md §4.5): the participants
@@ -87,6 +89,38 @@ final class Queue {
       }
     }
     return head;
+  }
+
+  /**
+   * named is the participant of candidate {@code candidateId}, other than the one on {@code
+   * ownLease}, first by {@link Participant#ORDER} if it is queued on more than one lease (a
+   * restart whose old lease has not yet expired); null when the view shows none.
+   */
+  Participant named(String candidateId, long ownLease) {
+    Participant found = null;
+    for (Participant p : byLease.values()) {
+      if (p.leaseId() != ownLease && p.candidateId().equals(candidateId)
+          && (found == null || Participant.ORDER.compare(p, found) < 0)) {
+        found = p;
+      }
+    }
+    return found;
+  }
+
+  /** candidates lists the candidate ids the view shows, other than the one on {@code ownLease}, sorted. */
+  SortedSet<String> candidates(long ownLease) {
+    SortedSet<String> ids = new TreeSet<>();
+    for (Participant p : byLease.values()) {
+      if (p.leaseId() != ownLease) {
+        ids.add(p.candidateId());
+      }
+    }
+    return ids;
+  }
+
+  /** isRead is true once the term's read of the queue is in. */
+  boolean isRead() {
+    return !awaitingRead;
   }
 
   /**

@@ -1,7 +1,9 @@
 package dev.leasehold.etcd.protocol;
 
 import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderInfo;
 import dev.leasehold.Participant;
+import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Roles;
 
@@ -32,6 +34,9 @@ final class Seat {
   // The handover in flight after resign(), and the lease it keeps.
   private long handoverOp;
   private long handoverLease;
+  // The transfer the handover carries out (0 for a resign or preemption), and its successor.
+  private long transfer;
+  private Participant transferTarget;
 
   Seat(ElectionMachine m, Follower follower) {
     this.m = m;
@@ -102,15 +107,42 @@ final class Seat {
    * handOver sends the transaction that gives the key of the term {@code token} to {@code
    * next}; the MASTER already stepped down and kept its lease as a standby.
    */
-  void handOver(long token, Participant next) {
+  void handOver(long token, Participant next, long transfer) {
     handoverOp = fx.id();
     handoverLease = lease.id();
+    this.transfer = transfer;
+    this.transferTarget = next;
     fx.add(new EtcdCommand.Handover(handoverOp, token, handoverLease, next));
   }
 
-  /** forgetHandover drops the handover in flight: an answer after leaving FOLLOWER is ignored. */
+  /**
+   * forgetHandover drops the handover in flight: an answer after leaving FOLLOWER is ignored, and
+   * a transfer it carried out is answered as of unknown outcome.
+   */
   void forgetHandover() {
+    if (handoverOp != 0) {
+      transferEnded(null, "its outcome is unknown: this instance took part in the election again before etcd"
+          + " answered; the term was given up");
+    }
     handoverOp = 0;
+  }
+
+  private String targetName() {
+    return transferTarget == null ? "the successor" : transferTarget.candidateId();
+  }
+
+  // Answers the transfer the handover carried out, if any.
+  private void transferEnded(LeaderInfo target, String refusal) {
+    if (transfer != 0) {
+      fx.add(new Command.TransferOutcome(transfer, target, refusal));
+      transfer = 0;
+      transferTarget = null;
+    }
+  }
+
+  /** handingOver is true while a handover of this candidate's waits for its answer. */
+  boolean handingOver() {
+    return handoverOp != 0;
   }
 
   /** handoverAnswered takes a FOLLOWER's answer to its handover. */
@@ -118,13 +150,22 @@ final class Seat {
     if (in instanceof EtcdInput.HandedOver h && h.op() == handoverOp) {
       handoverOp = 0;
       roles.progressed(now);
-      if (lease.id() == handoverLease) {
+      if (transferTarget != null) {
+        transferEnded(new LeaderInfo(transferTarget.candidateId(), h.revision(),
+            transferTarget.leaseId()), null);
+      }
+      if (lease.id() == handoverLease && m.unhealthy()) {
+        // It yielded because unhealthy: out of the queue now that the handover no longer needs the lease.
+        m.abandonLease();
+      } else if (lease.id() == handoverLease) {
         // The handover put this lease's participant key again, at the tail.
         enlistedLease = handoverLease;
       }
     } else if (in instanceof EtcdInput.HandoverRefused r && r.op() == handoverOp) {
       handoverOp = 0;
       roles.progressed(now);
+      transferEnded(null, "etcd refused the handover to " + targetName() + ": its participant key"
+          + " (its standby lease) or this term ended first; the term was given up and its lease released");
       handoverEnded();
       if (!follower.observe(r.key(), r.revision(), now) && key.absent()) {
         follower.poll();
@@ -132,6 +173,8 @@ final class Seat {
     } else if (in instanceof EtcdInput.HandoverFailed f && f.op() == handoverOp) {
       handoverOp = 0;
       roles.failed(now);
+      transferEnded(null, "the handover to " + targetName() + " has an unknown outcome ("
+          + f.reason() + "); the term was given up and its lease released");
       handoverEnded();
     }
   }

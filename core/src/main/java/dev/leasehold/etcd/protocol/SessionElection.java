@@ -430,6 +430,16 @@ public final class SessionElection extends RoleMachine {
   // ---- Machine ----
 
   /** deadline is the session's deadline while MASTER: every term on the session ends by it. */
+  /**
+   * transferUnsupported: an election on a session keeps no queue of its own; a spreading
+   * session moves its elections between members by the same fenced transaction.
+   */
+  @Override
+  public String transferUnsupported() {
+    return "an election on a session keeps no queue of candidates (PROTOCOL.md §11.2); spread(true) on the"
+        + " session moves its elections between members";
+  }
+
   @Override
   public long deadline() {
     return roles.role() == ElectorState.MASTER ? deadline : Long.MIN_VALUE;

@@ -164,14 +164,13 @@ class PostgresElectionIT {
       assertEquals(PgBouncer.PoolMode.TRANSACTION, bouncer.poolMode());
       db.sql("CREATE TABLE IF NOT EXISTS fenced (id INT PRIMARY KEY, n INT NOT NULL, token BIGINT NOT NULL)");
       db.sql("INSERT INTO fenced VALUES (1, 0, 0) ON CONFLICT (id) DO UPDATE SET n = 0, token = 0");
-      // One after the other: probes of electors that start at the same instant can miss the pooler
-      // (PgBouncer may hand the second probe connection another idle server connection).
+      // All at once, as a fleet restarts: each elector's probe still sees the pooler.
       for (int i = 1; i <= 3; i++) {
-        g.add("b" + i).start();
-        int n = i;
-        await().atMost(SOON).until(() -> logged.list.stream()
-            .filter(e -> e.getFormattedMessage().contains("a transaction pooler serves")).count() == n);
+        g.add("b" + i);
       }
+      g.electors.parallelStream().forEach(LeaderElector::start);
+      await().atMost(SOON).until(() -> logged.list.stream()
+          .filter(e -> e.getFormattedMessage().contains("a transaction pooler serves")).count() >= 3);
       LeaderElector leader = g.awaitLeader();
       long said = logged.list.stream().filter(e -> e.getFormattedMessage().contains("a transaction pooler")).count();
       assertEquals(3, said, "one INFO line per elector: " + logged.list);
@@ -189,6 +188,32 @@ class PostgresElectionIT {
       assertEquals(0, PgRows.advisoryLocks(db), "none after close either");
       g.assertPaired();
       g.assertNoOverlap();
+    } finally {
+      probeLog.detachAppender(logged);
+    }
+  }
+
+  @Test
+  void electorsStartedAtTheSameInstantBehindPgBouncerAllSeeThePooler() {
+    Logger probeLog = (Logger) LoggerFactory.getLogger("dev.leasehold.jdbc.PoolerProbe");
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    probeLog.addAppender(logged);
+    try (PgBouncer bouncer = PgBouncer.start(db)) {
+      for (int round = 1; round <= 5; round++) {
+        logged.list.clear();
+        try (JdbcGroup g = new JdbcGroup(bouncer.jdbcUrl(), db.superuser(), db.superuserPassword(), "herd" + round)) {
+          for (int i = 1; i <= 4; i++) {
+            g.add("h" + i);
+          }
+          g.electors.parallelStream().forEach(LeaderElector::start);
+          g.awaitLeader();
+          await("round " + round + ": every elector's INFO line that it saw the pooler").atMost(SOON)
+              .until(() -> logged.list.stream()
+                  .filter(e -> e.getFormattedMessage().contains("a transaction pooler serves")).count() == 4);
+          assertEquals(0, PgRows.advisoryLocks(db), "round " + round + ": no session lock on a pooled connection");
+        }
+      }
     } finally {
       probeLog.detachAppender(logged);
     }

@@ -14,6 +14,7 @@ import dev.leasehold.test.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -43,12 +44,17 @@ class RunWhileLeaderTest {
       // Three seconds into the term the store goes away for 30 s: no renewal is confirmed again.
       b.executor().schedule(() -> store.faults().outage(Duration.ofSeconds(30)), 3, TimeUnit.SECONDS);
       List<Duration> writes = new ArrayList<>();
+      List<Duration> leftAtStop = new ArrayList<>();
       Duration grace = Duration.ofMillis(500);
 
       LeaderTaskOutcome<Integer> outcome = a.runWhileLeader(term -> {
-        while (true) {
-          writes.add(time.elapsed());
-          a.sleep(Duration.ofMillis(100)); // an interrupt ends the sleep, as on a real thread
+        try {
+          while (true) {
+            writes.add(time.elapsed());
+            a.sleep(Duration.ofMillis(100)); // an interrupt ends the sleep, as on a real thread
+          }
+        } finally {
+          leftAtStop.add(term.timeLeft());
         }
       }, grace);
 
@@ -56,6 +62,9 @@ class RunWhileLeaderTest {
           "interrupted once only the grace was left before the local deadline");
       assertTrue(outcome.failure().orElseThrow() instanceof InterruptedException);
       assertFalse(outcome.ignoredInterrupt());
+      // It stopped at its interrupt, with the grace (less a timer's lateness) left of its term.
+      Duration left = leftAtStop.get(0);
+      assertTrue(left.compareTo(grace) <= 0 && left.compareTo(grace.minusMillis(50)) > 0, left.toString());
       Leadership term = outcome.leadership();
       Duration last = writes.get(writes.size() - 1);
       assertTrue(time.runUntil(() -> !term.isValid(), Duration.ofSeconds(10)));
@@ -67,7 +76,7 @@ class RunWhileLeaderTest {
   }
 
   @Test
-  void aTaskThatIgnoresItsInterruptIsReported() {
+  void aTaskThatIgnoresItsInterruptIsReported() throws Exception {
     VirtualTime time = VirtualTime.create();
     try (VirtualStore store = VirtualStore.create(time)) {
       VirtualElector a = instance(store, "a");
@@ -93,7 +102,7 @@ class RunWhileLeaderTest {
   }
 
   @Test
-  void aTaskThatReturnsResignsItsTermAndTheOtherInstanceLeads() {
+  void aTaskThatReturnsResignsItsTermAndTheOtherInstanceLeads() throws Exception {
     VirtualTime time = VirtualTime.create();
     try (VirtualStore store = VirtualStore.create(time)) {
       VirtualElector a = instance(store, "a");
@@ -113,6 +122,43 @@ class RunWhileLeaderTest {
       assertTrue(b.awaitLeadership(Duration.ofSeconds(10)).isPresent(), "b leads after a resigned");
       assertThrows(IllegalArgumentException.class, () -> b.runWhileLeader(term -> 0, Duration.ofSeconds(2)),
           "grace must be under TTL/3");
+    }
+  }
+
+  @Test
+  void aSimulatedThreadOfTheInstanceMayCallItAndWaitsThere() {
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      a.start();
+      CompletableFuture<LeaderTaskOutcome<Integer>> result = new CompletableFuture<>();
+      a.thread("caller", () -> {
+        try {
+          result.complete(a.runWhileLeader(term -> {
+            a.sleep(Duration.ofSeconds(1));
+            return 42;
+          }));
+        } catch (InterruptedException e) {
+          result.completeExceptionally(e);
+        }
+      });
+      LeaderTaskOutcome<Integer> outcome = time.await(result, Duration.ofSeconds(10));
+      assertEquals(42, outcome.value().orElseThrow());
+      assertTrue(outcome.resigned());
+    }
+  }
+
+  @Test
+  void codeTheTimeRunsMayNotCallItAndIsToldWhere() {
+    VirtualTime time = VirtualTime.create();
+    try (VirtualStore store = VirtualStore.create(time)) {
+      VirtualElector a = instance(store, "a");
+      CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+      a.executor().execute(() -> thrown.complete(
+          assertThrows(IllegalStateException.class, () -> a.runWhileLeader(term -> 1))));
+      assertTrue(time.await(thrown, Duration.ofSeconds(1)).getMessage()
+          .startsWith("runWhileLeader waits while its task runs"));
+      assertFalse(a.isLeader());
     }
   }
 }

@@ -1,6 +1,12 @@
-package dev.leasehold;
+package dev.leasehold.runtime;
 
+import dev.leasehold.Durations;
+import dev.leasehold.ElectorState;
+import dev.leasehold.LeaderElector;
+import dev.leasehold.LeaderTask;
+import dev.leasehold.LeaderTaskOutcome;
 import dev.leasehold.LeaderTaskOutcome.Interruption;
+import dev.leasehold.Leadership;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,19 +24,100 @@ import org.slf4j.LoggerFactory;
  * task on a worker thread of its own, and from the calling thread interrupts the worker when
  * the term ends or when only {@code grace} is left before the local deadline, whichever comes
  * first; then it waits for the task, warning once if the task is still running {@code grace}
- * after the interrupt.
+ * after the interrupt. Its clock, its waits and its worker come from a {@link Host}: real ones
+ * in production, the test kit's on virtual time, so both run this one implementation.
  *
  * <p>Stateless and thread-safe; each run owns its worker thread.
  */
-final class WhileLeader {
+public final class WhileLeader {
   private static final Logger log = LoggerFactory.getLogger(WhileLeader.class);
   private static final AtomicInteger SEQ = new AtomicInteger();
   private static final Duration AWAIT_SLICE = Duration.ofMinutes(1);
 
+  /**
+   * REAL is production's host: {@link System#nanoTime()}, a new daemon thread per task, and
+   * blocking waits on the calling thread.
+   */
+  public static final Host REAL = new Host() {
+    @Override
+    public long nanoTime() {
+      return System.nanoTime();
+    }
+
+    @Override
+    public Thread start(String name, Runnable body) {
+      Thread t = new Thread(body, name);
+      // A task that ignores interrupts must not keep the JVM from exiting.
+      t.setDaemon(true);
+      t.start();
+      return t;
+    }
+
+    @Override
+    public void await(CompletableFuture<?> f, long nanos) throws InterruptedException {
+      try {
+        if (nanos == Long.MAX_VALUE) {
+          f.get();
+        } else {
+          f.get(nanos, TimeUnit.NANOSECONDS);
+        }
+      } catch (ExecutionException | CancellationException | TimeoutException e) {
+        // Completed (or still running): the caller looks at the state itself.
+      }
+    }
+  };
+
+  /**
+   * Host is where a run's time passes: the clock it reads, the thread its task runs on, and
+   * how the calling thread waits.
+   *
+   * <p>Implementations state their own thread safety; a run calls them from its calling thread.
+   */
+  public interface Host {
+    /**
+     * nanoTime is the elector's monotonic clock, the one its terms' {@code timeLeft()} reads.
+     *
+     * @return the time in nanoseconds, from an arbitrary origin
+     */
+    long nanoTime();
+
+    /**
+     * start starts a thread named {@code name} running {@code body}: the task's worker.
+     *
+     * @param name the worker's name
+     * @param body what the worker runs
+     * @return the worker, started; interrupting it interrupts the task
+     */
+    Thread start(String name, Runnable body);
+
+    /**
+     * await waits until {@code f} completes, however it completes, or {@code nanos} pass.
+     *
+     * @param f what to wait for
+     * @param nanos the most to wait; {@link Long#MAX_VALUE} waits as long as it takes
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    void await(CompletableFuture<?> f, long nanos) throws InterruptedException;
+  }
+
   private WhileLeader() {}
 
-  static <T> LeaderTaskOutcome<T> run(LeaderElector elector, LeaderTask<T> task, Duration grace)
+  /**
+   * run is {@link LeaderElector#runWhileLeader(LeaderTask, Duration)} on {@code host}'s time.
+   *
+   * @param <T> what the task returns
+   * @param elector the elector whose term the task runs in
+   * @param task the leader-only work
+   * @param grace how long before the local deadline the task is interrupted, and then has to stop
+   * @param host the clock, the worker and the waits of the run
+   * @return how the run ended
+   * @throws InterruptedException if the calling thread is interrupted
+   * @throws IllegalArgumentException if {@code grace} is out of range
+   */
+  public static <T> LeaderTaskOutcome<T> run(
+      LeaderElector elector, LeaderTask<T> task, Duration grace, Host host)
       throws InterruptedException {
+    Objects.requireNonNull(host, "host");
     Objects.requireNonNull(task, "task");
     Objects.requireNonNull(grace, "grace");
     Duration third = elector.config().leaseTtl().dividedBy(3);
@@ -40,7 +127,7 @@ final class WhileLeader {
               + Durations.human(grace));
     }
     Leadership term = awaitTerm(elector);
-    return new Run<>(elector, term, task, grace.toNanos()).run();
+    return new Run<>(elector, term, task, grace.toNanos(), host).run();
   }
 
   private static Leadership awaitTerm(LeaderElector elector) throws InterruptedException {
@@ -48,6 +135,10 @@ final class WhileLeader {
       Optional<Leadership> term = elector.awaitLeadership(AWAIT_SLICE);
       if (term.isPresent()) {
         return term.get();
+      }
+      // An elector whose awaitLeadership cannot throw (the test kit's) ends it empty instead.
+      if (Thread.interrupted()) {
+        throw new InterruptedException("interrupted while waiting to lead");
       }
       if (elector.state() == ElectorState.STOPPED) {
         throw new CancellationException("elector closed before it led");
@@ -61,20 +152,19 @@ final class WhileLeader {
     private final Leadership term;
     private final LeaderTask<T> task;
     private final long graceNanos;
+    private final Host host;
     private final CompletableFuture<T> done = new CompletableFuture<>();
-    private final Thread worker;
+    private Thread worker;
     private Interruption why;
     private long interruptedAt;
     private boolean ignored;
 
-    Run(LeaderElector elector, Leadership term, LeaderTask<T> task, long graceNanos) {
+    Run(LeaderElector elector, Leadership term, LeaderTask<T> task, long graceNanos, Host host) {
       this.elector = elector;
       this.term = term;
       this.task = task;
       this.graceNanos = graceNanos;
-      this.worker = new Thread(this::work, "leasehold-work-" + term.candidateId() + "-" + SEQ.incrementAndGet());
-      // A task that ignores interrupts must not keep the JVM from exiting.
-      worker.setDaemon(true);
+      this.host = host;
     }
 
     private void work() {
@@ -89,7 +179,8 @@ final class WhileLeader {
     }
 
     LeaderTaskOutcome<T> run() throws InterruptedException {
-      worker.start();
+      worker = host.start(
+          "leasehold-work-" + term.candidateId() + "-" + SEQ.incrementAndGet(), this::work);
       CompletableFuture<Object> endOrDone =
           CompletableFuture.anyOf(done, term.whenLost().toCompletableFuture());
       try {
@@ -103,18 +194,18 @@ final class WhileLeader {
               if (left <= graceNanos) {
                 interrupt(Interruption.DEADLINE_NEAR);
               } else {
-                waitFor(endOrDone, left - graceNanos);
+                host.await(endOrDone, left - graceNanos);
               }
             }
           } else if (!ignored) {
-            long wait = graceNanos - (System.nanoTime() - interruptedAt);
+            long wait = graceNanos - (host.nanoTime() - interruptedAt);
             if (wait > 0) {
-              waitFor(done, wait);
+              host.await(done, wait);
             } else {
               ignoredInterrupt();
             }
           } else {
-            waitFor(done, Long.MAX_VALUE);
+            host.await(done, Long.MAX_VALUE);
           }
         }
       } catch (InterruptedException callerInterrupted) {
@@ -125,7 +216,7 @@ final class WhileLeader {
 
     private void interrupt(Interruption reason) {
       why = reason;
-      interruptedAt = System.nanoTime();
+      interruptedAt = host.nanoTime();
       worker.interrupt();
     }
 
@@ -135,7 +226,7 @@ final class WhileLeader {
           "{}@{}: leader task still running {} ms after it was interrupted ({}; token {}): it"
               + " ignores interrupts and may act outside its term; guard its effects with the"
               + " fencing token", term.candidateId(), term.electionKey(),
-          (System.nanoTime() - interruptedAt) / 1_000_000, why, term.fencingToken());
+          (host.nanoTime() - interruptedAt) / 1_000_000, why, term.fencingToken());
     }
 
     /**
@@ -148,17 +239,13 @@ final class WhileLeader {
       }
       long until = interruptedAt + graceNanos;
       boolean stopped = done.isDone();
-      while (!stopped && until - System.nanoTime() > 0) {
+      while (!stopped && until - host.nanoTime() > 0) {
         try {
-          done.get(until - System.nanoTime(), TimeUnit.NANOSECONDS);
-          stopped = true;
-        } catch (ExecutionException | CancellationException finished) {
-          stopped = true;
-        } catch (TimeoutException late) {
-          break;
+          host.await(done, until - host.nanoTime());
         } catch (InterruptedException again) {
           // Already on the way out; the exception we throw reports the interrupt.
         }
+        stopped = done.isDone();
       }
       if (!stopped && !ignored) {
         ignoredInterrupt();
@@ -186,23 +273,10 @@ final class WhileLeader {
         // A term nobody works in only keeps the others out (as with Curator's LeaderSelector).
         term.resign();
         resigned = true;
-        waitFor(term.whenLost().toCompletableFuture(), elector.config().rpcTimeout().toNanos());
+        host.await(term.whenLost().toCompletableFuture(), elector.config().rpcTimeout().toNanos());
       }
       return new LeaderTaskOutcome<>(
           term, value, failure, Optional.ofNullable(why), ignored, resigned);
-    }
-
-    /** waitFor waits up to {@code nanos} for {@code f} to complete, however it completes. */
-    private static void waitFor(CompletableFuture<?> f, long nanos) throws InterruptedException {
-      try {
-        if (nanos == Long.MAX_VALUE) {
-          f.get();
-        } else {
-          f.get(nanos, TimeUnit.NANOSECONDS);
-        }
-      } catch (ExecutionException | CancellationException | TimeoutException e) {
-        // Completed (or still running): the caller looks at the state itself.
-      }
     }
   }
 }
