@@ -115,9 +115,11 @@ public final class PostgresStore extends SqlChaosStore {
 
   /**
    * unsteady adds to {@link SqlChaosStore#unsteady()}, when there is a PgBouncer: it runs, and
-   * postgres answers through it with no advisory lock granted, which would mean that an elector
-   * took a session lock through the pooler (its probe missed it) and left it on a pooled server
-   * connection.
+   * postgres answers through it. It throws IllegalStateException, failing the run, when postgres
+   * has an advisory lock granted: an elector that detected the pooler takes none, so one holds a
+   * session lock on a pooled server connection (its probe missed the pooler), and the run no
+   * longer tests what it says. Such an elector holds its lock for its whole term, so the checks
+   * before and after every fault see it whenever it leads.
    */
   @Override
   public String unsteady() {
@@ -134,8 +136,11 @@ public final class PostgresStore extends SqlChaosStore {
     } catch (IllegalStateException e) {
       return "pgbouncer does not answer: " + e.getMessage();
     }
-    return locks.isEmpty() ? null
-        : "advisory locks held on postgres behind PgBouncer (an elector missed the pooler): " + locks;
+    if (!locks.isEmpty()) {
+      throw new IllegalStateException("advisory locks (pid, classid, objid) granted on postgres behind PgBouncer:"
+          + " an elector missed the pooler and took a session lock on a pooled server connection: " + locks);
+    }
+    return null;
   }
 
   @Override
