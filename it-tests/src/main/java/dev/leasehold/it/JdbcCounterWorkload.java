@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.Properties;
 
 /**
- * JdbcCounterWorkload is the chaos workload on MariaDB/MySQL: it reads the counter row of
+ * JdbcCounterWorkload is the chaos workload on MariaDB/MySQL and PostgreSQL: it reads the counter row of
  * {@code chaos_counter}, thinks, then in one transaction on its own connection (never the
  * elector's term session) runs {@link JdbcFencing#guard}, updates the row to n+1 if it still
  * holds the value read (else CONFLICT), appends the write to the store's log table
@@ -28,7 +28,12 @@ import java.util.Properties;
  * row's shared lock, which keeps every take out, until the server ends its session, so it should
  * be short; but a leader frozen past its TTL (the candidate-pause fault: TTL + 1.5–2.5 s) must
  * find its connection still open when it thaws, or its stale write fails on the dead connection
- * (ERROR) and never reaches the guard. Thread-safe as {@link CounterWorkload} says.
+ * (ERROR) and never reaches the guard.
+ *
+ * <p>On PostgreSQL the connection has pgjdbc's timeouts (whole seconds: the rpc timeout rounded
+ * up) and no session setting, so that it also works through a transaction pooler: each guarded
+ * transaction sets its own {@code lock_timeout} of 1 s, and the guard bounds its idle time.
+ * Thread-safe as {@link CounterWorkload} says.
  */
 final class JdbcCounterWorkload extends CounterWorkload {
   private final String url;
@@ -37,6 +42,7 @@ final class JdbcCounterWorkload extends CounterWorkload {
   private final String counterKey;
   private final Duration rpcTimeout;
   private final long waitTimeoutSeconds;
+  private final boolean postgres;
   private Connection connection;
 
   JdbcCounterWorkload(String url, String user, String password, String counterKey, String id, long thinkMillis,
@@ -48,6 +54,7 @@ final class JdbcCounterWorkload extends CounterWorkload {
     this.counterKey = counterKey;
     this.rpcTimeout = rpcTimeout;
     this.waitTimeoutSeconds = (ttl.toMillis() + 999) / 1000 + 5;
+    this.postgres = url.startsWith("jdbc:postgresql:");
   }
 
   @Override
@@ -77,6 +84,13 @@ final class JdbcCounterWorkload extends CounterWorkload {
     String outcome;
     long shown = next;
     try {
+      if (postgres) {
+        // Per transaction, not per session: behind a transaction pooler a session setting would
+        // stay on whichever server connection ran it, for other clients to inherit.
+        try (Statement s = c.createStatement()) {
+          s.execute("SET LOCAL lock_timeout = 1000");
+        }
+      }
       JdbcFencing.guard(c, l);
       if (update(c, current, next, token, n) == 1) {
         log(c, next, token, n);
@@ -142,8 +156,7 @@ final class JdbcCounterWorkload extends CounterWorkload {
       if (password != null) {
         p.setProperty("password", password);
       }
-      boolean pg = url.startsWith("jdbc:postgresql:");
-      if (pg) {
+      if (postgres) {
         // pgjdbc counts these in seconds.
         String seconds = Long.toString(Math.max(1, (rpcTimeout.toMillis() + 999) / 1000));
         p.setProperty("connectTimeout", seconds);
@@ -155,9 +168,11 @@ final class JdbcCounterWorkload extends CounterWorkload {
       }
       Connection c = DriverManager.getConnection(url, p);
       try (Statement s = c.createStatement()) {
-        // PostgreSQL: the guard itself bounds the transaction's idle time (to the TTL).
-        s.execute(pg ? "SET lock_timeout = 1000"
-            : "SET SESSION innodb_lock_wait_timeout = 1, wait_timeout = " + waitTimeoutSeconds);
+        // PostgreSQL: no session setting (see attempt); the guard itself bounds the transaction's
+        // idle time (to the TTL).
+        if (!postgres) {
+          s.execute("SET SESSION innodb_lock_wait_timeout = 1, wait_timeout = " + waitTimeoutSeconds);
+        }
         c.setAutoCommit(false);
       } catch (SQLException e) {
         c.close();

@@ -44,8 +44,10 @@ public record ChaosConfig(
     ETCD,
     /** One private mariadbd ({@link MariaDbStore}); candidates run {@code --backend=jdbc}. */
     MARIADB,
-    /** One private postgres ({@link PostgresStore}); candidates run {@code --backend=jdbc}. */
-    POSTGRES
+    /** One private postgres ({@link PostgresStore#start()}); candidates run {@code --backend=jdbc}. */
+    POSTGRES,
+    /** One private postgres behind a transaction-mode PgBouncer ({@link PostgresStore#throughPgBouncer()}). */
+    POSTGRES_PGBOUNCER
   }
 
   /**
@@ -80,10 +82,35 @@ public record ChaosConfig(
         Store.POSTGRES);
   }
 
+  /**
+   * postgresThroughPgBouncer returns the settings of {@link #postgres} for candidates that reach
+   * postgres through a transaction-mode PgBouncer (their electors detect the pooler and poll every
+   * 500 ms), with every fault of {@link PostgresFaults#throughPgBouncer()}.
+   *
+   * @param seed drives the order of faults, their targets, hold times and phases
+   * @param iterationsPerFault how many times each fault runs
+   * @return the settings
+   */
+  public static ChaosConfig postgresThroughPgBouncer(long seed, int iterationsPerFault) {
+    return postgres(seed, iterationsPerFault).withFaults(PostgresFaults.throughPgBouncer())
+        .withStore(Store.POSTGRES_PGBOUNCER);
+  }
+
   /** withFaults replaces the fault list. */
   public ChaosConfig withFaults(List<Fault> f) {
     return new ChaosConfig(seed, iterationsPerFault, f, candidates, ttlSeconds, electionTimeoutMillis, preVote,
         rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget, store);
+  }
+
+  /**
+   * withStore replaces the backend.
+   *
+   * @param s the backend
+   * @return the settings with {@code s}
+   */
+  public ChaosConfig withStore(Store s) {
+    return new ChaosConfig(seed, iterationsPerFault, faults, candidates, ttlSeconds, electionTimeoutMillis, preVote,
+        rpcTimeoutMillis, requireLeader, pollMillis, thinkMillis, wallBudget, s);
   }
 
   /** withWallBudget stops starting iterations once this much time has passed. */

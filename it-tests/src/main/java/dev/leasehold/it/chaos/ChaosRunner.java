@@ -113,6 +113,7 @@ public final class ChaosRunner {
         case ETCD -> EtcdStore.start(config);
         case MARIADB -> MariaDbStore.start();
         case POSTGRES -> PostgresStore.start();
+        case POSTGRES_PGBOUNCER -> PostgresStore.throughPgBouncer();
       };
       store.prepare(electionKey, counterKey);
       storeMonitor = store.monitor(recorder, store.params(config).stallNanos());

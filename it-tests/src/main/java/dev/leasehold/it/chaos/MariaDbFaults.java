@@ -36,8 +36,9 @@ public final class MariaDbFaults {
   }
 
   /**
-   * SIGKILL the database server (a crash: every session and named lock gone), then start it
-   * again on its data directory. Shared by the SQL stores' fault lists.
+   * SIGKILL the server (a database server: a crash, every session and lock gone; PgBouncer: every
+   * client and server connection gone), then start it again on its port and data directory.
+   * Shared by the SQL stores' fault lists.
    */
   static final class KillServer implements Fault {
     private final String name;
@@ -83,9 +84,9 @@ public final class MariaDbFaults {
   }
 
   /**
-   * SIGSTOP the database server for between half and one and a half TTL, then SIGCONT:
-   * connections stay open and nothing answers, so the MASTER's renewal times out and ends its
-   * term. Shared by the SQL stores' fault lists.
+   * SIGSTOP the server (a database server or PgBouncer) for between half and one and a half TTL,
+   * then SIGCONT: connections stay open and nothing answers, so the MASTER's renewal times out
+   * and ends its term. Shared by the SQL stores' fault lists.
    */
   static final class PauseServer implements Fault {
     private final String name;

@@ -5,35 +5,81 @@ import dev.leasehold.it.chaos.History.TargetKind;
 import dev.leasehold.it.postgres.PostgresServer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 
 /**
- * PostgresFaults are the chaos faults of a run on PostgreSQL: postgres killed and restarted,
- * paused, and the MASTER's term session ended with {@code pg_terminate_backend}, plus every
- * candidate fault of {@link Faults#candidateFaults()} (its link blackholed or reset, its JVM
- * killed or paused). Stateless; each fault instance is not thread-safe.
+ * PostgresFaults are the chaos faults of a run on PostgreSQL. With the candidates connected
+ * directly ({@link #all()}): postgres killed and restarted, paused, and the MASTER's term session
+ * ended with {@code pg_terminate_backend}. Through a transaction-mode PgBouncer
+ * ({@link #throughPgBouncer()}): PgBouncer killed and started again on its port, paused, and
+ * postgres killed and paused behind it. Each list ends with every candidate fault of
+ * {@link Faults#candidateFaults()} (its link blackholed or reset, its JVM killed or paused).
+ * Stateless; each fault instance is not thread-safe.
  */
 public final class PostgresFaults {
   private PostgresFaults() {}
 
-  /** all returns a fresh instance of every PostgreSQL fault, in report order. */
+  /**
+   * all returns a fresh instance of every fault of a run whose candidates reach postgres
+   * directly, in report order.
+   *
+   * @return the faults
+   */
   public static List<Fault> all() {
-    List<Fault> out = new ArrayList<>(List.of(
+    return withCandidateFaults(
         new MariaDbFaults.KillServer("postgres-kill", "postgres", PostgresFaults::server),
         new MariaDbFaults.PauseServer("postgres-pause", "postgres", PostgresFaults::server),
-        new TerminateSession()));
+        new TerminateSession());
+  }
+
+  /**
+   * throughPgBouncer returns a fresh instance of every fault of a run whose candidates reach
+   * postgres through a transaction-mode PgBouncer ({@link PostgresStore#throughPgBouncer()}), in
+   * report order. No term session to end there: an elector behind the pooler holds none.
+   *
+   * @return the faults
+   */
+  public static List<Fault> throughPgBouncer() {
+    return withCandidateFaults(
+        new MariaDbFaults.KillServer("pgbouncer-restart", "pgbouncer", PostgresFaults::bouncer),
+        new MariaDbFaults.PauseServer("pgbouncer-pause", "pgbouncer", PostgresFaults::bouncer),
+        new MariaDbFaults.KillServer("postgres-kill", "postgres", PostgresFaults::server),
+        new MariaDbFaults.PauseServer("postgres-pause", "postgres", PostgresFaults::server));
+  }
+
+  /**
+   * named returns those of {@code group} whose names {@code names} lists (comma separated), all
+   * of them for null, blank or "all"; possibly none, when the list names only faults of the other
+   * PostgreSQL run.
+   *
+   * @param group the faults of one run, {@link #all()} or {@link #throughPgBouncer()}
+   * @param names the {@code -Dchaos.faults} value
+   * @return the listed faults of {@code group}
+   * @throws IllegalArgumentException naming a listed fault that neither run has, and the known ones
+   */
+  public static List<Fault> named(List<Fault> group, String names) {
+    Map<String, Fault> known = new LinkedHashMap<>();
+    Stream.concat(all().stream(), throughPgBouncer().stream()).forEach(f -> known.putIfAbsent(f.name(), f));
+    List<String> listed = Faults.named(List.copyOf(known.values()), names).stream().map(Fault::name).toList();
+    return group.stream().filter(f -> listed.contains(f.name())).toList();
+  }
+
+  private static List<Fault> withCandidateFaults(Fault... storeFaults) {
+    List<Fault> out = new ArrayList<>(List.of(storeFaults));
     out.addAll(Faults.candidateFaults());
     return List.copyOf(out);
   }
 
-  /** named returns the PostgreSQL faults whose names are listed (comma separated), or all for null/blank/"all". */
-  public static List<Fault> named(String names) {
-    return Faults.named(all(), names);
-  }
-
   private static LocalServer server(ChaosContext ctx) {
     return ctx.store(PostgresStore.class).server();
+  }
+
+  private static LocalServer bouncer(ChaosContext ctx) {
+    return ctx.store(PostgresStore.class).bouncer();
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.leasehold.it.chaos;
 
+import dev.leasehold.it.postgres.PgBouncer;
 import dev.leasehold.it.postgres.PostgresServer;
 import java.util.List;
 
@@ -12,6 +13,12 @@ import java.util.List;
  * counter write in the workload's guarded transaction. The guard's {@code FOR SHARE} lock and a
  * take's row lock exclude each other, so a write's {@code rev} falls between the takes it was
  * serialized between.
+ *
+ * <p>{@link #throughPgBouncer()} puts one transaction-mode {@link PgBouncer} between the
+ * candidates' proxies and postgres: the electors detect the pooler and poll, and the counter
+ * workload's transactions go through it too. Faults may then kill and pause PgBouncer as well;
+ * the health check asks postgres through it, and finds no advisory lock on postgres, since an
+ * elector that detected the pooler takes none.
  *
  * <p>Not thread-safe; the runner's thread only (the server itself is thread-safe).
  */
@@ -42,20 +49,106 @@ public final class PostgresStore extends SqlChaosStore {
       "INSERT INTO chaos_probe (id, n) VALUES (1, 0)");
 
   private final PostgresServer server;
+  // Null when the candidates reach postgres directly.
+  private final PgBouncer bouncer;
 
-  private PostgresStore(PostgresServer server) {
+  private PostgresStore(PostgresServer server, PgBouncer bouncer) {
     super(server, "postgres");
     this.server = server;
+    this.bouncer = bouncer;
   }
 
-  /** start initialises and launches a private postgres (the launcher's settings: durable commits). */
+  /**
+   * start initialises and launches a private postgres (the launcher's settings: durable commits)
+   * that the candidates reach directly.
+   *
+   * @return the store
+   */
   public static PostgresStore start() {
-    return new PostgresStore(PostgresServer.builder().name("chaos").start());
+    return new PostgresStore(PostgresServer.builder().name("chaos").start(), null);
   }
 
-  /** server is the postgres. */
+  /**
+   * throughPgBouncer launches a private postgres, as {@link #start()} does, and a transaction-mode
+   * PgBouncer in front of it that the candidates reach postgres through.
+   *
+   * @return the store
+   */
+  public static PostgresStore throughPgBouncer() {
+    PostgresServer server = PostgresServer.builder().name("chaos").start();
+    try {
+      return new PostgresStore(server, PgBouncer.start(server, PgBouncer.PoolMode.TRANSACTION));
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+  }
+
+  /**
+   * server is the postgres.
+   *
+   * @return the server
+   */
   public PostgresServer server() {
     return server;
+  }
+
+  /**
+   * bouncer is the PgBouncer between the candidates and postgres.
+   *
+   * @return the PgBouncer
+   * @throws IllegalStateException when the candidates reach postgres directly
+   */
+  public PgBouncer bouncer() {
+    if (bouncer == null) {
+      throw new IllegalStateException("the candidates reach postgres directly: no PgBouncer"
+          + " (PostgresStore.throughPgBouncer makes one)");
+    }
+    return bouncer;
+  }
+
+  /** clientPorts is PgBouncer's port when the candidates go through it, else postgres's. */
+  @Override
+  public List<Integer> clientPorts() {
+    return bouncer == null ? super.clientPorts() : List.of(bouncer.port());
+  }
+
+  /**
+   * unsteady adds to {@link SqlChaosStore#unsteady()}, when there is a PgBouncer: it runs, and
+   * postgres answers through it. It throws IllegalStateException, failing the run, when postgres
+   * has an advisory lock granted: an elector that detected the pooler takes none, so one holds a
+   * session lock on a pooled server connection (its probe missed the pooler), and the run no
+   * longer tests what it says. Such an elector holds its lock for its whole term, so the checks
+   * before and after every fault see it whenever it leads.
+   */
+  @Override
+  public String unsteady() {
+    String why = super.unsteady();
+    if (why != null || bouncer == null) {
+      return why;
+    }
+    if (!bouncer.isRunning() || bouncer.isPaused()) {
+      return bouncer + " not running";
+    }
+    List<List<String>> locks;
+    try {
+      locks = bouncer.sql("SELECT pid, classid, objid FROM pg_locks WHERE locktype = 'advisory' AND granted");
+    } catch (IllegalStateException e) {
+      return "pgbouncer does not answer: " + e.getMessage();
+    }
+    if (!locks.isEmpty()) {
+      throw new IllegalStateException("advisory locks (pid, classid, objid) granted on postgres behind PgBouncer:"
+          + " an elector missed the pooler and took a session lock on a pooled server connection: " + locks);
+    }
+    return null;
+  }
+
+  @Override
+  public void healAll() {
+    super.healAll();
+    if (bouncer != null) {
+      heal(bouncer);
+    }
   }
 
   @Override
@@ -80,7 +173,10 @@ public final class PostgresStore extends SqlChaosStore {
 
   @Override
   String jdbcUrl(int port) {
-    return "jdbc:postgresql://127.0.0.1:" + port + "/" + PostgresServer.DATABASE;
+    // Through PgBouncer's transaction pooling a server-side prepared statement would not outlive
+    // its transaction (see PgBouncer); the workload's connection needs this, the elector sets it.
+    return "jdbc:postgresql://127.0.0.1:" + port + "/" + PostgresServer.DATABASE
+        + (bouncer == null ? "" : "?prepareThreshold=0");
   }
 
   @Override
@@ -101,7 +197,17 @@ public final class PostgresStore extends SqlChaosStore {
     } catch (IllegalStateException ignored) {
       // Only for the summary line.
     }
-    return "postgres " + version + ", fsync and synchronous_commit on, " + describeRpc(config);
+    return "postgres " + version + ", fsync and synchronous_commit on, candidates "
+        + (bouncer == null ? "direct" : "through " + bouncer.version() + " (transaction pooling)") + ", "
+        + describeRpc(config);
+  }
+
+  @Override
+  public void close() {
+    if (bouncer != null) {
+      bouncer.close();
+    }
+    super.close();
   }
 
 }

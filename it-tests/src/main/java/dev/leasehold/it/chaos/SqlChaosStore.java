@@ -73,11 +73,16 @@ abstract class SqlChaosStore implements ChaosStore {
 
   @Override
   public void healAll() {
+    heal(server);
+  }
+
+  /** heal resumes {@code s} if it is paused, or starts it if it is not running; best effort. */
+  static void heal(LocalServer s) {
     try {
-      if (server.isPaused()) {
-        server.resume();
-      } else if (!server.isRunning()) {
-        server.start();
+      if (s.isPaused()) {
+        s.resume();
+      } else if (!s.isRunning()) {
+        s.start();
       }
     } catch (RuntimeException ignored) {
       // Best effort.

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -56,6 +57,7 @@ public final class PgBouncer extends LocalServer {
     private static final Logger log = LoggerFactory.getLogger(PgBouncer.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    private static final Duration SQL_TIMEOUT = Duration.ofSeconds(10);
 
     private final PostgresServer server;
     private final PoolMode mode;
@@ -135,6 +137,25 @@ public final class PgBouncer extends LocalServer {
         }
     }
 
+    /**
+     * sql runs one statement as the superuser in {@value PostgresServer#DATABASE} through pgbouncer, on a fresh
+     * connection (10 s socket timeout, no server-side prepared statement), and returns the rows as strings; statements
+     * without a result set return an empty list.
+     *
+     * @param statement the SQL statement
+     * @return the rows, SQL NULL as {@code null}
+     * @throws IllegalStateException wrapping the SQLException when the statement fails or pgbouncer or the server
+     *     does not answer
+     */
+    public List<List<String>> sql(String statement) {
+        try {
+            return PgJdbc.rows(jdbcUrl() + "?prepareThreshold=0", server.superuser(), server.superuserPassword(),
+                    SQL_TIMEOUT, statement);
+        } catch (SQLException e) {
+            throw new IllegalStateException(name() + ": '" + statement + "' failed: " + e.getMessage(), e);
+        }
+    }
+
     /** version returns the first line of {@code pgbouncer --version}, such as "PgBouncer 1.18.0". */
     public String version() {
         try {
@@ -179,6 +200,9 @@ public final class PgBouncer extends LocalServer {
                 "ignore_startup_parameters = extra_float_digits",
                 // The default 100 is too few for 100 candidates with a session each, plus a test's own.
                 "max_client_conn = 1000",
+                // After a failed server login (postgres restarting) pgbouncer waits this long before it tries
+                // again; the default 15 s would add up to 15 s to every failover behind it.
+                "server_login_retry = 1",
                 ""));
         return PgProcess.spawn(List.of(pgbouncer.toString(), config.toString()), Map.of(), logFile(), reason);
     }

@@ -1,6 +1,7 @@
 package dev.leasehold.it.chaos;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.time.Duration;
 import java.util.List;
@@ -68,11 +69,23 @@ final class ChaosRuns {
    */
   static void sqlSuite(long defaultSeed, BiFunction<Long, Integer, ChaosConfig> settings,
       Function<String, List<Fault>> named) throws Exception {
+    sqlSuite(defaultSeed, settings, named, "all");
+  }
+
+  /**
+   * sqlSuite is {@link #sqlSuite(long, BiFunction, Function)} whose bounded run, unless
+   * {@code -Dchaos.faults} says otherwise, runs the faults {@code boundedFaults} lists (comma
+   * separated, or "all"); a run for which {@code named} keeps no fault is skipped.
+   */
+  static void sqlSuite(long defaultSeed, BiFunction<Long, Integer, ChaosConfig> settings,
+      Function<String, List<Fault>> named, String boundedFaults) throws Exception {
     long seed = Long.getLong("chaos.seed", defaultSeed);
     Integer iterations = Integer.getInteger("chaos.iterations");
     boolean bounded = iterations == null;
-    ChaosConfig config = settings.apply(seed, bounded ? 1 : iterations)
-        .withFaults(named.apply(System.getProperty("chaos.faults")));
+    String listed = System.getProperty("chaos.faults", bounded ? boundedFaults : "all");
+    List<Fault> faults = named.apply(listed);
+    assumeFalse(faults.isEmpty(), "chaos.faults " + listed + " lists no fault of this run");
+    ChaosConfig config = settings.apply(seed, bounded ? 1 : iterations).withFaults(faults);
     // Leave room for closing and checking within the limit.
     config = configure(config, bounded, Duration.ofSeconds(70));
     ChaosRunner.Report report = run(config);
