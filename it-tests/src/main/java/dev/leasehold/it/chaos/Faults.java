@@ -33,7 +33,14 @@ public final class Faults {
         new IsolateEtcdFollower(),
         // A follower killed while the leader is cut off: one member of three left, no quorum.
         new ComposedFault(new KillEtcdMember(false), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), false),
-        new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true));
+        new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true),
+        new ReplaceEtcdMember(ReplaceEtcdMember.Target.RANDOM),
+        new ReplaceEtcdMember(ReplaceEtcdMember.Target.CLIENTS),
+        new ReplaceEtcdMember(ReplaceEtcdMember.Target.LEADER),
+        // The cut-off leader removed through the other two, which keep a quorum; the new member
+        // joins them before the partition heals.
+        new ComposedFault(new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE),
+            new ReplaceEtcdMember(ReplaceEtcdMember.Target.ISOLATED), true));
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */
