@@ -2,7 +2,10 @@ package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.EtcdCluster;
 import dev.leasehold.it.EtcdMember;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
 import io.etcd.jetcd.options.CompactOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,6 +133,17 @@ public final class EtcdStore implements ChaosStore {
     List<EtcdMember> from = used.isEmpty() ? followers : used;
     EtcdMember pick = from.get(random.nextInt(from.size()));
     return new FollowerPick(pick, used.contains(pick));
+  }
+
+  /**
+   * queue lists the candidate ids in the election's queue (PROTOCOL.md §4.5: the participant keys
+   * {@code <electionKey>/candidates/}, whose values are the candidates' ids), in key order.
+   */
+  public List<String> queue(String electionKey) throws Exception {
+    ByteSequence prefix = ByteSequence.from(electionKey + "/candidates/", StandardCharsets.UTF_8);
+    return adminClient().getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
+        .get(5, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getValue().toString(StandardCharsets.UTF_8))
+        .toList();
   }
 
   /** leader is the etcd leader member now (waits up to 10 s for one). */

@@ -40,7 +40,9 @@ public final class Faults {
         // The cut-off leader removed through the other two, which keep a quorum; the new member
         // joins them before the partition heals.
         new ComposedFault(new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE),
-            new ReplaceEtcdMember(ReplaceEtcdMember.Target.ISOLATED), true));
+            new ReplaceEtcdMember(ReplaceEtcdMember.Target.ISOLATED), true),
+        SkewCandidateClock.within(),
+        SkewCandidateClock.beyond());
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */
