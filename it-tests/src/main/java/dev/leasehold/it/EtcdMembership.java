@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * EtcdMembership changes an etcd cluster's membership through etcd's Cluster API (MemberRemove, MemberAdd), as an
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  * has to wait. Each call retries every {@value #RETRY_MILLIS} ms until its deadline. Stateless; thread-safe.
  */
 final class EtcdMembership {
+    private static final Logger log = LoggerFactory.getLogger(EtcdMembership.class);
     private static final long RETRY_MILLIS = 200;
     private static final long CALL_SECONDS = 5;
 
@@ -79,14 +82,22 @@ final class EtcdMembership {
     }
 
     private static <T> T retry(String what, Duration timeout, Call<T> call) {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        long start = System.nanoTime();
+        long end = start + timeout.toNanos();
+        Exception refused = null;
+        for (int attempt = 1; ; attempt++) {
             try {
-                return call.call();
+                T done = call.call();
+                if (refused != null) {
+                    log.info("etcd accepted {} at attempt {}, {} ms after the first; it had refused: {}", what, attempt,
+                            (System.nanoTime() - start) / 1_000_000, refused.toString());
+                }
+                return done;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(what + ": interrupted", e);
             } catch (Exception e) {
+                refused = e;
                 if (System.nanoTime() - end > 0) {
                     throw new IllegalStateException("etcd did not accept " + what + " within " + timeout + ": " + e, e);
                 }

@@ -15,7 +15,7 @@ import java.util.Random;
  * <p>Inject: a follower slot's JVM is closed and started again under libfaketime ({@link
  * Faketime}) at the rate; the MASTERs before it resign until it is MASTER (with standby leases
  * the key goes to the queue's head, and a restarted candidate queues last); then its links are
- * blackholed. Hold: TTL + 0.5–1.5 s. Recover: the links heal, the skewed candidate finds its term
+ * blackholed. Hold: TTL + 0.2–0.8 s. Recover: the links heal, the skewed candidate finds its term
  * gone (its writes with the old token must be FENCED), its stamps are mapped to the shared clock
  * ({@link HistoryRecorder#mapClock}, fitted to the clock probes this fault sent every {@value
  * #PROBE_EVERY_MILLIS} ms through its life), and it is closed and started again on the real
@@ -135,7 +135,9 @@ final class SkewCandidateClock implements Fault {
 
   @Override
   public Duration hold(ChaosContext ctx, Random random) {
-    return Duration.ofMillis(ctx.ttlMillis() + Faults.between(random, 500, 1500));
+    // The lease expires at most a TTL after the cut (its last renewal came before), and the next
+    // candidate is elected right after: past that, a MASTER that has not stepped down overlaps.
+    return Duration.ofMillis(ctx.ttlMillis() + Faults.between(random, 200, 800));
   }
 
   @Override
