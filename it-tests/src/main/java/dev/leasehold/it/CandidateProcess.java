@@ -65,29 +65,14 @@ public final class CandidateProcess implements AutoCloseable {
   public static CandidateProcess start(
       String id, List<String> endpoints, String key, int ttlSeconds, Path logFile, String... extraArgs)
       throws IOException {
-    return start(id, endpoints, key, ttlSeconds, logFile, null, extraArgs);
+    return start(id, endpoints, key, ttlSeconds, logFile, null, Map.of(), extraArgs);
   }
 
   /**
-   * start launches a candidate JVM like {@link #start(String, List, String, int, Path, String...)}
-   * and hands every line it prints to {@code listener} (on the reader thread) as it arrives.
-   */
-  public static CandidateProcess start(
-      String id,
-      List<String> endpoints,
-      String key,
-      int ttlSeconds,
-      Path logFile,
-      Consumer<String> listener,
-      String... extraArgs)
-      throws IOException {
-    return start(id, endpoints, key, ttlSeconds, logFile, listener, Map.of(), extraArgs);
-  }
-
-  /**
-   * start launches a candidate JVM like {@link #start(String, List, String, int, Path, Consumer,
-   * String...)} with {@code environment} added to its environment (such as {@link
-   * Faketime#environment}, to run its clocks at another rate).
+   * start launches a candidate JVM like {@link #start(String, List, String, int, Path, String...)},
+   * hands every line it prints to {@code listener} (on the reader thread) as it arrives, and adds
+   * {@code environment} to its environment (such as {@link Faketime#environment}, to run its
+   * clocks at another rate).
    *
    * @param id the candidate id
    * @param endpoints the etcd endpoints it dials
