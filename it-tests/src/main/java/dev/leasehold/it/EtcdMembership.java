@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 final class EtcdMembership {
     private static final Logger log = LoggerFactory.getLogger(EtcdMembership.class);
     private static final long RETRY_MILLIS = 200;
-    private static final long CALL_SECONDS = 5;
+    // A MemberRemove of the leader may never be answered (it stops applying its own removal): retry soon.
+    private static final long CALL_SECONDS = 2;
 
     private EtcdMembership() {}
 
