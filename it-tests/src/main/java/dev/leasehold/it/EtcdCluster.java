@@ -187,7 +187,8 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private ClientBuilder clientBuilder(List<EtcdMember> via) {
-        ClientBuilder b = Client.builder().endpoints(via.stream().map(EtcdMember::clientEndpoint).toArray(String[]::new));
+        String[] endpoints = via.stream().map(EtcdMember::clientEndpoint).toArray(String[]::new);
+        ClientBuilder b = Client.builder().endpoints(endpoints);
         return tls == null ? b : b.sslContext(tls.nettyContext(clientCertAuth));
     }
 

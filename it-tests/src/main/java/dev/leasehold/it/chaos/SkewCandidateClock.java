@@ -56,7 +56,10 @@ final class SkewCandidateClock implements Fault {
     return new SkewCandidateClock("candidate-clock-within-bound", 0.995, 1.005);
   }
 
-  /** beyond is the nemesis beyond the bound: a clock at half speed, which keeps a cut-off MASTER acting past its lease. */
+  /**
+   * beyond is the nemesis beyond the bound: a clock at half speed, which keeps a cut-off MASTER
+   * acting past its lease.
+   */
   static SkewCandidateClock beyond() {
     return new SkewCandidateClock("candidate-clock-beyond-bound", 0.5);
   }

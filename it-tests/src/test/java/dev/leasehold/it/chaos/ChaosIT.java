@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
  * <p>By default it is the bounded run of the normal suite: a fixed seed, every fault of {@link
  * Faults#bounded()} once, well under 4 minutes including cluster start. {@code
  * -Dchaos.iterations=N} makes it the long run (N iterations of every fault, {@link Faults#all()});
- * {@code -Dchaos.seed=S} replays a seed; {@code -Dchaos.faults=a,b} names the faults (of all); {@code -Dchaos.budget.minutes=M} stops starting iterations after M minutes.
- * Both print the summary table; a failure prints the seed, the violations and the history
- * around them, and keeps the full history under target/chaos.
+ * {@code -Dchaos.seed=S} replays a seed; {@code -Dchaos.faults=a,b} names the faults (of all);
+ * {@code -Dchaos.budget.minutes=M} stops starting iterations after M minutes. Both print the
+ * summary table; a failure prints the seed, the violations and the history around them, and
+ * keeps the full history under target/chaos.
  */
 class ChaosIT {
   static final long DEFAULT_SEED = 20261130L;
