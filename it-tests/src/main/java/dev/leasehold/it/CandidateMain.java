@@ -26,7 +26,9 @@ import java.util.Map;
  * (with a health file, the elector's health check answers unhealthy while that file exists,
  * polled every 100 ms, 2 answers in a row). It prints one line per fact on stdout:
  * {@code READY <pid>}, and {@code EVENT <nanoTime> <cause> <from> <to> <leaderId|-> <token|0>}
- * per event. It reads commands from stdin: {@code resign}, {@code close} (revoke and exit 0).
+ * per event. It reads commands from stdin: {@code resign}, {@code close} (revoke and exit 0),
+ * {@code clock <n>} (prints {@code CLOCK <n> <nanoTime>}: the caller's clock reading {@code n}
+ * echoed with its own, which lets a caller map the stamps of a JVM run under libfaketime).
  * End of input closes too. Not thread-safe; one instance per JVM.
  *
  * <p>With {@code --workload=counter --counter-key=KEY [--think-millis=N]} it also runs the
@@ -229,7 +231,15 @@ public final class CandidateMain {
           out.println("CLOSED");
           return;
         }
-        default -> out.println("UNKNOWN " + cmd);
+        default -> {
+          if (cmd.startsWith("clock ")) {
+            // The harness's clock reading echoed with ours: under libfaketime the harness maps
+            // this JVM's stamps back to the shared clock from these pairs.
+            out.println("CLOCK " + cmd.substring(6).trim() + " " + System.nanoTime());
+          } else {
+            out.println("UNKNOWN " + cmd);
+          }
+        }
       }
     }
     elector.close();

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -64,12 +65,25 @@ public final class CandidateProcess implements AutoCloseable {
   public static CandidateProcess start(
       String id, List<String> endpoints, String key, int ttlSeconds, Path logFile, String... extraArgs)
       throws IOException {
-    return start(id, endpoints, key, ttlSeconds, logFile, null, extraArgs);
+    return start(id, endpoints, key, ttlSeconds, logFile, null, Map.of(), extraArgs);
   }
 
   /**
-   * start launches a candidate JVM like {@link #start(String, List, String, int, Path, String...)}
-   * and hands every line it prints to {@code listener} (on the reader thread) as it arrives.
+   * start launches a candidate JVM like {@link #start(String, List, String, int, Path, String...)},
+   * hands every line it prints to {@code listener} (on the reader thread) as it arrives, and adds
+   * {@code environment} to its environment (such as {@link Faketime#environment}, to run its
+   * clocks at another rate).
+   *
+   * @param id the candidate id
+   * @param endpoints the etcd endpoints it dials
+   * @param key the election key
+   * @param ttlSeconds its lease TTL
+   * @param logFile where its stderr (its logs) goes
+   * @param listener receives every line it prints, on the reader thread; may be null
+   * @param environment variables added to the child's environment
+   * @param extraArgs further {@code CandidateMain} arguments
+   * @return the running candidate
+   * @throws IOException if the JVM cannot be started
    */
   public static CandidateProcess start(
       String id,
@@ -78,6 +92,7 @@ public final class CandidateProcess implements AutoCloseable {
       int ttlSeconds,
       Path logFile,
       Consumer<String> listener,
+      Map<String, String> environment,
       String... extraArgs)
       throws IOException {
     List<String> cmd = new ArrayList<>();
@@ -98,10 +113,9 @@ public final class CandidateProcess implements AutoCloseable {
     cmd.add("--ttl-seconds=" + ttlSeconds);
     cmd.addAll(List.of(extraArgs));
     logFile.toAbsolutePath().getParent().toFile().mkdirs();
-    Process p =
-        new ProcessBuilder(cmd)
-            .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-            .start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    pb.environment().putAll(environment);
+    Process p = pb.start();
     return new CandidateProcess(id, p, listener);
   }
 
@@ -155,8 +169,8 @@ public final class CandidateProcess implements AutoCloseable {
     throw new IllegalStateException(id + ": no matching line within " + timeout + "; printed " + lines());
   }
 
-  /** send writes one command line to the child's stdin. */
-  public void send(String command) throws IOException {
+  /** send writes one command line to the child's stdin; lines sent from several threads do not mix. */
+  public synchronized void send(String command) throws IOException {
     stdin.write(command + "\n");
     stdin.flush();
   }
@@ -194,6 +208,18 @@ public final class CandidateProcess implements AutoCloseable {
   /** resume sends SIGCONT. */
   public void resume() throws IOException, InterruptedException {
     signal("CONT");
+  }
+
+  /**
+   * awaitExit waits up to {@code timeout} for the child to exit and returns whether it did, once
+   * the reader has taken every line it printed.
+   */
+  public boolean awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return false;
+    }
+    reader.join(TimeUnit.SECONDS.toMillis(5));
+    return true;
   }
 
   /** isAlive tells whether the child still runs. */

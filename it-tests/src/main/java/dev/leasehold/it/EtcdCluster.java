@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * EtcdCluster runs a local etcd cluster as child processes on 127.0.0.1, one process per {@link EtcdMember}.
  *
- * <p>Thread-safe: the member list is fixed at start, member operations are synchronized per member, and
- * {@link #close()} is idempotent and may race with any other call.
+ * <p>Thread-safe: the member list changes only by {@link #removeMember} and {@link #addMember}, which are synchronized
+ * and publish a new immutable list; member operations are synchronized per member, and {@link #close()} is idempotent
+ * and may race with any other call.
  */
 public final class EtcdCluster implements AutoCloseable {
 
@@ -30,6 +31,7 @@ public final class EtcdCluster implements AutoCloseable {
     private static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
     private static final int START_ATTEMPTS = 3;
     private static final int LOG_TAIL_LINES = 15;
+    private static final Duration MEMBERSHIP_TIMEOUT = Duration.ofSeconds(30);
 
     private final String name;
     private final int electionTimeoutMillis;
@@ -42,6 +44,8 @@ public final class EtcdCluster implements AutoCloseable {
     private final HttpClient http;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<EtcdMember> members = List.of();
+    // Names stay unique across membership changes: a joining member is <cluster>-<nextIndex>.
+    private int nextIndex;
 
     EtcdCluster(String name, int electionTimeoutMillis, int heartbeatMillis, Path logDir,
             PeerRouter peerRouter, boolean preVote, EtcdTls tls, boolean clientCertAuth, String rootPassword) {
@@ -114,13 +118,85 @@ public final class EtcdCluster implements AutoCloseable {
      * its client certificate when the cluster requires one; without credentials.
      */
     public ClientBuilder clientBuilder() {
-        ClientBuilder b = Client.builder().endpoints(clientEndpoints().toArray(String[]::new));
-        return tls == null ? b : b.sslContext(tls.nettyContext(clientCertAuth));
+        return clientBuilder(members);
     }
 
     /** rootClient returns a new jetcd client, authenticated as root when auth is enabled; the caller closes it. */
     public Client rootClient() {
-        ClientBuilder b = clientBuilder();
+        return rootClient(members);
+    }
+
+    /**
+     * removeMember removes {@code member} from the cluster as an operator would: etcd's MemberRemove, asked of the
+     * other running members and retried for up to 30 s while etcd refuses it (no leader, a quorum not connected
+     * long enough); then it ends the member's process and deletes its data dir. {@link #members()} no longer lists
+     * it, and its logs stay.
+     *
+     * @param member a member of this cluster; may be the leader, or cut off from its peers
+     * @return the position {@code member} had in {@link #members()}, for {@link #addMember}
+     * @throws IllegalArgumentException if {@code member} is not a member now
+     * @throws IllegalStateException if etcd did not accept the removal within 30 s
+     */
+    public synchronized int removeMember(EtcdMember member) {
+        List<EtcdMember> now = members;
+        int position = now.indexOf(member);
+        if (position < 0) {
+            throw new IllegalArgumentException(member.name() + " is not a member of " + this);
+        }
+        List<EtcdMember> others = now.stream().filter(m -> m != member && m.isRunning() && !m.isPaused()).toList();
+        try (Client client = rootClient(others)) {
+            EtcdMembership.remove(client, member.name(), MEMBERSHIP_TIMEOUT);
+        }
+        List<EtcdMember> rest = new ArrayList<>(now);
+        rest.remove(position);
+        members = List.copyOf(rest);
+        closeMembers(List.of(member));
+        log.info("etcd cluster {}: removed {}", name, member.name());
+        return position;
+    }
+
+    /**
+     * addMember adds a new member, {@code <cluster>-<n>} with n counting on from the last member ever made, at
+     * {@code position} in {@link #members()}: etcd's MemberAdd with the peer URL it will advertise (through the peer
+     * router, as every member's), asked of the running members and retried for up to 30 s while etcd refuses it
+     * (it adds no member until its leader has been connected to every member for 5 s); then it starts the member
+     * on fresh ports and a fresh data dir with {@code --initial-cluster-state existing}.
+     *
+     * @param position where the new member goes in {@link #members()}, 0 to its size
+     * @return the new member, running and answering /health
+     * @throws IllegalStateException if etcd did not accept the member within 30 s, or the member did not start
+     */
+    public synchronized EtcdMember addMember(int position) {
+        List<EtcdMember> now = members;
+        if (position < 0 || position > now.size()) {
+            throw new IllegalArgumentException("position must be in [0, " + now.size() + "], but was " + position);
+        }
+        EtcdMember added;
+        try (Client client = rootClient(now.stream().filter(m -> m.isRunning() && !m.isPaused()).toList())) {
+            int index = nextIndex++;
+            added = memberFactory.joining(this, EtcdBinary.resolve(), index,
+                    peerUrl -> EtcdMembership.add(client, name + "-" + index, peerUrl, MEMBERSHIP_TIMEOUT));
+        }
+        List<EtcdMember> grown = new ArrayList<>(now);
+        grown.add(position, added);
+        // Listed before it starts, so that whoever tells members apart by process (peer proxies) knows it at once.
+        members = List.copyOf(grown);
+        added.startJoining();
+        log.info("etcd cluster {}: added {}", name, added);
+        return added;
+    }
+
+    private ClientBuilder clientBuilder(List<EtcdMember> via) {
+        String[] endpoints = via.stream().map(EtcdMember::clientEndpoint).toArray(String[]::new);
+        ClientBuilder b = Client.builder().endpoints(endpoints);
+        return tls == null ? b : b.sslContext(tls.nettyContext(clientCertAuth));
+    }
+
+    private Client rootClient(List<EtcdMember> via) {
+        if (via.isEmpty()) {
+            throw new IllegalStateException("no running member to ask: " + this);
+        }
+        ClientBuilder b = clientBuilder(via);
         if (rootPassword != null) {
             b.user(EtcdAuth.bytes(EtcdAuth.ROOT)).password(EtcdAuth.bytes(rootPassword));
         }
@@ -293,6 +369,7 @@ public final class EtcdCluster implements AutoCloseable {
                 throw e;
             }
             if (problem == null) {
+                nextIndex = memberCount;
                 log.info("etcd cluster {} up: {} (leader {}); logs in {}", name, clientEndpointsCsv(),
                         leader().map(EtcdMember::name).orElse("?"), logDir);
                 return;

@@ -131,13 +131,22 @@ public final class EtcdMember {
      *     within 30 s
      */
     public synchronized void start() {
+        startAs("restart");
+    }
+
+    /** startJoining starts a member the cluster just added (see {@link EtcdCluster#addMember}) for the first time. */
+    synchronized void startJoining() {
+        startAs("join");
+    }
+
+    private void startAs(String reason) {
         if (closed) {
-            throw new IllegalStateException(name + ": cluster is closed");
+            throw new IllegalStateException(name + ": closed (the cluster closed or the member removed)");
         }
         if (isRunning()) {
             throw new IllegalStateException(name + ": already running (pid " + pid() + ")");
         }
-        launch("restart");
+        launch(reason);
         awaitServing(process);
     }
 

@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
- * EtcdMemberFactory creates the {@link EtcdMember}s of one start attempt of an {@link EtcdCluster}: it picks free
- * client and peer ports, a data dir and a log file per member, and builds each member's etcd command line.
+ * EtcdMemberFactory creates the {@link EtcdMember}s of one start attempt of an {@link EtcdCluster}, and those that
+ * join it later: it picks free client and peer ports, a data dir and a log file per member, and builds each member's
+ * etcd command line.
  *
  * <p>Thread-safe: its settings are fixed at construction and every {@link #create} call works on its own ports and
  * directories.
@@ -52,41 +54,59 @@ final class EtcdMemberFactory {
         }
         List<EtcdMember> created = new ArrayList<>();
         for (int i = 0; i < memberCount; i++) {
-            String memberName = memberName(i);
-            int clientPort = ports[2 * i];
-            int peerPort = ports[2 * i + 1];
-            PeerUrls peer = peers.get(i);
-            String clientUrl = cluster.clientScheme() + "://127.0.0.1:" + clientPort;
-            Path dataDir;
-            try {
-                dataDir = Files.createTempDirectory("leasehold-etcd-" + memberName + "-");
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot create data dir for " + memberName, e);
-            }
-            List<String> command = new ArrayList<>(List.of(
-                    binary.toString(),
-                    "--name", memberName,
-                    "--data-dir", dataDir.toString(),
-                    "--listen-client-urls", clientUrl,
-                    "--advertise-client-urls", clientUrl,
-                    "--listen-peer-urls", peer.listen(),
-                    "--initial-advertise-peer-urls", peer.advertise(),
-                    "--initial-cluster", String.join(",", initialCluster),
-                    "--initial-cluster-state", "new",
-                    "--initial-cluster-token", token,
-                    "--heartbeat-interval", Integer.toString(heartbeatMillis),
-                    "--election-timeout", Integer.toString(electionTimeoutMillis),
-                    "--pre-vote=" + preVote,
-                    // etcd 3.4 defaults to the deprecated capnslog logger; zap gives one JSON object per line.
-                    "--logger", "zap",
-                    "--log-outputs", "stderr"));
-            if (tls != null) {
-                command.addAll(tls.serverFlags(clientCertAuth));
-            }
-            created.add(new EtcdMember(cluster, memberName, clientPort, peerPort, dataDir,
-                    logDir.resolve(memberName + ".log"), command));
+            List<String> state = List.of("--initial-cluster-state", "new", "--initial-cluster-token", token);
+            created.add(member(cluster, binary, memberName(i), ports[2 * i], ports[2 * i + 1], peers.get(i),
+                    String.join(",", initialCluster), state));
         }
         return List.copyOf(created);
+    }
+
+    /**
+     * joining returns a new, not yet launched member {@code <cluster>-<index>} on fresh ports and a fresh data dir,
+     * which joins the running cluster ({@code --initial-cluster-state existing}); {@code announce} receives the peer
+     * URL the member will advertise, adds it to the cluster (etcd's MemberAdd) and returns the
+     * {@code --initial-cluster} value that lists every member with the new one.
+     */
+    EtcdMember joining(EtcdCluster cluster, Path binary, int index, Function<String, String> announce) {
+        int[] ports = freePorts(2);
+        String memberName = memberName(index);
+        PeerUrls peer = peerUrls(memberName, ports[1]);
+        String initialCluster = announce.apply(peer.advertise());
+        return member(cluster, binary, memberName, ports[0], ports[1], peer, initialCluster,
+                List.of("--initial-cluster-state", "existing"));
+    }
+
+    private EtcdMember member(EtcdCluster cluster, Path binary, String memberName, int clientPort, int peerPort,
+            PeerUrls peer, String initialCluster, List<String> clusterState) {
+        String clientUrl = cluster.clientScheme() + "://127.0.0.1:" + clientPort;
+        Path dataDir;
+        try {
+            dataDir = Files.createTempDirectory("leasehold-etcd-" + memberName + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create data dir for " + memberName, e);
+        }
+        List<String> command = new ArrayList<>(List.of(
+                binary.toString(),
+                "--name", memberName,
+                "--data-dir", dataDir.toString(),
+                "--listen-client-urls", clientUrl,
+                "--advertise-client-urls", clientUrl,
+                "--listen-peer-urls", peer.listen(),
+                "--initial-advertise-peer-urls", peer.advertise(),
+                "--initial-cluster", initialCluster));
+        command.addAll(clusterState);
+        command.addAll(List.of(
+                "--heartbeat-interval", Integer.toString(heartbeatMillis),
+                "--election-timeout", Integer.toString(electionTimeoutMillis),
+                "--pre-vote=" + preVote,
+                // etcd 3.4 defaults to the deprecated capnslog logger; zap gives one JSON object per line.
+                "--logger", "zap",
+                "--log-outputs", "stderr"));
+        if (tls != null) {
+            command.addAll(tls.serverFlags(clientCertAuth));
+        }
+        return new EtcdMember(cluster, memberName, clientPort, peerPort, dataDir, logDir.resolve(memberName + ".log"),
+                command);
     }
 
     /**

@@ -141,6 +141,10 @@ public final class ChaosContext {
 
   /** start launches a new incarnation in the slot and waits for it to be READY. */
   void start(Slot slot) throws IOException, InterruptedException {
+    start(slot, Map.of());
+  }
+
+  private void start(Slot slot, Map<String, String> environment) throws IOException, InterruptedException {
     slot.incarnation++;
     String process = slot.process();
     recorder.note("starting " + process);
@@ -162,6 +166,7 @@ public final class ChaosContext {
             config.ttlSeconds(),
             logDir.resolve(process + ".log"),
             recorder.listener(process),
+            environment,
             args.toArray(String[]::new));
     slot.candidate.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(60));
   }
@@ -189,6 +194,28 @@ public final class ChaosContext {
   /** restart starts a new incarnation in a slot whose JVM was killed. */
   public void restart(Slot slot) throws IOException, InterruptedException {
     start(slot);
+  }
+
+  /**
+   * restart starts a new incarnation in a slot whose JVM was killed or closed, with {@code
+   * environment} added to its environment (libfaketime's, to run its clocks at another rate).
+   */
+  public void restart(Slot slot, Map<String, String> environment) throws IOException, InterruptedException {
+    start(slot, environment);
+  }
+
+  /**
+   * close closes the slot's JVM as a user would (its elector resigns a term it holds and revokes
+   * its lease) and waits for it to exit (SIGKILL after 5 s); a new incarnation may then be
+   * started with {@link #restart}.
+   */
+  public void close(Slot slot) throws IOException, InterruptedException {
+    slot.candidate.send("close");
+    slot.candidate.awaitLine("CLOSED"::equals, steadyTimeout());
+    if (!slot.candidate.awaitExit(Duration.ofSeconds(5))) {
+      // Closed is closed: its lease is revoked and its elector stopped; a lingering JVM only costs time.
+      slot.candidate.kill();
+    }
   }
 
   /**

@@ -170,7 +170,7 @@ public final class ChaosRunner {
       StoreHistory record = store.read(electionKey, counterKey);
       History history = new History(store.params(config),
           recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), recorder.stalls(),
-          record.writes(), record.incarnations(), record.finalCounter(), runStart, runEnd);
+          record.writes(), record.incarnations(), record.finalCounter(), runStart, runEnd, recorder.clocks());
       HistoryChecker.Result result = HistoryChecker.check(history);
       Path historyFile = dir.resolve("history.log");
       recorder.writeLog(historyFile);

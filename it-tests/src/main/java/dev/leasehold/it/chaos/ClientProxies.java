@@ -52,6 +52,15 @@ public final class ClientProxies implements AutoCloseable {
     return proxies.stream().map(TcpProxy::port).toList();
   }
 
+  /**
+   * retarget points the proxy in front of target {@code index} at {@code port} (an etcd member
+   * replaced by a new one at that position) and resets its open connections; the candidate's
+   * endpoint list stays as it is.
+   */
+  public void retarget(int index, int port) {
+    proxies.get(index).retarget(port);
+  }
+
   /** cut blackholes or resets all of this candidate's connections to the store. */
   public void cut(TcpProxy.Mode how) {
     mode = how;

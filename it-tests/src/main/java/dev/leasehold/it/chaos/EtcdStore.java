@@ -2,11 +2,15 @@ package dev.leasehold.it.chaos;
 
 import dev.leasehold.it.EtcdCluster;
 import dev.leasehold.it.EtcdMember;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
 import io.etcd.jetcd.options.CompactOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -66,6 +70,80 @@ public final class EtcdStore implements ChaosStore {
     adminClient().getKVClient().compact(revision, CompactOption.builder().withCompactPhysical(true).build())
         .get(10, TimeUnit.SECONDS);
     return revision;
+  }
+
+  /**
+   * removeMember removes {@code member} from the cluster ({@link EtcdCluster#removeMember}), closes its
+   * peer proxy, and drops the admin client, which dialled it; each candidate's proxy at its position
+   * leads nowhere until {@link #addMember}.
+   *
+   * @param member a member now
+   * @return its position, each candidate's {@link ClientProxies} index for it
+   */
+  public int removeMember(EtcdMember member) {
+    int position = cluster.removeMember(member);
+    peers.forget(member.name());
+    dropAdminClient();
+    return position;
+  }
+
+  /**
+   * addMember adds a new member at {@code position} ({@link EtcdCluster#addMember}) and points the
+   * proxy at that position of every one of {@code links} at it, so the candidates' endpoint lists,
+   * which never change, reach every member again.
+   *
+   * @param position the position a removed member left
+   * @param links every candidate's client proxies
+   * @return the new member
+   */
+  public EtcdMember addMember(int position, List<ClientProxies> links) {
+    EtcdMember added = cluster.addMember(position);
+    for (ClientProxies l : links) {
+      l.retarget(position, added.clientPort());
+    }
+    dropAdminClient();
+    return added;
+  }
+
+  private void dropAdminClient() {
+    if (admin != null) {
+      admin.close();
+      admin = null;
+    }
+  }
+
+  /**
+   * FollowerPick is a follower member a fault drew, and whether the client it was drawn for had
+   * connections to it.
+   *
+   * @param member the follower
+   * @param used whether the client's links had open connections to it
+   */
+  public record FollowerPick(EtcdMember member, boolean used) {}
+
+  /**
+   * pickFollowerUsedBy draws one of the followers {@code links} has open connections to, or any
+   * follower when it has none.
+   */
+  public FollowerPick pickFollowerUsedBy(ClientProxies links, Random random) {
+    EtcdMember leader = leader();
+    List<EtcdMember> members = cluster.members();
+    List<EtcdMember> followers = members.stream().filter(m -> m != leader).toList();
+    List<EtcdMember> used = followers.stream().filter(m -> links.connections(members.indexOf(m)) > 0).toList();
+    List<EtcdMember> from = used.isEmpty() ? followers : used;
+    EtcdMember pick = from.get(random.nextInt(from.size()));
+    return new FollowerPick(pick, used.contains(pick));
+  }
+
+  /**
+   * queue lists the candidate ids in the election's queue (PROTOCOL.md §4.5: the participant keys
+   * {@code <electionKey>/candidates/}, whose values are the candidates' ids), in key order.
+   */
+  public List<String> queue(String electionKey) throws Exception {
+    ByteSequence prefix = ByteSequence.from(electionKey + "/candidates/", StandardCharsets.UTF_8);
+    return adminClient().getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
+        .get(5, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getValue().toString(StandardCharsets.UTF_8))
+        .toList();
   }
 
   /** leader is the etcd leader member now (waits up to 10 s for one). */
@@ -162,9 +240,7 @@ public final class EtcdStore implements ChaosStore {
 
   @Override
   public void close() {
-    if (admin != null) {
-      admin.close();
-    }
+    dropAdminClient();
     peers.close();
     cluster.close();
   }

@@ -15,6 +15,7 @@ public final class FaultStats {
   int livenessMisses;
   int spuriousLosses;
   int excusedByStall;
+  int clockBeyondBoundOverlaps;
 
   /** iterations is how many times the fault ran. */
   public int iterations() {
@@ -53,6 +54,7 @@ public final class FaultStats {
     livenessMisses += s.livenessMisses;
     spuriousLosses += s.spuriousLosses;
     excusedByStall += s.excusedByStall;
+    clockBeyondBoundOverlaps += s.clockBeyondBoundOverlaps;
   }
 
   /** appendRow appends this fault's row of the summary table, named {@code name}. */
@@ -61,6 +63,7 @@ public final class FaultStats {
         .append(" | ").append(staleAccepted).append(" | ").append(HistoryChecker.ms(longestLeaderless))
         .append(" | ").append(spuriousLosses).append(" | ").append(excusedOverlaps)
         .append(" | ").append(fenced).append(" | ").append(HistoryChecker.ms(longestTimeToMaster))
-        .append(" | ").append(livenessMisses).append(" | ").append(excusedByStall).append(" |\n");
+        .append(" | ").append(livenessMisses).append(" | ").append(excusedByStall)
+        .append(" | ").append(clockBeyondBoundOverlaps).append(" |\n");
   }
 }

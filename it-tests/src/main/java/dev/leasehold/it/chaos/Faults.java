@@ -35,7 +35,28 @@ public final class Faults {
         new HealthFlapping(),
         // A follower killed while the leader is cut off: one member of three left, no quorum.
         new ComposedFault(new KillEtcdMember(false), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), false),
-        new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true));
+        new ComposedFault(new PauseCandidate(), new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE), true),
+        new ReplaceEtcdMember(ReplaceEtcdMember.Target.RANDOM),
+        new ReplaceEtcdMember(ReplaceEtcdMember.Target.CLIENTS),
+        new ReplaceEtcdMember(ReplaceEtcdMember.Target.LEADER),
+        // The cut-off leader removed through the other two, which keep a quorum; the new member
+        // joins them before the partition heals.
+        new ComposedFault(new IsolateEtcdLeader(TcpProxy.Mode.BLACKHOLE),
+            new ReplaceEtcdMember(ReplaceEtcdMember.Target.ISOLATED), true),
+        SkewCandidateClock.within(),
+        SkewCandidateClock.beyond());
+  }
+
+  /**
+   * bounded returns the faults of the normal suite's bounded run: {@link #all()} but two, which
+   * the suite's time budget leaves to long runs and {@code -Dchaos.faults}: {@code
+   * etcd-replace-member-random}, whose draw is the leader or a follower, as the other two
+   * replacements are, and {@code candidate-clock-beyond-bound}, whose verdict (an overlap counted
+   * apart) {@code HistoryCheckerTest} covers.
+   */
+  public static List<Fault> bounded() {
+    List<String> longRunsOnly = List.of("etcd-replace-member-random", "candidate-clock-beyond-bound");
+    return all().stream().filter(f -> !longRunsOnly.contains(f.name())).toList();
   }
 
   /** candidateFaults returns a fresh instance of every fault that hits one candidate, on any store. */

@@ -28,6 +28,8 @@ import java.util.List;
  * @param finalCounter the counter's value at the end (0 if absent)
  * @param runStart monotonic time the candidates started
  * @param runEnd monotonic time the candidates were closed
+ * @param clocks the candidate processes that ran under libfaketime at another clock rate (their
+ *     stamps here are already mapped to the shared clock)
  */
 public record History(
     Params params,
@@ -40,10 +42,34 @@ public record History(
     List<Incarnation> incarnations,
     long finalCounter,
     long runStart,
-    long runEnd) {
+    long runEnd,
+    List<ClockRate> clocks) {
+
+  /**
+   * History without clock-rate faults: every candidate ran on the shared clock.
+   *
+   * @param params timing parameters of the run
+   * @param intervals leadership intervals
+   * @param attempts counter write attempts
+   * @param faults the fault windows
+   * @param freezes SIGSTOP..SIGCONT windows
+   * @param stalls measured scheduling stalls
+   * @param storeWrites the store's applied writes
+   * @param incarnations the store's terms
+   * @param finalCounter the counter's final value
+   * @param runStart when the candidates started
+   * @param runEnd when they were closed
+   */
+  public History(Params params, List<Interval> intervals, List<Attempt> attempts, List<FaultWindow> faults,
+      List<Freeze> freezes, List<Freeze> stalls, List<StoreWrite> storeWrites, List<Incarnation> incarnations,
+      long finalCounter, long runStart, long runEnd) {
+    this(params, intervals, attempts, faults, freezes, stalls, storeWrites, incarnations, finalCounter, runStart,
+        runEnd, List.of());
+  }
 
   /** History copies its lists and orders them by time (store lists by revision). */
   public History {
+    clocks = List.copyOf(clocks);
     intervals = sorted(intervals, Comparator.comparingLong(Interval::start));
     attempts = sorted(attempts, Comparator.comparingLong(Attempt::send));
     faults = sorted(faults, Comparator.comparingLong(FaultWindow::inject));
@@ -152,6 +178,17 @@ public record History(
    */
   public record FaultWindow(
       int iteration, String fault, TargetKind kind, String target, boolean quorumKept, long inject, long recover) {}
+
+  /**
+   * ClockRate is a candidate process whose clock ran at another rate than the shared one (under
+   * libfaketime) for its whole life.
+   *
+   * @param process the process id
+   * @param rate its clock's rate against the shared clock, as asked
+   * @param beyondBound whether the rate is outside the elector's {@code 1 ± maxDriftRate}: its
+   *     overlaps with another term are then expected, reported and not violations
+   */
+  public record ClockRate(String process, double rate, boolean beyondBound) {}
 
   /** Freeze is a window in which a candidate process was stopped (SIGSTOP to SIGCONT). */
   public record Freeze(String process, long from, long to) {}

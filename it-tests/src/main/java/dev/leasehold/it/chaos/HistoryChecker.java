@@ -20,7 +20,9 @@ import java.util.Map;
  * <ol>
  *   <li><b>overlap</b>: no two leadership intervals of different processes overlap, except when
  *       one process was frozen during its interval before the overlap ended (it could not step
- *       down while stopped); those are counted apart and covered by check 2;
+ *       down while stopped); those are counted apart and covered by check 2; so are overlaps with
+ *       a process whose clock ran beyond the elector's maxDriftRate ({@link History#clocks()}),
+ *       outside what the elector promises;
  *   <li><b>stale</b>: no guarded write with a stale token was accepted: on the client side, no
  *       write that was sent after a newer term's ELECTED succeeded; on the store side, every
  *       applied write carried the token of the term the store had alive at its revision (etcd:
@@ -64,8 +66,8 @@ public final class HistoryChecker {
       StringBuilder b = new StringBuilder();
       b.append("| fault | iterations | overlaps | stale writes accepted | longest time without a leader"
           + " | spurious losses | overlaps excused (frozen) | stale writes fenced | longest heal-to-MASTER |"
-          + " liveness misses | losses or misses in measured CPU stalls |\n");
-      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          + " liveness misses | losses or misses in measured CPU stalls | overlaps with a clock beyond bound |\n");
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       FaultStats all = new FaultStats();
       for (Map.Entry<String, FaultStats> e : stats.entrySet()) {
         e.getValue().appendRow(b, e.getKey());
@@ -151,6 +153,7 @@ public final class HistoryChecker {
           continue;
         }
         boolean excused = frozenDuring(h, a, to) || frozenDuring(h, b, to);
+        boolean clockBeyondBound = !excused && (clockBeyondBound(h, a) || clockBeyondBound(h, b));
         String detail = a.process() + " (token " + a.token() + ", " + a.start() + ".." + a.end() + " "
             + a.endCause() + ") and " + b.process() + " (token " + b.token() + ", " + b.start() + ".."
             + b.end() + " " + b.endCause() + ") both MASTER for " + ms(to - from);
@@ -158,6 +161,12 @@ public final class HistoryChecker {
         if (excused) {
           if (s != null) {
             s.excusedOverlaps++;
+          }
+        } else if (clockBeyondBound) {
+          // Expected: the elector promises safety only within 1 ± maxDriftRate; fencing still
+          // holds (check 2).
+          if (s != null) {
+            s.clockBeyondBoundOverlaps++;
           }
         } else {
           if (s != null) {
@@ -167,6 +176,11 @@ public final class HistoryChecker {
         }
       }
     }
+  }
+
+  /** clockBeyondBound: the interval's process ran with a clock rate beyond the elector's bound. */
+  private static boolean clockBeyondBound(History h, Interval iv) {
+    return h.clocks().stream().anyMatch(c -> c.beyondBound() && c.process().equals(iv.process()));
   }
 
   /** frozenDuring: the interval's process was stopped at some point between its start and {@code until}. */

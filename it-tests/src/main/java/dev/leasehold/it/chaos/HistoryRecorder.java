@@ -35,6 +35,10 @@ public final class HistoryRecorder {
   private final Map<String, Long> lastLine = new LinkedHashMap<>();
   // Attempts announced by SEND whose WRITE line has not come (yet): key process#seq.
   private final Map<String, Attempt> sent = new LinkedHashMap<>();
+  // Processes run under libfaketime: their clock probes, and once fitted, the map of their stamps.
+  private final Map<String, List<ClockMap.Probe>> probes = new LinkedHashMap<>();
+  private final Map<String, ClockMap> clockMaps = new LinkedHashMap<>();
+  private final List<History.ClockRate> clockRates = new ArrayList<>();
 
   private record Open(long token, long start) {}
 
@@ -45,11 +49,19 @@ public final class HistoryRecorder {
 
   /** accept records one line printed by {@code process}. */
   public synchronized void accept(String process, String line) {
-    log.add(System.nanoTime() + " " + process + " " + line);
-    lastLine.put(process, System.nanoTime());
+    long arrived = System.nanoTime();
+    log.add(arrived + " " + process + " " + line);
+    lastLine.put(process, arrived);
     String[] f = line.split(" ");
+    ClockMap map = clockMaps.get(process);
+    if (map != null) {
+      f = mapped(f, map);
+    }
     try {
-      if (f[0].equals("EVENT") && f.length >= 7) {
+      if (f[0].equals("CLOCK") && f.length >= 3) {
+        probes.computeIfAbsent(process, p -> new ArrayList<>())
+            .add(new ClockMap.Probe(Long.parseLong(f[1]), Long.parseLong(f[2]), arrived));
+      } else if (f[0].equals("EVENT") && f.length >= 7) {
         long t = Long.parseLong(f[1]);
         String cause = f[2];
         String from = f[3];
@@ -77,6 +89,60 @@ public final class HistoryRecorder {
     } catch (RuntimeException malformed) {
       log.add(System.nanoTime() + " harness unparsable line from " + process + ": " + line);
     }
+  }
+
+  // The fields of each line that are the process's own clock stamps.
+  private static String[] mapped(String[] f, ClockMap map) {
+    int[] stamps = switch (f[0]) {
+      case "EVENT", "SEND" -> new int[] {1};
+      case "STALL" -> new int[] {1, 2};
+      case "WRITE" -> new int[] {1, 2, 3};
+      default -> new int[0];
+    };
+    String[] out = f.clone();
+    for (int i : stamps) {
+      if (i < out.length) {
+        out[i] = Long.toString(map.toShared(Long.parseLong(out[i])));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * mapClock fits {@code process}'s clock to the harness's from its {@code CLOCK} probes ({@link
+   * ClockMap#fit}), maps every stamp it logged so far, and every later one as it arrives; call it
+   * while the process still runs (its term may still be open), before it is killed or closed.
+   * {@code rate} is the rate it was asked to run at and {@code beyondBound} whether that is
+   * beyond the elector's maxDriftRate, for the checker ({@link History#clocks()}).
+   *
+   * @return the fitted map
+   * @throws IllegalStateException when too few probes are usable
+   */
+  public synchronized ClockMap mapClock(String process, double rate, boolean beyondBound) {
+    ClockMap map = ClockMap.fit(probes.getOrDefault(process, List.of()));
+    clockMaps.put(process, map);
+    clockRates.add(new History.ClockRate(process, rate, beyondBound));
+    intervals.replaceAll(iv -> !iv.process().equals(process) ? iv
+        : new Interval(process, iv.token(), map.toShared(iv.start()), map.toShared(iv.end()), iv.endCause()));
+    open.replaceAll((p, o) -> !p.equals(process) ? o : new Open(o.token(), map.toShared(o.start())));
+    attempts.replaceAll(a -> !a.process().equals(process) ? a : mapped(a, map));
+    sent.replaceAll((k, a) -> !a.process().equals(process) ? a : mapped(a, map));
+    stalls.replaceAll(st -> !st.process().equals(process) ? st
+        : new Freeze(process, map.toShared(st.from()), map.toShared(st.to())));
+    note(String.format(java.util.Locale.ROOT, "%s's clock ran at x%.5f (asked x%s), fitted to %d probes,"
+        + " worst residual %.3f ms; its stamps are mapped to the shared clock", process, map.rate(), rate,
+        map.probes(), map.worstResidualNanos() / 1e6));
+    return map;
+  }
+
+  private static Attempt mapped(Attempt a, ClockMap map) {
+    return new Attempt(a.process(), a.seq(), a.token(), map.toShared(a.check()), map.toShared(a.send()),
+        map.toShared(a.end()), a.outcome(), a.value());
+  }
+
+  /** clocks lists the processes whose clocks ran at another rate ({@link #mapClock}). */
+  public synchronized List<History.ClockRate> clocks() {
+    return new ArrayList<>(clockRates);
   }
 
   /** killed ends {@code process}'s open term, if any, at {@code nanos}: the process is gone. */

@@ -1,9 +1,7 @@
 package dev.leasehold.it.chaos;
 
-import dev.leasehold.it.EtcdMember;
 import dev.leasehold.it.chaos.History.TargetKind;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 
 /**
@@ -29,15 +27,9 @@ final class IsolateEtcdFollower implements Fault {
   @Override
   public String inject(ChaosContext ctx, Random random) throws InterruptedException {
     EtcdStore store = ctx.store(EtcdStore.class);
-    EtcdMember leader = store.leader();
-    List<EtcdMember> members = store.cluster().members();
-    ClientProxies masterLinks = ctx.masterSlot().links();
-    List<EtcdMember> followers = members.stream().filter(m -> m != leader).toList();
-    List<EtcdMember> used = followers.stream().filter(m -> masterLinks.connections(members.indexOf(m)) > 0).toList();
-    List<EtcdMember> from = used.isEmpty() ? followers : used;
-    EtcdMember target = from.get(random.nextInt(from.size()));
-    store.peers().isolate(target.name(), TcpProxy.Mode.BLACKHOLE);
-    return target.name() + (used.contains(target) ? " (MASTER's)" : "");
+    EtcdStore.FollowerPick pick = store.pickFollowerUsedBy(ctx.masterSlot().links(), random);
+    store.peers().isolate(pick.member().name(), TcpProxy.Mode.BLACKHOLE);
+    return pick.member().name() + (pick.used() ? " (MASTER's)" : "");
   }
 
   @Override

@@ -45,6 +45,17 @@ public final class PeerProxies implements EtcdCluster.PeerRouter, AutoCloseable 
     }
   }
 
+  /**
+   * forget closes the proxy in front of {@code memberName}, a member removed from the cluster, so
+   * that nothing dials it again and an isolation no longer names it.
+   */
+  public synchronized void forget(String memberName) {
+    TcpProxy p = proxies.remove(memberName);
+    if (p != null) {
+      p.close();
+    }
+  }
+
   /** attach tells the proxies which cluster's processes may dial them; call right after start. */
   public void attach(EtcdCluster cluster) {
     this.cluster = cluster;

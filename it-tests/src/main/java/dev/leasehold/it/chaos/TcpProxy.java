@@ -74,7 +74,7 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   private final String name;
-  private final int targetPort;
+  private volatile int targetPort;
   private final ServerSocket server;
   private final SourceResolver resolver;
   private final Set<TcpProxyConn> conns = ConcurrentHashMap.newKeySet();
@@ -122,6 +122,20 @@ public final class TcpProxy implements AutoCloseable {
   /** targetPort is the port it forwards to. */
   public int targetPort() {
     return targetPort;
+  }
+
+  /**
+   * retarget forwards new connections to {@code port} from now on and resets the open ones, which
+   * lead to the old target: the address clients dial stays, the server behind it changes (an etcd
+   * member replaced by a new one on other ports).
+   */
+  public void retarget(int port) {
+    synchronized (policyLock) {
+      targetPort = port;
+      for (TcpProxyConn c : conns) {
+        c.reset();
+      }
+    }
   }
 
   /** setMode applies one mode to every connection, current and future. */
@@ -230,10 +244,11 @@ public final class TcpProxy implements AutoCloseable {
       conns.add(c);
     }
     if (!c.blackholed) {
+      int target = targetPort;
       try {
         Socket up = new Socket();
         up.setTcpNoDelay(true);
-        up.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), targetPort), CONNECT_TIMEOUT_MILLIS);
+        up.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), target), CONNECT_TIMEOUT_MILLIS);
         synchronized (c) {
           c.upstream = up;
         }
@@ -243,7 +258,11 @@ public final class TcpProxy implements AutoCloseable {
         return;
       }
       synchronized (policyLock) {
-        // The policy may have changed while connecting.
+        // The policy, or the target, may have changed while connecting.
+        if (target != targetPort) {
+          c.reset();
+          return;
+        }
         c.apply(policy.modeFor(c.source()));
       }
     }

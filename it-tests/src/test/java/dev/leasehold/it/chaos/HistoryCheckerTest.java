@@ -41,6 +41,7 @@ class HistoryCheckerTest {
     List<Freeze> stalls = new ArrayList<>();
     List<StoreWrite> store = new ArrayList<>();
     List<Incarnation> incarnations = new ArrayList<>();
+    List<History.ClockRate> clocks = new ArrayList<>();
     Long finalCounter;
     long end = 20 * S;
 
@@ -69,7 +70,7 @@ class HistoryCheckerTest {
     History build() {
       long counter = finalCounter != null ? finalCounter : store.size();
       return new History(new History.Params(ttl, 500 * MS, spuriousMinTtl), intervals, attempts, faults, freezes, stalls, store,
-          incarnations, counter, 0, end);
+          incarnations, counter, 0, end, clocks);
     }
   }
 
@@ -109,6 +110,27 @@ class HistoryCheckerTest {
     h.faults.set(0, new FaultWindow(1, "candidate-pause", TargetKind.CANDIDATE, "a.1", true, 9 * S, 15 * S + 900 * MS));
     Result r = check(h);
     assertTrue(r.ok(), () -> r.violations().toString());
+  }
+
+  // b elected at 9 s while a, whose clock ran at rate, held its term until 10 s.
+  private static Result overlapWithAClockAt(double rate, boolean beyondBound) {
+    H h = H.clean();
+    h.intervals.set(1, new Interval("b.1", 20, 9 * S, 20 * S, "CLOSED"));
+    h.clocks.add(new History.ClockRate("a.1", rate, beyondBound));
+    return check(h);
+  }
+
+  @Test
+  void anOverlapWithAClockBeyondTheBoundIsReportedAndNoViolation() {
+    Result r = overlapWithAClockAt(0.5, true);
+    assertTrue(r.ok(), () -> r.violations().toString());
+    assertEquals(1, r.stats().values().stream().mapToInt(f -> f.clockBeyondBoundOverlaps).sum());
+    assertTrue(r.table().contains("| **all** | 1 | 0 | 0 | 0 ms | 0 | 0 | 0 | 0 ms | 0 | 0 | 1 |"), r.table());
+  }
+
+  @Test
+  void anOverlapWithAClockWithinTheBoundIsAViolation() {
+    assertOnly(overlapWithAClockAt(0.995, false), ChaosViolation.Kind.OVERLAP);
   }
 
   @Test

@@ -131,6 +131,35 @@ class TcpProxyTest {
   }
 
   @Test
+  void retargetResetsOpenConnectionsAndLeadsNewOnesToTheNewTarget() throws Exception {
+    // The new target greets each connection with "B", then hangs up.
+    try (ServerSocket other = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+      Thread t = new Thread(() -> {
+        while (!other.isClosed()) {
+          try (Socket s = other.accept()) {
+            s.getOutputStream().write('B');
+            s.getOutputStream().flush();
+            s.getInputStream().read();
+          } catch (IOException e) {
+            // Closed by the test.
+          }
+        }
+      });
+      t.setDaemon(true);
+      t.start();
+      try (Socket before = connect()) {
+        assertEquals("one", roundTrip(before, "one"));
+        proxy.retarget(other.getLocalPort());
+        assertThrows(IOException.class, () -> roundTrip(before, "two"));
+      }
+      try (Socket after = connect()) {
+        assertEquals('B', after.getInputStream().read());
+      }
+      assertEquals(other.getLocalPort(), proxy.targetPort());
+    }
+  }
+
+  @Test
   void resetClosesExistingConnectionsAndRefusesNewOnes() throws Exception {
     try (Socket before = connect()) {
       assertEquals("one", roundTrip(before, "one"));
