@@ -4,7 +4,6 @@ import static dev.leasehold.bench.Bench.say;
 
 import dev.leasehold.bench.contender.ContenderMain;
 import dev.leasehold.it.EtcdCluster;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -71,7 +70,7 @@ final class HandoverPhase extends BenchPhase {
           // Let the resigned candidate rejoin before the next trial.
           Thread.sleep(150 + ThreadLocalRandom.current().nextInt(100));
           if (traced) {
-            List<List<HandoverHops.Mark>> marks = drainTraces(g, List.of(leader.child(), next.get().child()));
+            List<List<HandoverHops.Mark>> marks = HandoverHops.drain(g, List.of(leader.child(), next.get().child()));
             if (i >= o.handoverWarmup()) {
               say(String.format("handover %s trial %d: %.2f ms, hops %s", k.label(), i, ms,
                   hops.add(resign.nanos(), next.get().nanos(), marks.get(0), marks.get(1))));
@@ -85,36 +84,5 @@ final class HandoverPhase extends BenchPhase {
       Stats s = Stats.of(samples);
       say(String.format("handover %s: n=%d p50 %.1f ms p99 %.1f ms", k.label(), s.n(), s.p50(), s.p99()));
     });
-  }
-
-  /**
-   * drainTraces asks every child for its handover-trace marks (each JVM drains what it recorded
-   * since the last ask) and returns those of {@code wanted}, in that order.
-   */
-  private static List<List<HandoverHops.Mark>> drainTraces(Group g, List<Group.Child> wanted) throws Exception {
-    int mark = g.mark();
-    for (Group.Child c : g.children()) {
-      c.sendQuietly("trace");
-    }
-    for (Group.Child c : g.children()) {
-      if (c.isAlive()) {
-        g.await(mark, e -> e.is("TRACE_END") && e.child() == c, WAIT);
-      }
-    }
-    List<List<HandoverHops.Mark>> out = new ArrayList<>();
-    for (Group.Child c : wanted) {
-      List<HandoverHops.Mark> l = new ArrayList<>();
-      for (int i = mark; ; i++) {
-        Optional<Group.Ev> e = g.find(i, x -> x.child() == c && (x.is("TRACE") || x.is("TRACE_END")), Duration.ZERO);
-        if (e.isEmpty() || e.get().is("TRACE_END")) {
-          break;
-        }
-        l.add(new HandoverHops.Mark(HopTrace.Hop.valueOf(e.get().detail()),
-            e.get().nanos()));
-        i = e.get().seq();
-      }
-      out.add(l);
-    }
-    return out;
   }
 }

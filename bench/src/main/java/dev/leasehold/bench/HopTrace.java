@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import jdk.jfr.Event;
 import jdk.jfr.Name;
@@ -73,7 +74,22 @@ public final class HopTrace {
     /** WATCH_PUT: a watch notification of a put of the key arrived (store thread). */
     WATCH_PUT,
     /** WATCH_PUT_ON_LOOP: the event loop took that notification. */
-    WATCH_PUT_ON_LOOP
+    WATCH_PUT_ON_LOOP,
+    /**
+     * RELEASE_ON_LOOP: the event loop took the release's answer (SQL: the UPDATE that frees the
+     * row, whose send and answer are REVOKE_SENT and REVOKE_ACKED).
+     */
+    RELEASE_ON_LOOP,
+    /** WAKE_ACKED: a follower's wait on the holder's lock ended (SQL: {@code pg_advisory_lock} granted, GET_LOCK). */
+    WAKE_ACKED,
+    /** WAKE_ON_LOOP: the event loop took that wake-up. */
+    WAKE_ON_LOOP,
+    /** TAKE_SENT: the take of the free row went to the database (event loop). */
+    TAKE_SENT,
+    /** TAKE_ACKED: the store's thread completed the take's transaction. */
+    TAKE_ACKED,
+    /** TAKE_ON_LOOP: the event loop took the take's answer. */
+    TAKE_ON_LOOP
   }
 
   /** Entry is one hop passed at {@code nanoTime}. */
@@ -91,14 +107,22 @@ public final class HopTrace {
       Map.entry("HandedOver", Hop.HANDOVER_ON_LOOP),
       Map.entry("HandoverRefused", Hop.HANDOVER_ON_LOOP),
       Map.entry("HandoverFailed", Hop.HANDOVER_ON_LOOP),
-      Map.entry("WatchPut", Hop.WATCH_PUT_ON_LOOP));
+      Map.entry("WatchPut", Hop.WATCH_PUT_ON_LOOP),
+      // The SQL machine's inputs (PROTOCOL.md §10); RowRead is its poll's answer.
+      Map.entry("Released", Hop.RELEASE_ON_LOOP),
+      Map.entry("Woken", Hop.WAKE_ON_LOOP),
+      Map.entry("RowRead", Hop.POLL_ON_LOOP),
+      Map.entry("Taken", Hop.TAKE_ON_LOOP));
 
   // The store calls a handover passes: the hop of the send, and of the answer (or null).
   private static final Map<String, Hop[]> CALLS = Map.of(
       "Release", new Hop[] {Hop.REVOKE_SENT, Hop.REVOKE_ACKED},
       "GrantLease", new Hop[] {Hop.GRANT_SENT, null},
       "Campaign", new Hop[] {Hop.CAS_SENT, Hop.CAS_ACKED},
-      "Handover", new Hop[] {Hop.HANDOVER_SENT, Hop.HANDOVER_ACKED});
+      "Handover", new Hop[] {Hop.HANDOVER_SENT, Hop.HANDOVER_ACKED},
+      // The SQL machine's calls: its wait on the holder's lock, and its take of the free row.
+      "Await", new Hop[] {null, Hop.WAKE_ACKED},
+      "Take", new Hop[] {Hop.TAKE_SENT, Hop.TAKE_ACKED});
 
   private static final String[] EVENTS = {
       "dev.leasehold.Resign", "dev.leasehold.LoopStep", "dev.leasehold.StoreCall",
@@ -108,8 +132,14 @@ public final class HopTrace {
   private static final AtomicLong FLUSHES = new AtomicLong();
   private static final Map<Long, CountDownLatch> WAITING = new java.util.concurrent.ConcurrentHashMap<>();
 
-  static {
-    if (ON) {
+  private static final AtomicBoolean STARTED = new AtomicBoolean();
+
+  /**
+   * start begins recording, with {@code -Dleasehold.trace=true}, before the contenders do
+   * anything: a JVM calls it first thing, so the first handover is traced too. Idempotent.
+   */
+  public static void start() {
+    if (ON && STARTED.compareAndSet(false, true)) {
       RecordingStream rs = new RecordingStream();
       for (String e : EVENTS) {
         rs.enable(e).withoutThreshold();
@@ -138,6 +168,7 @@ public final class HopTrace {
     if (!ON) {
       return out;
     }
+    start();
     long seq = FLUSHES.incrementAndGet();
     CountDownLatch arrived = new CountDownLatch(1);
     WAITING.put(seq, arrived);

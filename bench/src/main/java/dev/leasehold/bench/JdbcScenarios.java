@@ -74,12 +74,21 @@ final class JdbcScenarios {
   /**
    * handover measures graceful handovers among {@code candidates} JVMs of {@code k} on {@code url}: t0 just before
    * the leader's JVM calls resign(), end at the next leader's elected callback; returns the recorded samples (ms).
+   * With {@code hops} (Leasehold's own kind), the JVMs run with {@code -Dleasehold.trace=true} and each recorded
+   * handover's statements, hop by hop, go into it.
    */
-  List<Double> handover(JdbcKind k, String url, int ttlMillis, Path logDir) throws Exception {
+  List<Double> handover(JdbcKind k, String url, int ttlMillis, Path logDir, HandoverHops hops) throws Exception {
     List<Double> samples = Collections.synchronizedList(new ArrayList<>());
     try (Group g = new Group(logDir)) {
       String key = key("handover", k);
-      startElected(g, k, url, key, ttlMillis, "h");
+      List<String> jvm = hops == null ? List.of() : List.of("-Dleasehold.trace=true");
+      List<Group.Child> cs = new ArrayList<>();
+      for (int i = 0; i < o.candidates(); i++) {
+        cs.add(launch(g, k, url, key, ttlMillis, "h" + i, jvm));
+      }
+      awaitReady(g, cs);
+      g.awaitLeader(WAIT);
+      Thread.sleep(o.groupSettleMillis());
       int total = o.handoverWarmup() + o.handoverTrials();
       for (int i = 0; i < total; i++) {
         Group.Ev leader = g.awaitLeader(WAIT);
@@ -92,14 +101,22 @@ final class JdbcScenarios {
           problems.add("handover " + k.label() + " trial " + i + ": no new leader within " + WAIT);
           continue;
         }
+        double ms = (next.get().nanos() - resign.nanos()) / 1e6;
         if (i >= o.handoverWarmup()) {
-          samples.add((next.get().nanos() - resign.nanos()) / 1e6);
+          samples.add(ms);
         }
         g.await(mark, e -> e.is("LOST") && e.child() == leader.child(), WAIT);
         // Longer than etcd's 150-250 ms: a Leasehold candidate that resigned sees the row released, has no
         // lock to wait on, and learns of the next leader (which ends its hold-off) at its next poll, 1 s
         // later. Without this pause every follower would still sit out its hold-off.
         Thread.sleep(HANDOVER_PAUSE_MILLIS + ThreadLocalRandom.current().nextInt(100));
+        if (hops != null) {
+          List<List<HandoverHops.Mark>> marks = HandoverHops.drain(g, List.of(leader.child(), next.get().child()));
+          if (i >= o.handoverWarmup()) {
+            Bench.say(String.format("handover %s trial %d: %.2f ms, hops %s", k.label(), i, ms,
+                hops.add(resign.nanos(), next.get().nanos(), marks.get(0), marks.get(1))));
+          }
+        }
       }
     }
     Stats s = Stats.of(samples);
@@ -169,8 +186,15 @@ final class JdbcScenarios {
 
   /** launch starts one candidate JVM of {@code k} on {@code url}. */
   Group.Child launch(Group g, JdbcKind k, String url, String key, int ttlMillis, String id) {
+    return launch(g, k, url, key, ttlMillis, id, List.of());
+  }
+
+  /** launch starts one candidate JVM of {@code k} on {@code url} with {@code jvm} added to its JVM options. */
+  Group.Child launch(Group g, JdbcKind k, String url, String key, int ttlMillis, String id, List<String> jvm) {
+    List<String> options = new ArrayList<>(o.childJvm());
+    options.addAll(jvm);
     return g.launch(k.name().toLowerCase() + "-" + id + "-" + UUID.randomUUID().toString().substring(0, 4),
-        JdbcContenderMain.class.getName(), o.childJvm(), args(k, url, key, id, ttlMillis, 1));
+        JdbcContenderMain.class.getName(), options, args(k, url, key, id, ttlMillis, 1));
   }
 
   /** args are {@link JdbcContenderMain}'s arguments for {@code count} candidates in one JVM. */

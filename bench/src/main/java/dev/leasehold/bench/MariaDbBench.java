@@ -102,7 +102,7 @@ final class MariaDbBench {
 
   private void handover() throws Exception {
     scenarios.each(m.contenders(), k -> r.handover.put(k,
-        scenarios.handover(k, db.jdbcUrl(), m.handoverTtlMillis(), o.logDir().resolve("mariadb-handover"))));
+        scenarios.handover(k, db.jdbcUrl(), m.handoverTtlMillis(), o.logDir().resolve("mariadb-handover"), null)));
   }
 
   private void crash() throws Exception {

@@ -83,8 +83,15 @@ final class PostgresBench {
   }
 
   private void handover() throws Exception {
-    scenarios.each(p.contenders(), k -> r.handover.put(k,
-        scenarios.handover(k, db.jdbcUrl(), p.handoverTtlMillis(), o.logDir().resolve("postgres-handover"))));
+    scenarios.each(p.contenders(), k -> {
+      HandoverHops hops = null;
+      if (o.handoverTrace() && k == JdbcKind.LEASEHOLD_JDBC) {
+        hops = HandoverHops.sql();
+        r.handoverHops = hops;
+      }
+      r.handover.put(k, scenarios.handover(k, db.jdbcUrl(), p.handoverTtlMillis(),
+          o.logDir().resolve("postgres-handover"), hops));
+    });
   }
 
   private void crash() throws Exception {

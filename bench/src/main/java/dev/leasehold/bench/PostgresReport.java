@@ -190,6 +190,18 @@ final class PostgresReport extends SqlReport {
         + " ms between handovers, as in the MariaDB bench.");
     handoverTable(r.handover);
     img("PostgreSQL graceful handover CDF", png);
+    HandoverHops hops = r.handoverHops;
+    if (hops != null && hops.size() > 0) {
+      p("Leasehold-JDBC's handovers, statement by statement (" + hops.size() + " traced; `-Dleasehold.trace=true` "
+          + "in the candidate JVMs records core's Flight Recorder events, which carry System.nanoTime() where each "
+          + "hop is passed). Times are from t0 (the resign line); the resigner's hops come from its JVM, the rest from "
+          + "the successor's. REVOKE_SENT and REVOKE_ACKED are the resigner's release UPDATE (the row freed and "
+          + "committed, its advisory lock let go); WAKE_ACKED is the successor's `pg_advisory_lock` returning; "
+          + "TAKE_* its take of the free row; `*_ON_LOOP` the elector's event loop taking the answer. A hop's step "
+          + "is its time minus that of the previous hop seen in the same trial.");
+      table(List.of("hop", "n", "from t0 p50", "p99", "step p50", "step p99", "bare path p50 / p99"),
+          hops.rows(Map.of()));
+    }
   }
 
   private void crash(Path png) {

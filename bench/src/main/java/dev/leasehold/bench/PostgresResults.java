@@ -39,6 +39,8 @@ final class PostgresResults {
   String loadAfterFloor = "";
   final Map<String, List<Double>> floor = Collections.synchronizedMap(new LinkedHashMap<>());
   final Map<JdbcKind, List<Double>> handover = Collections.synchronizedMap(new EnumMap<>(JdbcKind.class));
+  /** handoverHops is Leasehold-JDBC's traced handovers, statement by statement; null when not traced. */
+  volatile HandoverHops handoverHops;
   final Map<Integer, Map<JdbcKind, List<Double>>> crash = Collections.synchronizedMap(new TreeMap<>());
   Idle idleBaseline;
   final Map<JdbcKind, List<Results.PartitionTrial>> partition =

@@ -44,6 +44,11 @@ class PostgresBenchSmokeIT {
       assertTrue(Pattern.compile("\\| " + c + " \\| 1 \\| " + NUMBER).matcher(md).find(),
           c + ": no handover row in\n" + md);
     }
+    // Leasehold's handover, statement by statement: its successor's wake-up and take were traced.
+    for (String hop : List.of("RESIGN_CALLED", "REVOKE_ACKED", "WAKE_ACKED", "TAKE_ACKED", "ELECTED_PUBLISHED")) {
+      assertTrue(Pattern.compile("\\| " + hop + " \\| 1 \\| " + "[0-9.]+ \\| ").matcher(md).find(),
+          hop + ": no traced hop row in\n" + md);
+    }
     assertTrue(md.contains("| PostgreSQL | PostgreSQL 15."), "no server version in\n" + md);
     assertTrue(md.contains("| PgBouncer | PgBouncer 1."), "no PgBouncer version in\n" + md);
     assertFalse(md.contains("phase aborted"), "a phase aborted:\n" + md);

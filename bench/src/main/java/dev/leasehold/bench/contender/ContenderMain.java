@@ -2,8 +2,6 @@ package dev.leasehold.bench.contender;
 
 import dev.leasehold.bench.HopTrace;
 import io.etcd.jetcd.Client;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,6 +29,7 @@ public final class ContenderMain {
 
   /** main runs the candidates until told to close or killed. */
   public static void main(String[] args) throws Exception {
+    HopTrace.start();
     Map<String, String> o = parse(args);
     Kind kind = Kind.valueOf(required(o, "kind"));
     String[] endpoints = required(o, "endpoints").split(",");
@@ -71,26 +70,7 @@ public final class ContenderMain {
       c.start();
     }
     out.println("READY " + ProcessHandle.current().pid());
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String cmd;
-    while ((cmd = in.readLine()) != null && !cmd.trim().equals("close")) {
-      if (cmd.trim().equals("resign")) {
-        for (int i = 0; i < count; i++) {
-          if (leading.get(i) == 1) {
-            out.println("R " + i + " " + System.nanoTime());
-            contenders.get(i).resign();
-          }
-        }
-      } else if (cmd.trim().equals("trace")) {
-        // The handover trace's marks since the last drain (none unless -Dleasehold.trace=true).
-        for (HopTrace.Entry e : HopTrace.drain()) {
-          out.println("T " + e.hop().name() + " " + e.nanoTime());
-        }
-        out.println("TRACE_END");
-      } else {
-        out.println("UNKNOWN " + cmd);
-      }
-    }
+    CommandLoop.serve(out, contenders, leading);
     contenders.parallelStream().forEach(Contender::close);
     if (client != null) {
       client.close();

@@ -1,7 +1,6 @@
 package dev.leasehold.bench.contender;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import dev.leasehold.bench.HopTrace;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,6 +21,7 @@ public final class JdbcContenderMain {
 
   /** main runs the candidates until told to close or killed. */
   public static void main(String[] args) throws Exception {
+    HopTrace.start();
     Map<String, String> o = ContenderMain.parse(args);
     JdbcKind kind = JdbcKind.valueOf(ContenderMain.required(o, "kind"));
     String url = ContenderMain.required(o, "url");
@@ -58,20 +58,7 @@ public final class JdbcContenderMain {
       c.start();
     }
     out.println("READY " + ProcessHandle.current().pid());
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String cmd;
-    while ((cmd = in.readLine()) != null && !cmd.trim().equals("close")) {
-      if (cmd.trim().equals("resign")) {
-        for (int i = 0; i < count; i++) {
-          if (leading.get(i) == 1) {
-            out.println("R " + i + " " + System.nanoTime());
-            contenders.get(i).resign();
-          }
-        }
-      } else {
-        out.println("UNKNOWN " + cmd);
-      }
-    }
+    CommandLoop.serve(out, contenders, leading);
     contenders.parallelStream().forEach(Contender::close);
     out.println("CLOSED");
     System.exit(0);
