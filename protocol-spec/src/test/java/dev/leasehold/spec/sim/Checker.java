@@ -109,7 +109,9 @@ final class Checker {
       if (p.m.role() == ElectorState.MASTER) {
         fail(Inv.EVENT_PAIRING, p + " published " + c + " while its machine is still MASTER");
       }
-      if (pub.inTerm && c != Cause.CLOSED && pub.electedAt >= sc.stableFrom && engine.now < sc.closeAt
+      // A preemption is a move the leaders make among themselves, after faults too.
+      if (pub.inTerm && c != Cause.CLOSED && c != Cause.PREEMPTED && pub.electedAt >= sc.stableFrom
+          && engine.now < sc.closeAt
           && !excused(pub.lease, pub.token)) {
         fail(Inv.QUIET_STABILITY, p + " elected at " + Simulation.fmt(pub.electedAt) + " (faults stopped at "
             + Simulation.fmt(sc.quietAt) + ") lost with " + c);
@@ -128,6 +130,7 @@ final class Checker {
       case RESIGNED -> engine.stats.inc(Stat.LOST_RESIGNED);
       case TRANSFERRED -> engine.stats.inc(Stat.LOST_TRANSFERRED);
       case UNHEALTHY -> engine.stats.inc(Stat.LOST_UNHEALTHY);
+      case PREEMPTED -> engine.stats.inc(Stat.LOST_PREEMPTED);
       case CLOSED -> engine.stats.inc(Stat.CLOSED);
       case STORE_UNAVAILABLE -> engine.stats.inc(Stat.STORE_UNAVAILABLE);
       default -> { }

@@ -198,8 +198,13 @@ final class Scenario {
     } else {
       clockDrift = rho;
     }
-    // A generator of its own, so every seed keeps its schedule.
+    // Generators of their own, so every seed keeps its schedule.
     healthChecks = standby && new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL).nextInt(3) == 0;
+    // One standby schedule in three gives its candidates priorities (some equal), and then one in
+    // two lets a leader of a lower priority yield to a queued higher one after 1-3 s (§4.5).
+    SplittableRandom placement = new SplittableRandom(seed ^ 0x1D2545F4914F6CDDL);
+    boolean ranked = standby && placement.nextInt(3) == 0;
+    Duration preempt = ranked && placement.nextBoolean() ? Duration.ofMillis(1000 + placement.nextInt(2001)) : null;
     ids = new String[n];
     configs = new ElectorConfig[n];
     protocolConfigs = new ProtocolConfig[n];
@@ -219,6 +224,10 @@ final class Scenario {
       }
       if (holdoff != null) {
         b.resignHoldoff(holdoff);
+      }
+      if (ranked) {
+        b.priority(pick(placement, List.of(-1, 0, 0, 1, 2)));
+        b.preemptAfter(preempt);
       }
       if (healthChecks) {
         // The simulated process answers the check (Proc.sick); this one only switches it on.

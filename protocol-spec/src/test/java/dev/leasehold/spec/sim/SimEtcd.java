@@ -2,6 +2,7 @@ package dev.leasehold.spec.sim;
 
 import dev.leasehold.etcd.protocol.EtcdInput;
 import dev.leasehold.Participant;
+import java.util.List;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.spec.sim.SimNetwork.Member;
 import dev.leasehold.spec.sim.Stats.Stat;
@@ -49,25 +50,25 @@ final class SimEtcd {
   }
 
   /** rank counts the queue's keys named before this lease's (all for 0), as etcd's count-only range does. */
-  Object rank(Member mem, long op, long leaseId) {
+  Object rank(Member mem, Proc p, long op, long leaseId) {
     if (mem == Member.OLD_LEADER) {
       return null; // a linearizable read needs a quorum: it times out
     }
     if (!store.hasLeader) {
       return noLeader(new EtcdInput.RankFailed(op, "etcdserver: no leader"));
     }
-    long ahead = store.queued().stream()
-        .filter(q -> leaseId == 0 || Long.compareUnsigned(q.leaseId(), leaseId) < 0)
-        .count();
+    int priority = p.ec.priority();
+    String end = leaseId == 0 ? Participant.rankEnd(KEY, priority) : Participant.keyOf(KEY, leaseId, priority);
+    long ahead = store.queued().stream().filter(q -> nameOf(q).compareTo(end) < 0).count();
     return new EtcdInput.Ranked(op, ahead, store.revision);
   }
 
-  Object confirm(Member mem, long op, long rankOf) {
+  Object confirm(Member mem, Proc p, long op, long rankOf) {
     if (mem == Member.OLD_LEADER) {
       if (mutation == Mutation.STALE_READS_ON_ISOLATED_LEADER) {
         engine.stats.inc(Stat.STALE_READS_SERVED);
         return new EtcdInput.ConfirmRead(op, store.isoKey, store.isoRevision, store.isoTerm,
-            rankOf == 0 ? -1 : ahead(store.isoQueue, rankOf));
+            rankOf == 0 ? -1 : ahead(store.isoQueue, rankOf, p.ec.priority()));
       }
       return null;
     }
@@ -75,11 +76,20 @@ final class SimEtcd {
       return noLeader(new EtcdInput.ConfirmFailed(op, "etcdserver: no leader"));
     }
     return new EtcdInput.ConfirmRead(op, store.key, store.revision, store.term,
-        rankOf == 0 ? -1 : ahead(store.queued(), rankOf));
+        rankOf == 0 ? -1 : ahead(store.queued(), rankOf, p.ec.priority()));
   }
 
-  private static long ahead(java.util.List<dev.leasehold.Participant> queue, long leaseId) {
-    return queue.stream().filter(q -> Long.compareUnsigned(q.leaseId(), leaseId) < 0).count();
+  /** KEY is the simulated election's key (Scenario's), which the participant keys' names extend. */
+  static final String KEY = "/leasehold/sim";
+
+  // The participant keys named before this lease's, as etcd's count-only range does (by name).
+  private static long ahead(List<Participant> queue, long leaseId, int priority) {
+    String own = Participant.keyOf(KEY, leaseId, priority);
+    return queue.stream().filter(q -> nameOf(q).compareTo(own) < 0).count();
+  }
+
+  private static String nameOf(Participant q) {
+    return Participant.keyOf(KEY, q.leaseId(), q.priority());
   }
 
   Object grant(Member mem, Proc p, long op, long ttlSeconds) {
@@ -120,7 +130,7 @@ final class SimEtcd {
     if (!store.hasLeader) {
       return noLeader(new EtcdInput.EnlistFailed(op, "etcdserver: no leader"));
     }
-    long rev = store.enlist(p.ec.candidateId(), leaseId, engine.now);
+    long rev = store.enlist(p.ec.candidateId(), leaseId, p.ec.priority(), engine.now);
     if (rev < 0) {
       return new EtcdInput.EnlistFailed(op, "etcdserver: requested lease not found");
     }
@@ -135,7 +145,8 @@ final class SimEtcd {
     if (!store.hasLeader) {
       return noLeader(new EtcdInput.HandoverFailed(op, "etcdserver: no leader"));
     }
-    SimStore.HandoverOutcome o = store.handover(p.ec.candidateId(), leaseId, token, successor, engine.now);
+    SimStore.HandoverOutcome o = store.handover(p.ec.candidateId(), leaseId, p.ec.priority(), token, successor,
+        engine.now);
     if (o.committed()) {
       engine.stats.inc(Stat.HANDOVERS);
       p.appliedHandovers.add(op);

@@ -68,7 +68,7 @@ final class SimPort implements StorePort {
     } else if (call instanceof EtcdCommand.Campaign k) {
       send(mem -> etcd.campaign(mem, p, k.op(), k.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Rank r) {
-      send(mem -> etcd.rank(mem, r.op(), r.leaseId()), reply);
+      send(mem -> etcd.rank(mem, p, r.op(), r.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Enlist e) {
       send(mem -> etcd.enlist(mem, p, e.op(), e.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Handover h) {
@@ -83,7 +83,7 @@ final class SimPort implements StorePort {
         KeyRecord mine = token > 0 ? new KeyRecord(p.ec.candidateId(), p.m.leaseId(), token, token) : null;
         reply.complete(new EtcdInput.ConfirmRead(q.op(), mine, 0, p.lastAckTerm));
       } else {
-        send(mem -> etcd.confirm(mem, q.op(), q.rankOf()), reply);
+        send(mem -> etcd.confirm(mem, p, q.op(), q.rankOf()), reply);
       }
     } else if (call instanceof EtcdCommand.ProbeLease q) {
       send(mem -> etcd.probe(mem, q.op(), q.leaseId()), reply);

@@ -144,11 +144,16 @@ final class SimStore {
    * lease is gone (etcd fails a put on a missing lease).
    */
   long enlist(String candidateId, long leaseId, long now) {
+    return enlist(candidateId, leaseId, 0, now);
+  }
+
+  /** enlist as above, for a candidate of {@code priority} (its key's name spells it, §4.5). */
+  long enlist(String candidateId, long leaseId, int priority, long now) {
     if (!alive(leaseId, now)) {
       return -1;
     }
     revision++;
-    putParticipant(candidateId, leaseId);
+    putParticipant(candidateId, leaseId, priority);
     return revision;
   }
 
@@ -161,6 +166,11 @@ final class SimStore {
    * Else Get(K))}; the Then branch fails the whole transaction when one of its leases is gone.
    */
   HandoverOutcome handover(String candidateId, long leaseId, long token, Participant succ, long now) {
+    return handover(candidateId, leaseId, 0, token, succ, now);
+  }
+
+  /** handover as above, from a resigner of {@code priority}, whose participant key goes to the tail. */
+  HandoverOutcome handover(String candidateId, long leaseId, int priority, long token, Participant succ, long now) {
     Participant p = queue.get(succ.leaseId());
     boolean holds = key != null && key.modRevision() == token;
     if (!holds || p == null || p.createRevision() != succ.createRevision()) {
@@ -172,13 +182,14 @@ final class SimStore {
     revision++;
     key = new KeyRecord(succ.candidateId(), succ.leaseId(), key.createRevision(), revision);
     emit(new KeyEvent(true, revision, key));
-    putParticipant(candidateId, leaseId);
+    putParticipant(candidateId, leaseId, priority);
     return new HandoverOutcome(true, false, key, revision);
   }
 
-  private void putParticipant(String candidateId, long leaseId) {
+  private void putParticipant(String candidateId, long leaseId, int priority) {
     Participant old = queue.get(leaseId);
-    Participant p = new Participant(candidateId, leaseId, old != null ? old.createRevision() : revision, revision);
+    Participant p = new Participant(candidateId, leaseId, old != null ? old.createRevision() : revision, revision,
+        priority);
     queue.put(leaseId, p);
     emit(KeyEvent.enlisted(revision, p));
   }

@@ -65,7 +65,8 @@ final class Simulation {
     LIVENESS,
     /**
      * A MASTER elected once faults have stopped and every call sent before that has resolved
-     * (quietAt + rpcTimeout) keeps leading until close.
+     * (quietAt + rpcTimeout) keeps leading until close, unless a candidate of a higher priority
+     * preempts it (with preemptAfter).
      */
     QUIET_STABILITY,
     /**
