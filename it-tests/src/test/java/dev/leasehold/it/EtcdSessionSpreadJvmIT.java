@@ -21,19 +21,16 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Spreading across real JVMs (PROTOCOL.md §11.7), opt-in ({@code -Dit.spreadJvms=true}, about
- * 30 s): three {@link SpreadMember} JVMs with 300 shard elections each spread to 100 each; one is
+ * Spreading across real JVMs (PROTOCOL.md §11.7), in the suite (about 10 s): three {@link SpreadMember} JVMs with 300 shard elections each spread to 100 each; one is
  * SIGKILLed, and its 100 are taken up by expiry and spread to 150/150; it starts again and the
  * fleet goes back to 100 each with about 100 moves. Measured from etcd's own watch: the holder of
  * every key, and the moves (puts that keep a key's create revision).
  */
-@EnabledIfSystemProperty(named = "it.spreadJvms", matches = "true")
 class EtcdSessionSpreadJvmIT {
   private static final Logger log = LoggerFactory.getLogger(EtcdSessionSpreadJvmIT.class);
   private static final int N = 300;
