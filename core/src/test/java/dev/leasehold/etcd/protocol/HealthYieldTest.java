@@ -12,7 +12,6 @@ import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,79 +21,63 @@ import org.junit.jupiter.api.Test;
  * campaign for a free key; healthy again, it reads the key and campaigns.
  */
 class HealthYieldTest {
-  private static final long OWN = 77;
+  private static final long OWN = MasterFixture.OWN;
   private static final ProtocolConfig CONFIG =
       new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true, 0, -1);
 
-  private final ElectionMachine m = new ElectionMachine(CONFIG, new SplittableRandom(1));
-  private final MachineSteps s = new MachineSteps(m);
-  private long watchId;
-
-  private void step(Input in) {
-    s.step(in);
-    s.last.stream().filter(EtcdCommand.Watch.class::isInstance)
-        .forEach(w -> watchId = ((EtcdCommand.Watch) w).watchId());
-  }
-
-  private void master(Participant... queued) {
-    step(new Input.Start());
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), null, 4));
-    step(new EtcdInput.Ranked(s.only(EtcdCommand.Rank.class).op(), 0, 4));
-    step(new EtcdInput.LeaseGranted(s.only(EtcdCommand.GrantLease.class).op(), OWN, 3));
-    step(new EtcdInput.CampaignWon(s.only(EtcdCommand.Campaign.class).op(), 11));
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), new KeyRecord("me", OWN, 11, 11), 11,
-        List.of(queued)));
-  }
+  private final MasterFixture f = new MasterFixture(CONFIG);
+  private final ElectionMachine m = f.m;
+  private final MachineSteps s = f.s;
 
   @Test
   void anUnhealthyLeaderHandsOverToTheHeadThenLeavesTheQueue() {
     Participant next = new Participant("next", 91, 13, 13, 0);
-    master(next);
-    step(new Input.HealthChanged(false, "the pool is broken"));
+    f.master(next);
+    f.step(new Input.HealthChanged(false, "the pool is broken"));
     assertEquals(ElectorState.FOLLOWER, m.role());
     assertEquals(List.of(Cause.UNHEALTHY), s.published());
     EtcdCommand.Handover h = s.only(EtcdCommand.Handover.class);
     assertEquals(next, h.successor());
     assertFalse(s.has(Command.Release.class), "the handover needs the lease until it is answered");
-    step(new EtcdInput.HandedOver(h.op(), 20));
+    f.step(new EtcdInput.HandedOver(h.op(), 20));
     assertTrue(s.has(Command.Release.class), "then it leaves the queue: " + s.last);
   }
 
   @Test
   void anUnhealthyLeaderWithNobodyQueuedKeepsItsTermUntilSomeoneEnlists() {
-    master();
-    step(new Input.HealthChanged(false, "the pool is broken"));
+    f.master();
+    f.step(new Input.HealthChanged(false, "the pool is broken"));
     assertEquals(ElectorState.MASTER, m.role(), "nobody to yield to: it keeps the term");
     Participant late = new Participant("late", 92, 14, 14, 0);
-    step(new EtcdInput.WatchEnlisted(watchId, late, 14));
+    f.step(new EtcdInput.WatchEnlisted(f.watchId, late, 14));
     assertEquals(ElectorState.FOLLOWER, m.role());
     assertEquals(late, s.only(EtcdCommand.Handover.class).successor());
   }
 
   @Test
   void aHealthyAgainLeaderDoesNotYield() {
-    master();
-    step(new Input.HealthChanged(false, "flap"));
-    step(new Input.HealthChanged(true, ""));
-    step(new EtcdInput.WatchEnlisted(watchId, new Participant("late", 92, 14, 14, 0), 14));
+    f.master();
+    f.step(new Input.HealthChanged(false, "flap"));
+    f.step(new Input.HealthChanged(true, ""));
+    f.step(new EtcdInput.WatchEnlisted(f.watchId, new Participant("late", 92, 14, 14, 0), 14));
     assertEquals(ElectorState.MASTER, m.role());
   }
 
   @Test
   void anUnhealthyFollowerReleasesItsStandbyLeaseAndDoesNotCampaignUntilHealthy() {
-    step(new Input.Start());
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), new KeyRecord("other", 5, 3, 3), 3));
+    f.step(new Input.Start());
+    f.step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), new KeyRecord("other", 5, 3, 3), 3));
     long grant = s.only(EtcdCommand.GrantLease.class).op();
-    step(new EtcdInput.LeaseGranted(grant, OWN, 3));
-    step(new Input.HealthChanged(false, "disk full"));
+    f.step(new EtcdInput.LeaseGranted(grant, OWN, 3));
+    f.step(new Input.HealthChanged(false, "disk full"));
     assertEquals(new Command.Release(OWN, 3), s.only(Command.Release.class));
-    step(new EtcdInput.WatchDelete(watchId, 9));
+    f.step(new EtcdInput.WatchDelete(f.watchId, 9));
     assertFalse(s.has(EtcdCommand.Campaign.class), "no campaign while unhealthy: " + s.last);
     assertFalse(s.has(EtcdCommand.GrantLease.class), "no lease either: " + s.last);
     assertFalse(s.has(EtcdCommand.Rank.class), s.last.toString());
-    step(new Input.HealthChanged(true, ""));
+    f.step(new Input.HealthChanged(true, ""));
     EtcdCommand.Poll read = s.only(EtcdCommand.Poll.class);
-    step(new EtcdInput.PollResult(read.op(), null, 9));
+    f.step(new EtcdInput.PollResult(read.op(), null, 9));
     assertTrue(s.has(EtcdCommand.GrantLease.class) || s.has(EtcdCommand.Rank.class)
         || s.has(EtcdCommand.Campaign.class), "back in the election: " + s.last);
   }

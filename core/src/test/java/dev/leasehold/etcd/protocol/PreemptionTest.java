@@ -22,35 +22,17 @@ import org.junit.jupiter.api.Test;
  * higher-priority candidate that waited that long without a break.
  */
 class PreemptionTest {
-  private static final long OWN = 77;
+  private static final long OWN = MasterFixture.OWN;
   private static final long AFTER = 2 * S;
   private static final ProtocolConfig PREEMPTING =
       new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true, 5, AFTER);
 
-  private final ElectionMachine m = new ElectionMachine(PREEMPTING, new SplittableRandom(1));
-  private final MachineSteps s = new MachineSteps(m);
-  private long watchId;
-
-  private void step(Input in) {
-    s.step(in);
-    s.last.stream().filter(EtcdCommand.Watch.class::isInstance)
-        .forEach(w -> watchId = ((EtcdCommand.Watch) w).watchId());
-  }
-
-  /** A cold candidate on a free key wins its campaign and reads the queue: just itself. */
-  private void master() {
-    step(new Input.Start());
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), null, 4));
-    step(new EtcdInput.Ranked(s.only(EtcdCommand.Rank.class).op(), 0, 4));
-    step(new EtcdInput.LeaseGranted(s.only(EtcdCommand.GrantLease.class).op(), OWN, 3));
-    step(new EtcdInput.CampaignWon(s.only(EtcdCommand.Campaign.class).op(), 11));
-    assertEquals(ElectorState.MASTER, m.role());
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), new KeyRecord("me", OWN, 11, 11), 11,
-        List.of()));
-  }
+  private final MasterFixture f = new MasterFixture(PREEMPTING);
+  private final ElectionMachine m = f.m;
+  private final MachineSteps s = f.s;
 
   private void enlisted(Participant p) {
-    step(new EtcdInput.WatchEnlisted(watchId, p, p.modRevision()));
+    f.step(new EtcdInput.WatchEnlisted(f.watchId, p, p.modRevision()));
   }
 
   @Test
@@ -67,7 +49,7 @@ class PreemptionTest {
 
   @Test
   void aMasterHandsOverToAHigherPriorityCandidateAfterTheDelay() {
-    master();
+    f.master();
     Participant lower = new Participant("lower", 90, 12, 12, 1);
     enlisted(lower);
     assertFalse(s.last.stream().anyMatch(c -> c instanceof Command.SetTimer t && t.timer() == TimerKind.PREEMPT),
@@ -88,12 +70,12 @@ class PreemptionTest {
 
   @Test
   void aHigherCandidateThatLeavesBeforeTheDelayPreemptsNothing() {
-    master();
+    f.master();
     Participant higher = new Participant("higher", 91, 13, 13, 9);
     enlisted(higher);
     Command.SetTimer preempt = s.timer(TimerKind.PREEMPT);
     s.now += 1 * S;
-    step(new EtcdInput.WatchWithdrawn(watchId, higher.leaseId(), 14));
+    f.step(new EtcdInput.WatchWithdrawn(f.watchId, higher.leaseId(), 14));
     assertTrue(s.has(Command.CancelTimer.class), "the wait is broken: the timer goes");
     // Back at once (a restart): the wait starts again from now, not from the first arming.
     Participant again = new Participant("higher", 92, 15, 15, 9);
@@ -128,10 +110,10 @@ class PreemptionTest {
 
   @Test
   void aPreemptionTimerDoesNotOutliveTheTerm() {
-    master();
+    f.master();
     enlisted(new Participant("higher", 91, 13, 13, 9));
     Command.SetTimer preempt = s.timer(TimerKind.PREEMPT);
-    step(new Input.Resign(Cause.RESIGNED));
+    f.step(new Input.Resign(Cause.RESIGNED));
     assertEquals(List.of(Cause.RESIGNED), s.published());
     s.fire(preempt);
     assertFalse(s.has(EtcdCommand.Handover.class), "a stale preemption hands nothing over: " + s.last);

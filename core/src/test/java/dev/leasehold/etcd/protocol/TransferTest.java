@@ -14,7 +14,6 @@ import dev.leasehold.Participant;
 import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,31 +22,13 @@ import org.junit.jupiter.api.Test;
  * term and says why; every transfer is answered exactly once.
  */
 class TransferTest {
-  private static final long OWN = 77;
+  private static final long OWN = MasterFixture.OWN;
   private static final ProtocolConfig CONFIG =
       new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true, 0, -1);
 
-  private final ElectionMachine m = new ElectionMachine(CONFIG, new SplittableRandom(1));
-  private final MachineSteps s = new MachineSteps(m);
-  private long watchId;
-
-  private void step(Input in) {
-    s.step(in);
-    s.last.stream().filter(EtcdCommand.Watch.class::isInstance)
-        .forEach(w -> watchId = ((EtcdCommand.Watch) w).watchId());
-  }
-
-  /** A cold candidate wins its campaign; the term's read of the queue shows {@code queued}. */
-  private void master(Participant... queued) {
-    step(new Input.Start());
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), null, 4));
-    step(new EtcdInput.Ranked(s.only(EtcdCommand.Rank.class).op(), 0, 4));
-    step(new EtcdInput.LeaseGranted(s.only(EtcdCommand.GrantLease.class).op(), OWN, 3));
-    step(new EtcdInput.CampaignWon(s.only(EtcdCommand.Campaign.class).op(), 11));
-    assertEquals(ElectorState.MASTER, m.role());
-    step(new EtcdInput.PollResult(s.only(EtcdCommand.Poll.class).op(), new KeyRecord("me", OWN, 11, 11), 11,
-        List.of(queued)));
-  }
+  private final MasterFixture f = new MasterFixture(CONFIG);
+  private final ElectionMachine m = f.m;
+  private final MachineSteps s = f.s;
 
   private Command.TransferOutcome outcome() {
     return s.only(Command.TransferOutcome.class);
@@ -57,22 +38,22 @@ class TransferTest {
   void aTransferHandsTheKeyToTheNamedCandidateNotTheHead() {
     Participant head = new Participant("head", 90, 12, 12, 5);
     Participant named = new Participant("named", 91, 13, 13, 0);
-    master(head, named);
-    step(new Input.Transfer(1, "named"));
+    f.master(head, named);
+    f.step(new Input.Transfer(1, "named"));
     assertEquals(ElectorState.FOLLOWER, m.role(), "steps down before the handover goes out");
     assertEquals(List.of(Cause.TRANSFERRED), s.published());
     EtcdCommand.Handover h = s.only(EtcdCommand.Handover.class);
     assertEquals(11, h.token(), "fenced on the term's token");
     assertEquals(named, h.successor());
     assertFalse(s.has(Command.TransferOutcome.class), "answered when etcd answers, not before");
-    step(new EtcdInput.HandedOver(h.op(), 20));
+    f.step(new EtcdInput.HandedOver(h.op(), 20));
     assertEquals(new Command.TransferOutcome(1, new LeaderInfo("named", 20, 91), null), outcome());
   }
 
   @Test
   void aTransferToACandidateNotQueuedKeepsTheTerm() {
-    master(new Participant("other", 90, 12, 12, 0));
-    step(new Input.Transfer(7, "ghost"));
+    f.master(new Participant("other", 90, 12, 12, 0));
+    f.step(new Input.Transfer(7, "ghost"));
     assertEquals(ElectorState.MASTER, m.role());
     assertFalse(s.has(EtcdCommand.Handover.class));
     Command.TransferOutcome o = outcome();
@@ -84,22 +65,22 @@ class TransferTest {
 
   @Test
   void aTransferToItselfOrFromAFollowerKeepsEverything() {
-    master();
-    step(new Input.Transfer(2, "me"));
+    f.master();
+    f.step(new Input.Transfer(2, "me"));
     assertTrue(outcome().refusal().startsWith("me is this instance"), outcome().refusal());
     assertEquals(ElectorState.MASTER, m.role());
-    step(new Input.Resign(Cause.RESIGNED));
-    step(new Input.Transfer(3, "anyone"));
+    f.step(new Input.Resign(Cause.RESIGNED));
+    f.step(new Input.Transfer(3, "anyone"));
     assertTrue(outcome().refusal().contains("does not lead"), outcome().refusal());
   }
 
   @Test
   void aTransferRefusedByEtcdEndsTheTermAndReleasesTheLease() {
     Participant named = new Participant("named", 91, 13, 13, 0);
-    master(named);
-    step(new Input.Transfer(4, "named"));
+    f.master(named);
+    f.step(new Input.Transfer(4, "named"));
     EtcdCommand.Handover h = s.only(EtcdCommand.Handover.class);
-    step(new EtcdInput.HandoverRefused(h.op(), new KeyRecord("me", OWN, 11, 11), 21));
+    f.step(new EtcdInput.HandoverRefused(h.op(), new KeyRecord("me", OWN, 11, 11), 21));
     Command.TransferOutcome o = outcome();
     assertNull(o.target());
     assertTrue(o.refusal().contains("etcd refused the handover to named"), o.refusal());
@@ -108,42 +89,42 @@ class TransferTest {
 
   @Test
   void aTransferOfUnknownOutcomeIsAnsweredToo() {
-    master(new Participant("named", 91, 13, 13, 0));
-    step(new Input.Transfer(5, "named"));
+    f.master(new Participant("named", 91, 13, 13, 0));
+    f.step(new Input.Transfer(5, "named"));
     EtcdCommand.Handover h = s.only(EtcdCommand.Handover.class);
-    step(new EtcdInput.HandoverFailed(h.op(), "deadline exceeded"));
+    f.step(new EtcdInput.HandoverFailed(h.op(), "deadline exceeded"));
     assertTrue(outcome().refusal().contains("unknown outcome (deadline exceeded)"), outcome().refusal());
   }
 
   @Test
   void anOperatorsRequestIsCarriedOutOnceAndAnsweredUnderItsRevision() {
     Participant named = new Participant("named", 91, 13, 13, 0);
-    master(named);
-    step(new EtcdInput.TransferRequested(watchId, "named", 30));
+    f.master(named);
+    f.step(new EtcdInput.TransferRequested(f.watchId, "named", 30));
     assertEquals(List.of(Cause.TRANSFERRED), s.published());
     EtcdCommand.Handover h = s.only(EtcdCommand.Handover.class);
     assertEquals(named, h.successor());
-    step(new EtcdInput.HandedOver(h.op(), 31));
+    f.step(new EtcdInput.HandedOver(h.op(), 31));
     assertEquals(new Command.TransferOutcome(-30, new LeaderInfo("named", 31, 91), null), outcome());
   }
 
   @Test
   void anOperatorsRequestNamingNobodyQueuedKeepsTheTermAndSaysWhy() {
-    master(new Participant("other", 90, 12, 12, 0));
-    step(new EtcdInput.TransferRequested(watchId, "ghost", 30));
+    f.master(new Participant("other", 90, 12, 12, 0));
+    f.step(new EtcdInput.TransferRequested(f.watchId, "ghost", 30));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(-30, outcome().id());
-    step(new EtcdInput.TransferRequested(watchId, "ghost", 30));
+    f.step(new EtcdInput.TransferRequested(f.watchId, "ghost", 30));
     assertFalse(s.has(Command.TransferOutcome.class), "a put seen twice is carried out once");
-    step(new EtcdInput.TransferRequested(watchId, "me", 32));
+    f.step(new EtcdInput.TransferRequested(f.watchId, "me", 32));
     assertFalse(s.has(Command.TransferOutcome.class), "a request naming the leader is the one that made it");
   }
 
   @Test
   void aResignsHandoverAnswersNoTransfer() {
-    master(new Participant("next", 91, 13, 13, 0));
-    step(new Input.Resign(Cause.RESIGNED));
-    step(new EtcdInput.HandoverRefused(s.only(EtcdCommand.Handover.class).op(), null, 21));
+    f.master(new Participant("next", 91, 13, 13, 0));
+    f.step(new Input.Resign(Cause.RESIGNED));
+    f.step(new EtcdInput.HandoverRefused(s.only(EtcdCommand.Handover.class).op(), null, 21));
     assertFalse(s.has(Command.TransferOutcome.class));
   }
 }
