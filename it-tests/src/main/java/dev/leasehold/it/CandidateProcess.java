@@ -95,6 +95,32 @@ public final class CandidateProcess implements AutoCloseable {
       Map<String, String> environment,
       String... extraArgs)
       throws IOException {
+    List<String> args = new ArrayList<>();
+    args.add("--endpoints=" + String.join(",", endpoints));
+    args.add("--key=" + key);
+    args.add("--id=" + id);
+    args.add("--ttl-seconds=" + ttlSeconds);
+    args.addAll(List.of(extraArgs));
+    return launch(id, CandidateMain.class, args, logFile, listener, environment);
+  }
+
+  /**
+   * launch starts {@code mainClass} in a child JVM on this JVM's class path, with the chaos
+   * candidates' JVM options, its stderr (logs) appended to {@code logFile} and every line it
+   * prints handed to {@code listener}: the way to run another line-protocol main, such as
+   * {@link SpreadChaosMember}.
+   *
+   * @param id the name of the child in reports and thread names
+   * @param mainClass the class whose {@code main} runs
+   * @param args its arguments
+   * @param logFile where its stderr goes
+   * @param listener receives every line it prints, on the reader thread; may be null
+   * @param environment variables added to the child's environment
+   * @return the running child
+   * @throws IOException if the JVM cannot be started
+   */
+  public static CandidateProcess launch(String id, Class<?> mainClass, List<String> args, Path logFile,
+      Consumer<String> listener, Map<String, String> environment) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx128m");
@@ -106,12 +132,8 @@ public final class CandidateProcess implements AutoCloseable {
     cmd.add("-Dlogback.configurationFile=logback.xml");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    cmd.add(CandidateMain.class.getName());
-    cmd.add("--endpoints=" + String.join(",", endpoints));
-    cmd.add("--key=" + key);
-    cmd.add("--id=" + id);
-    cmd.add("--ttl-seconds=" + ttlSeconds);
-    cmd.addAll(List.of(extraArgs));
+    cmd.add(mainClass.getName());
+    cmd.addAll(args);
     logFile.toAbsolutePath().getParent().toFile().mkdirs();
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     pb.environment().putAll(environment);

@@ -13,7 +13,9 @@ public record ChaosViolation(ChaosViolation.Kind kind, long at, String fault, in
     STALE_WRITE,
     COUNTER,
     LIVENESS,
-    SPURIOUS_LOSS
+    SPURIOUS_LOSS,
+    /** SKEW: a spreading fleet did not lead every shard with skew ≤ 1 in time after a storm ({@link SpreadBalance}). */
+    SKEW
   }
 
   @Override
