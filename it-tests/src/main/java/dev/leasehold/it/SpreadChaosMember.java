@@ -4,6 +4,7 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdCallPolicy;
 import dev.leasehold.etcd.EtcdSession;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -22,12 +23,15 @@ import java.util.Map;
  * reads shard i's counter, thinks, and writes counter+1 fenced by that term's token
  * ({@link dev.leasehold.etcd.EtcdFencing#guard} on the shard's key).
  *
- * <p>Arguments: {@code --endpoints=URL[,URL] --prefix=P --counter-prefix=C --candidate-id=ID
- * --process=PID --shards=N --ttl-seconds=N --poll-millis=N --think-millis=N
- * --rpc-timeout-millis=N}. The candidate id is the session's (a returning member reuses it);
- * the process id names this JVM in the history and in every value it writes.
+ * <p>Arguments: {@code --endpoints=URL[,URL] --prefix=P --counter-prefix=C --shards=N
+ * --ttl-seconds=N --poll-millis=N --think-millis=N --rpc-timeout-millis=N}. It starts as a
+ * spare: it makes its etcd client, reads once (so the JVM has loaded and linked what a member
+ * runs), prints {@code WARM} and waits for {@code join <candidateId> <processId>} on stdin, so a
+ * storm's join lands when the storm draws it, not a JVM's start later. The candidate id is the
+ * session's (a returning member reuses it); the process id names this JVM in the history and in
+ * every value it writes.
  *
- * <p>It prints {@link CandidateMain}'s lines, each about one shard behind {@code S <shard> }:
+ * <p>Once joined it prints {@link CandidateMain}'s lines, each about one shard behind {@code S <shard> }:
  * {@code S shard-3 EVENT ...}, {@code S shard-3 SEND ...}, {@code S shard-3 WRITE ...}; and
  * unprefixed {@code STALL} lines (the process did not get the CPU), {@code READY <pid>} once the
  * session and its elections are started, and {@code CLOSED} after a {@code close} line on stdin
@@ -40,16 +44,30 @@ public final class SpreadChaosMember {
   public static void main(String[] args) throws Exception {
     Map<String, String> o = CandidateMain.parse(args);
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     int ttl = Integer.parseInt(CandidateMain.required(o, "ttl-seconds"));
     Duration rpcTimeout = Duration.ofMillis(Long.parseLong(CandidateMain.required(o, "rpc-timeout-millis")));
     // As the chaos candidates' client: hasleader metadata and a deadline on every call but a watch.
     Client client = Client.builder().endpoints(CandidateMain.required(o, "endpoints").split(","))
         .header("hasleader", "true").interceptor(new EtcdCallPolicy(rpcTimeout)).build();
+    String counterPrefix = CandidateMain.required(o, "counter-prefix");
+    warm(client, ByteSequence.from(counterPrefix + "warm", StandardCharsets.UTF_8));
+    out.println("WARM");
+    String first = in.readLine();
+    if (first == null) {
+      // The harness went away before this spare was needed.
+      client.close();
+      return;
+    }
+    String[] join = first.trim().split(" ");
+    if (join.length != 3 || !join[0].equals("join")) {
+      throw new IllegalArgumentException("expected \"join <candidateId> <processId>\", but got " + String.join(" ", join));
+    }
     EtcdSession session = EtcdSession.builder().client(client).prefix(CandidateMain.required(o, "prefix"))
-        .candidateId(CandidateMain.required(o, "candidate-id")).leaseTtl(Duration.ofSeconds(ttl))
+        .candidateId(join[1]).leaseTtl(Duration.ofSeconds(ttl))
         .pollInterval(Duration.ofMillis(Long.parseLong(CandidateMain.required(o, "poll-millis"))))
         .rpcTimeout(rpcTimeout).spread(true).closeOnShutdown(false).build();
-    String process = CandidateMain.required(o, "process");
+    String process = join[2];
     long think = Long.parseLong(CandidateMain.required(o, "think-millis"));
     int shards = Integer.parseInt(CandidateMain.required(o, "shards"));
     List<CounterWorkload> workloads = new ArrayList<>();
@@ -58,7 +76,7 @@ public final class SpreadChaosMember {
       PrintStream shardOut = prefixed(out, "S " + name + " ");
       LeaderElector election = session.election(name);
       CounterWorkload counter = new EtcdCounterWorkload(client.getKVClient(), session.prefix() + name,
-          CandidateMain.required(o, "counter-prefix") + name, process, think, rpcTimeout, shardOut);
+          counterPrefix + name, process, think, rpcTimeout, shardOut);
       election.onLeadershipChanged(e -> {
         shardOut.println(CandidateMain.line(e));
         if (e.cause() == LeadershipEvent.Cause.ELECTED) {
@@ -76,7 +94,6 @@ public final class SpreadChaosMember {
     stalls.start();
     session.start();
     out.println("READY " + ProcessHandle.current().pid());
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null && !line.trim().equals("close")) {
       out.println("UNKNOWN " + line);
@@ -86,6 +103,24 @@ public final class SpreadChaosMember {
     out.println("CLOSED");
     client.close();
     System.exit(0);
+  }
+
+  /**
+   * warm reads {@code key} until a read succeeds (at most 20 tries): a cold JVM on a loaded
+   * machine can take longer than the rpc timeout to link and send its first call.
+   */
+  private static void warm(Client client, ByteSequence key) throws Exception {
+    for (int i = 1; ; i++) {
+      try {
+        client.getKVClient().get(key).get();
+        return;
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (i == 20) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   /** prefixed is a stream that prints each line to {@code target} behind {@code prefix}, as one line. */

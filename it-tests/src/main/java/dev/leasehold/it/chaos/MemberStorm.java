@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
  * MemberStorm is the spreading run's fault (issue 28, "member join and leave storms under
  * load"): within one second, one or two members leave, each by SIGKILL (a crash: its lease and
  * member key live on until they expire) or by a graceful close (its session resigns its terms
- * and revokes its lease), drawn from the seed; and one to three join, each a new slot or a
+ * and revokes its lease), drawn from the seed; and one to {@link #MAX_JOINS} join, each a new slot or a
  * returning one (a slot that left before, or in this very storm after its leave: the same
  * candidate id on a new lease, maybe while its old lease still lives). The fleet keeps between
  * {@link SpreadChaosConfig#minMembers} and {@link SpreadChaosConfig#maxMembers} members.
@@ -22,6 +22,8 @@ import java.util.stream.Collectors;
  * @param actions what happens, in the order of their offsets
  */
 record MemberStorm(List<Action> actions) {
+  /** MAX_JOINS is the most joins one storm draws. */
+  static final int MAX_JOINS = 3;
 
   /** Kind is what an action does to a member. */
   enum Kind {
@@ -73,7 +75,7 @@ record MemberStorm(List<Action> actions) {
     int leaves = 1 + random.nextInt(maxLeaves);
     int left = live.size() - leaves;
     int minJoins = Math.max(1, config.minMembers() - left);
-    int maxJoins = Math.max(minJoins, Math.min(3, config.maxMembers() - left));
+    int maxJoins = Math.max(minJoins, Math.min(MAX_JOINS, config.maxMembers() - left));
     int joins = minJoins + random.nextInt(maxJoins - minJoins + 1);
     List<String> pool = new ArrayList<>(live);
     List<Action> actions = new ArrayList<>();

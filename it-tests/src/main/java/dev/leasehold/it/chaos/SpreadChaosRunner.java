@@ -142,6 +142,7 @@ public final class SpreadChaosRunner {
       EtcdHistoryReplay replay = new EtcdHistoryReplay(root, counters);
       fleet = new SpreadFleet(config, store.cluster().clientEndpoints(), prefix, counterPrefix, recorder, dir);
       long runStart = System.nanoTime();
+      fleet.warmSpares(config.members() + MemberStorm.MAX_JOINS);
       for (int i = 0; i < config.members(); i++) {
         fleet.join(fleet.newSlot());
       }
@@ -209,6 +210,8 @@ public final class SpreadChaosRunner {
 
   private SpreadBalance.Storm storm(int iteration, SpreadFleet fleet, Set<String> gone, FleetRecorder recorder,
       Random random, long runStart, List<String> reportLines, Map<String, Integer> actions) throws Exception {
+    // Every join of the storm finds a warm JVM, so it lands at its drawn moment.
+    fleet.awaitSpares(MemberStorm.MAX_JOINS, Duration.ofSeconds(60));
     // A random phase against the renewal cycles (TTL/3) and the moves they start.
     Thread.sleep((long) (random.nextDouble() * config.base().ttlSeconds() * 1000 / 3));
     MemberStorm plan = MemberStorm.draw(fleet.liveSlots(), gone, fleet::newSlot, config, random);
@@ -245,6 +248,8 @@ public final class SpreadChaosRunner {
         true, inject, recover);
     recorder.fault(w);
     recorder.fleet().note("storm " + iteration + " done");
+    // New spares start while the fleet settles: more load, as a real fleet's machines have.
+    fleet.warmSpares(MemberStorm.MAX_JOINS);
     long settleFrom = lastLeave;
     for (String slot : joined) {
       settleFrom = Math.max(settleFrom, fleet.awaitReady(slot, Duration.ofSeconds(60)));
