@@ -1,12 +1,11 @@
 package dev.leasehold.it.chaos;
 
+import dev.leasehold.it.CandidateMain;
 import dev.leasehold.it.chaos.ChaosContext.Slot;
 import dev.leasehold.it.chaos.History.FaultWindow;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -17,7 +16,6 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.UUID;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * ChaosRunner runs one chaos run: the store ({@link ChaosStore}: a 3-member etcd cluster behind
@@ -36,7 +34,7 @@ public final class ChaosRunner {
 
   private final ChaosConfig config;
   private final Consumer<String> out;
-  private Path progress;
+  private RunLog log;
 
   /**
    * Report is a finished run.
@@ -84,8 +82,7 @@ public final class ChaosRunner {
     long wallStart = System.nanoTime();
     String runName = "chaos-" + config.seed() + "-" + LocalDateTime.now().format(STAMP);
     Path dir = Path.of("target", "chaos", runName).toAbsolutePath();
-    Files.createDirectories(dir);
-    progress = dir.resolve("progress.log");
+    log = new RunLog(out, dir);
     say("chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
         + config.iterationsPerFault() + " iteration(s) per fault, faults "
         + config.faults().stream().map(Fault::name).toList() + "; logs in " + dir);
@@ -94,13 +91,8 @@ public final class ChaosRunner {
     String prefix = "/chaos/" + UUID.randomUUID() + "/";
     List<String> reportLines = new ArrayList<>();
     StallMonitor stallMonitor = new StallMonitor(recorder);
-    // If this JVM dies before the finally below (Ctrl-C, a Failsafe timeout), still end the
-    // candidate JVMs: one frozen with SIGSTOP would otherwise stay frozen for ever. SIGKILL
-    // reaches stopped processes too. (etcd members and mariadbd have their launchers' own reapers.)
-    Thread reaper = new Thread(() -> ProcessHandle.current().descendants()
-        .filter(h -> h.info().commandLine().map(c -> c.contains("CandidateMain")).orElse(false))
-        .forEach(ProcessHandle::destroyForcibly), "chaos-candidate-reaper");
-    Runtime.getRuntime().addShutdownHook(reaper);
+    // etcd members and mariadbd have their launchers' own reapers.
+    ChildReaper reaper = ChildReaper.install(CandidateMain.class);
     ChaosStore store = null;
     AutoCloseable storeMonitor = null;
     ChaosContext ctx = null;
@@ -172,7 +164,7 @@ public final class ChaosRunner {
           recorder.intervals(runEnd), recorder.attempts(), recorder.faults(), recorder.freezes(), recorder.stalls(),
           record.writes(), record.incarnations(), record.finalCounter(), runStart, runEnd, recorder.clocks());
       HistoryChecker.Result result = HistoryChecker.check(history);
-      Path historyFile = dir.resolve("history.log");
+      Path historyFile = log.historyFile();
       recorder.writeLog(historyFile);
       Report report = new Report(config, result, history, historyFile, reportLines, System.nanoTime() - wallStart,
           aborted, store.describe(config));
@@ -185,23 +177,11 @@ public final class ChaosRunner {
       return report;
     } catch (Exception | Error e) {
       // Whatever broke, leave the history behind for the post-mortem.
-      long now = System.nanoTime();
-      try {
-        recorder.note("run aborted: " + e);
-        recorder.writeLog(dir.resolve("history.log"));
-      } catch (IOException ignored) {
-        // The original failure matters more.
-      }
-      say("chaos: run aborted (seed " + config.seed() + "): " + e + "; history in " + dir.resolve("history.log")
-          + "; last lines:\n" + String.join("\n", recorder.excerpt(now, 10_000_000_000L, 80))
-          + (store instanceof EtcdStore etcd ? "\npeer proxies: " + etcd.describePeers() : ""));
+      log.aborted("chaos", config.seed(), recorder, e,
+          store instanceof EtcdStore etcd ? "\npeer proxies: " + etcd.describePeers() : "");
       throw e;
     } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(reaper);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook runs anyway.
-      }
+      reaper.close();
       stallMonitor.close();
       if (storeMonitor != null) {
         try {
@@ -251,19 +231,8 @@ public final class ChaosRunner {
     Thread.sleep(500 + random.nextInt(500));
   }
 
-  /**
-   * say hands a line to the caller and appends it to {@code progress.log} in the run's directory
-   * at once: Failsafe may hold a test's output until the test ends, and a long run is watched
-   * while it goes.
-   */
   private void say(String line) {
-    out.accept(line);
-    try {
-      Files.writeString(progress, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      // Progress is a convenience; the report still gets every line.
-    }
+    log.say(line);
   }
 
   private void recoverQuietly(ChaosContext ctx, Fault fault) {
@@ -293,16 +262,7 @@ public final class ChaosRunner {
     if (r.aborted() != null) {
       b.append("the schedule stopped early: ").append(r.aborted()).append('\n');
     }
-    b.append(r.result().violations().size()).append(" violation(s):\n");
-    int shown = 0;
-    for (ChaosViolation v : r.result().violations()) {
-      b.append("  ").append(v).append('\n');
-      if (shown++ < 5) {
-        b.append("  history around it (events, harness notes, non-OK writes):\n");
-        b.append(recorder.excerpt(v.at(), r.config().ttlSeconds() * 1_500_000_000L, 60).stream()
-            .map(l -> "    " + l).collect(Collectors.joining("\n"))).append('\n');
-      }
-    }
+    RunLog.appendViolations(b, r.result().violations(), recorder, r.config().ttlSeconds() * 1_500_000_000L);
     b.append("fault windows:\n");
     r.reportLines().forEach(l -> b.append("  ").append(l).append('\n'));
     return b.toString();

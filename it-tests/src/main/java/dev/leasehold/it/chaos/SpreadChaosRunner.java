@@ -1,12 +1,12 @@
 package dev.leasehold.it.chaos;
 
+import dev.leasehold.it.SpreadChaosMember;
 import dev.leasehold.it.chaos.History.FaultWindow;
 import dev.leasehold.it.chaos.History.Interval;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -21,7 +21,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * SpreadChaosRunner runs one spreading chaos run (the member storm, CHAOS.md): a 3-member etcd
@@ -40,7 +39,7 @@ public final class SpreadChaosRunner {
 
   private final SpreadChaosConfig config;
   private final Consumer<String> out;
-  private Path progress;
+  private RunLog log;
 
   /**
    * Report is a finished run.
@@ -109,8 +108,7 @@ public final class SpreadChaosRunner {
     long wallStart = System.nanoTime();
     Path dir = Path.of("target", "chaos", "spread-" + config.seed() + "-" + LocalDateTime.now().format(STAMP))
         .toAbsolutePath();
-    Files.createDirectories(dir);
-    progress = dir.resolve("progress.log");
+    log = new RunLog(out, dir);
     say("spread chaos: seed " + config.seed() + " (rerun with -Dchaos.seed=" + config.seed() + "), "
         + config.storms() + " storm(s), " + config.members() + " members x " + config.shards() + " shards; logs in "
         + dir);
@@ -129,11 +127,7 @@ public final class SpreadChaosRunner {
     List<SpreadBalance.Storm> storms = new ArrayList<>();
     Map<String, Integer> actions = new LinkedHashMap<>();
     StallMonitor stallMonitor = new StallMonitor(recorder.fleet());
-    // If this JVM dies before the finally below, still end the member JVMs.
-    Thread reaper = new Thread(() -> ProcessHandle.current().descendants()
-        .filter(h -> h.info().commandLine().map(c -> c.contains("SpreadChaosMember")).orElse(false))
-        .forEach(ProcessHandle::destroyForcibly), "spread-chaos-member-reaper");
-    Runtime.getRuntime().addShutdownHook(reaper);
+    ChildReaper reaper = ChildReaper.install(SpreadChaosMember.class);
     EtcdStore store = null;
     SpreadFleet fleet = null;
     try {
@@ -181,23 +175,10 @@ public final class SpreadChaosRunner {
       }
       return report;
     } catch (Exception | Error e) {
-      long now = System.nanoTime();
-      try {
-        recorder.fleet().note("run aborted: " + e);
-        recorder.fleet().writeLog(dir.resolve("history.log"));
-      } catch (IOException ignored) {
-        // The original failure matters more.
-      }
-      say("spread chaos: run aborted (seed " + config.seed() + "): " + e + "; history in "
-          + dir.resolve("history.log") + "; last lines:\n"
-          + String.join("\n", recorder.fleet().excerpt(now, 10_000_000_000L, 80)));
+      log.aborted("spread chaos", config.seed(), recorder.fleet(), e, "");
       throw e;
     } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(reaper);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook runs anyway.
-      }
+      reaper.close();
       stallMonitor.close();
       if (fleet != null) {
         fleet.close();
@@ -327,7 +308,7 @@ public final class SpreadChaosRunner {
     List<SpreadBalance.Outcome> balance = SpreadBalance.check(params, terms, storms, runEnd, violations);
     violations.sort((x, y) -> Long.compare(x.at(), y.at()));
     HistoryChecker.Result result = new HistoryChecker.Result(List.copyOf(violations), merged, totals);
-    Path historyFile = dir.resolve("history.log");
+    Path historyFile = log.historyFile();
     recorder.fleet().writeLog(historyFile);
     Report report = new Report(config, result, balance, List.copyOf(violations), historyFile, reportLines,
         Map.copyOf(actions), wall, aborted);
@@ -345,13 +326,7 @@ public final class SpreadChaosRunner {
   }
 
   private void say(String line) {
-    out.accept(line);
-    try {
-      Files.writeString(progress, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      // Progress is a convenience; the report still gets every line.
-    }
+    log.say(line);
   }
 
   private static String failureReport(Report r, FleetRecorder recorder) {
@@ -362,16 +337,7 @@ public final class SpreadChaosRunner {
     if (r.aborted() != null) {
       b.append("the schedule stopped early: ").append(r.aborted()).append('\n');
     }
-    b.append(r.violations().size()).append(" violation(s):\n");
-    int shown = 0;
-    for (ChaosViolation v : r.violations()) {
-      b.append("  ").append(v).append('\n');
-      if (shown++ < 5) {
-        b.append("  history around it (events, harness notes, non-OK writes):\n");
-        b.append(recorder.fleet().excerpt(v.at(), r.config().base().ttlSeconds() * 1_500_000_000L, 60).stream()
-            .map(l -> "    " + l).collect(Collectors.joining("\n"))).append('\n');
-      }
-    }
+    RunLog.appendViolations(b, r.violations(), recorder.fleet(), r.config().base().ttlSeconds() * 1_500_000_000L);
     b.append("storms:\n");
     r.reportLines().forEach(l -> b.append("  ").append(l).append('\n'));
     return b.toString();

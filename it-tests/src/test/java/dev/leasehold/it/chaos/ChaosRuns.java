@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * ChaosRuns holds what the chaos ITs share: the {@code -Dchaos.*} properties applied to a
@@ -49,14 +51,27 @@ final class ChaosRuns {
 
   /** run runs {@code config}, printing every line, and asserts that it passed. */
   static ChaosRunner.Report run(ChaosConfig config) throws Exception {
+    return printing(config.seed(), out -> new ChaosRunner(config, out).run(), ChaosRunner.Report::ok);
+  }
+
+  /** A run of some chaos runner, given where its lines go. */
+  interface Run<R> {
+    R run(Consumer<String> out) throws Exception;
+  }
+
+  /**
+   * printing runs {@code run}, printing every line it reports, and asserts that {@code ok} holds
+   * for its report; the failure message holds every line.
+   */
+  static <R> R printing(long seed, Run<R> run, Predicate<R> ok) throws Exception {
     StringBuilder printed = new StringBuilder();
-    ChaosRunner.Report report = new ChaosRunner(config, line -> {
+    R report = run.run(line -> {
       System.out.println(line);
       synchronized (printed) {
         printed.append(line).append('\n');
       }
-    }).run();
-    assertTrue(report.ok(), () -> "chaos run failed, seed " + config.seed() + ":\n" + printed);
+    });
+    assertTrue(ok.test(report), () -> "chaos run failed, seed " + seed + ":\n" + printed);
     return report;
   }
 

@@ -1,7 +1,6 @@
 package dev.leasehold.it.chaos;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -30,15 +29,9 @@ class SpreadChaosIT {
     SpreadChaosConfig config = SpreadChaosConfig.defaults(seed, bounded ? BOUNDED_STORMS : iterations);
     config = config.withBase(ChaosRuns.configure(config.base(), bounded, Duration.ofSeconds(60)))
         .withShards(Integer.getInteger("chaos.shards", config.shards()));
-    StringBuilder printed = new StringBuilder();
-    SpreadChaosRunner.Report report = new SpreadChaosRunner(config, line -> {
-      System.out.println(line);
-      synchronized (printed) {
-        printed.append(line).append('\n');
-      }
-    }).run();
     SpreadChaosConfig ran = config;
-    assertTrue(report.ok(), () -> "spread chaos run failed, seed " + ran.seed() + ":\n" + printed);
+    SpreadChaosRunner.Report report =
+        ChaosRuns.printing(seed, out -> new SpreadChaosRunner(ran, out).run(), SpreadChaosRunner.Report::ok);
     if (bounded) {
       assertEquals(BOUNDED_STORMS, report.storms(), "storms the bounded pass ran");
     }
