@@ -24,7 +24,7 @@ public record SpreadChaosConfig(ChaosConfig base, int members, int minMembers, i
    * defaults are the suite's settings: 4 members (3 to 5 after a storm), 24 shards, TTL 3 s (the
    * smallest at which the checker's spurious-loss check applies), etcd's election timeout 500 ms
    * with pre-vote, rpc timeout 750 ms, poll 500 ms, think 100 ms (24 counters written at once
-   * load a 3-member etcd with about 150 fenced transactions a second).
+   * gave etcd about 100 fenced transactions a second, and as many reads, in the first long run).
    *
    * @param seed drives every draw of the run
    * @param storms how many storms
