@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>{@link #checkAfter} proves that this path ran, from the follower's {@link
  * dev.leasehold.it.WatchTrace} lines: a {@code COMPACTED} cancellation after the injection, then
- * a watch created from above the last compaction. Not thread-safe.
+ * a watch created from the last compaction's revision or above (a compaction at revision R keeps R,
+ * so a watch from R is one etcd accepts). Not thread-safe.
  */
 final class CompactDefragEtcd implements Fault {
   private static final long DELAY_MILLIS = 150;
@@ -99,9 +100,9 @@ final class CompactDefragEtcd implements Fault {
         String[] f = l.split(" ");
         if (f.length == 4 && f[0].equals("WATCH") && f[2].equals("COMPACTED")) {
           compacted = true;
-          missing = "a watch created above revision " + compactedAt + " after the cancellation";
+          missing = "a watch created at or above revision " + compactedAt + " after the cancellation";
         } else if (compacted && f.length == 4 && f[0].equals("WATCH") && f[2].equals("CREATE")
-            && Long.parseLong(f[3]) > compactedAt) {
+            && Long.parseLong(f[3]) >= compactedAt) {
           ctx.recorder().note(target.process() + " watched again from revision " + f[3] + " after ErrCompacted");
           return;
         }
