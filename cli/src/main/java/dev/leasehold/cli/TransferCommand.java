@@ -5,10 +5,12 @@ import dev.leasehold.Participant;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -54,6 +57,9 @@ import picocli.CommandLine.Spec;
 final class TransferCommand implements Callable<Integer> {
   /** REFUSED is the exit code of a transfer that cannot be asked for: no leader, or a target not queued. */
   static final int REFUSED = 3;
+
+  // How long the wait for the new leader trusts the watch before it reads the key anyway.
+  private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   @Spec
   CommandSpec spec;
@@ -102,11 +108,16 @@ final class TransferCommand implements Callable<Integer> {
       }
       long ttl = Math.max(2, (timeout.toMillis() + 999) / 1000 + 2);
       long lease = EtcdClients.await(client.getLeaseClient().grant(ttl), end, where, "grant a lease", within).getID();
+      Semaphore changed = new Semaphore(0);
+      Watch.Watcher watcher = null;
       try {
+        watcher = client.getWatchClient().watch(k,
+            WatchOption.builder().withRequireLeader(true).withRevision(leader.getHeader().getRevision() + 1).build(),
+            Watch.listener(response -> changed.release(), error -> changed.release()));
         EtcdClients.await(client.getKVClient().put(bytes(Participant.transferRequestKey(key)), bytes(to),
             PutOption.builder().withLeaseId(lease).build()), end, where,
             "put " + Participant.transferRequestKey(key), within);
-        Optional<KeyValue> now = awaitLeader(client, k, end, where, within);
+        Optional<KeyValue> now = awaitLeader(client, k, changed, end, where, within);
         if (now.isEmpty()) {
           spec.commandLine().getErr().println("leasehold: " + from + " did not hand its term to " + to + within
               + "; its log says why ('a transfer request was not carried out'), or it runs a version without"
@@ -117,6 +128,9 @@ final class TransferCommand implements Callable<Integer> {
         return said(to + " leads " + key + " (fencing token " + now.get().getModRevision() + "), handed over by " + from
             + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
       } finally {
+        if (watcher != null) {
+          watcher.close();
+        }
         withdraw(client, lease, ttl);
       }
     }
@@ -133,15 +147,19 @@ final class TransferCommand implements Callable<Integer> {
     }
   }
 
-  // Polls the key until it names the target (a few ms apart: a handover takes milliseconds), or the time is up.
-  private Optional<KeyValue> awaitLeader(Client client, ByteSequence k, long end, String where, String within)
-      throws InterruptedException {
+  // Reads the key whenever its watch says it changed (and at least every second, in case the watch
+  // broke) until it names the target, or the time is up. The watch is opened before the request is
+  // put, from the revision of the first read, so no change since then goes unseen.
+  private Optional<KeyValue> awaitLeader(Client client, ByteSequence k, Semaphore changed, long end, String where,
+      String within) throws InterruptedException {
     while (System.nanoTime() < end) {
+      changed.drainPermits();
       GetResponse r = EtcdClients.await(client.getKVClient().get(k), end, where, "get " + key, within);
       if (!r.getKvs().isEmpty() && text(r.getKvs().get(0).getValue()).equals(to)) {
         return Optional.of(r.getKvs().get(0));
       }
-      Thread.sleep(20);
+      long left = end - System.nanoTime();
+      changed.tryAcquire(Math.max(0, Math.min(left, RECHECK_NANOS)), TimeUnit.NANOSECONDS);
     }
     return Optional.empty();
   }
