@@ -93,8 +93,8 @@ class EtcdPlacementIT {
     long started = System.nanoTime();
     high.start();
     await().atMost(WAIT).until(high::isLeader);
-    long elected = candidates.logOf(high).last(Cause.ELECTED).orElseThrow().nanoTime();
-    LeadershipEvent lost = candidates.logOf(low).last(Cause.PREEMPTED).orElseThrow();
+    long elected = candidates.logOf(high).awaitLast(Cause.ELECTED, WAIT).nanoTime();
+    LeadershipEvent lost = candidates.logOf(low).awaitLast(Cause.PREEMPTED, WAIT);
     log.info("preempted {} ms after the higher-priority candidate started (delay {} ms); handed over {} ms after",
         (lost.nanoTime() - started) / 1_000_000, delay.toMillis(), (elected - lost.nanoTime()) / 1_000_000);
     assertTrue(lost.nanoTime() - started >= delay.toNanos(), "not before the delay");
@@ -131,11 +131,11 @@ class EtcdPlacementIT {
     assertEquals("named", next.candidateId());
     assertTrue(next.fencingToken() > token, "a higher token: " + next);
     await().atMost(WAIT).until(named::isLeader);
-    long elected = candidates.logOf(named).last(Cause.ELECTED).orElseThrow().nanoTime();
+    long elected = candidates.logOf(named).awaitLast(Cause.ELECTED, WAIT).nanoTime();
     log.info("transferTo: committed {} ms after the call, the target ELECTED {} ms after the call",
         (committed - asked) / 1_000_000, (elected - asked) / 1_000_000);
     assertEquals(next.fencingToken(), named.leadership().orElseThrow().fencingToken());
-    assertTrue(candidates.logOf(a).last(Cause.TRANSFERRED).isPresent());
+    candidates.logOf(a).awaitLast(Cause.TRANSFERRED, WAIT);
     assertFalse(a.isLeader());
     assertFalse(head.isLeader());
     assertEquals(1, candidates.leaderCount());
@@ -163,7 +163,7 @@ class EtcdPlacementIT {
     outside.getLeaseClient().revoke(doomedLease).get(5, TimeUnit.SECONDS);
     long died = System.nanoTime();
     await().atMost(WAIT).until(() -> candidates.leader().filter(l -> l != doomed).isPresent());
-    long lead = candidates.logOf(candidates.leader().orElseThrow()).last(Cause.ELECTED).orElseThrow().nanoTime();
+    long lead = candidates.logOf(candidates.leader().orElseThrow()).awaitLast(Cause.ELECTED, WAIT).nanoTime();
     log.info("transfer to a target that died at once: another leader {} ms after its lease ended (TTL {} ms)",
         (lead - died) / 1_000_000, TTL.toMillis());
     assertTrue(candidates.leader().orElseThrow().leadership().orElseThrow().fencingToken() > handed.fencingToken());
@@ -185,8 +185,8 @@ class EtcdPlacementIT {
     long broke = System.nanoTime();
     poolWorks.set(false);
     await().atMost(WAIT).until(b::isLeader);
-    LeadershipEvent yielded = candidates.logOf(a).last(Cause.UNHEALTHY).orElseThrow();
-    long elected = candidates.logOf(b).last(Cause.ELECTED).orElseThrow().nanoTime();
+    LeadershipEvent yielded = candidates.logOf(a).awaitLast(Cause.UNHEALTHY, WAIT);
+    long elected = candidates.logOf(b).awaitLast(Cause.ELECTED, WAIT).nanoTime();
     log.info("unhealthy leader: yielded {} ms after its check began to fail (3 x 100 ms), the other ELECTED {} ms"
         + " after that", (yielded.nanoTime() - broke) / 1_000_000, (elected - yielded.nanoTime()) / 1_000_000);
     assertTrue(b.leadership().orElseThrow().fencingToken() > token);

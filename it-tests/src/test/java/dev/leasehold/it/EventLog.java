@@ -51,6 +51,14 @@ final class EventLog implements LeadershipListener {
     return Optional.ofNullable(found);
   }
 
+  /**
+   * awaitLast waits up to {@code atMost} for an event of {@code cause} and returns the last one:
+   * listeners hear of a change on the dispatcher, after {@code isLeader()} already shows it.
+   */
+  LeadershipEvent awaitLast(Cause cause, java.time.Duration atMost) {
+    return org.awaitility.Awaitility.await().atMost(atMost).until(() -> last(cause), Optional::isPresent).get();
+  }
+
   Optional<LeadershipEvent> firstLossAfter(long nanoTime) {
     return events.stream().filter(e -> e.isLost() && e.nanoTime() >= nanoTime).findFirst();
   }
