@@ -1,5 +1,6 @@
 package dev.leasehold.etcd;
 
+import dev.leasehold.Durations;
 import dev.leasehold.ElectorConfig;
 import dev.leasehold.ElectorHealth;
 import dev.leasehold.LeaderElector;
@@ -136,6 +137,8 @@ public final class EtcdSession implements AutoCloseable {
    * @return the session, not started
    * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
    *     least 1 s (etcd grants seconds), or an argument is null
+   * @throws UnsupportedOperationException if {@code config} sets a priority, a preemption or a
+   *     health check, which a session's elections cannot carry (they keep no queue)
    */
   public static EtcdSession of(ElectorConfig config, EtcdSettings settings) {
     return create(EtcdClientSettings.byEtcdRule(config, settings), settings, 0);
@@ -150,13 +153,37 @@ public final class EtcdSession implements AutoCloseable {
    * @param weight this member's weight, from 1 to {@link Builder#MAX_WEIGHT}
    * @return the session, not started; the caller closes it
    * @throws IllegalArgumentException as {@link #of} does, or if the weight is out of range
+   * @throws UnsupportedOperationException as {@link #of} does
    */
   public static EtcdSession spreading(ElectorConfig config, EtcdSettings settings, int weight) {
     Builder.checkWeight(weight);
     return create(EtcdClientSettings.byEtcdRule(config, settings), settings, weight);
   }
 
+  /**
+   * refusePlacement throws for the placement settings a session's elections cannot carry: an
+   * election of a session keeps no queue of its own candidates (PROTOCOL.md §11.2), so a
+   * priority, a preemption or a health check's yield would be ignored, which is worse than
+   * refused. A session places its elections by spreading ({@link Builder#spread}, {@link
+   * Builder#weight}).
+   */
+  private static void refusePlacement(ElectorConfig c) {
+    String why = " on an etcd session (its elections keep no queue of candidates to rank or to hand over to;"
+        + " spread(true) and weight(int) place a session's elections), but was ";
+    if (c.priority() != 0) {
+      throw new UnsupportedOperationException("priority is not supported" + why + c.priority());
+    }
+    if (c.preemptAfter().isPresent()) {
+      throw new UnsupportedOperationException(
+          "preemptAfter is not supported" + why + Durations.human(c.preemptAfter().get()));
+    }
+    if (c.healthCheck().isPresent()) {
+      throw new UnsupportedOperationException("healthCheck is not supported" + why + "set");
+    }
+  }
+
   private static EtcdSession create(ElectorConfig validated, EtcdSettings settings, int weight) {
+    refusePlacement(validated);
     Client given = settings.givenClient();
     if (given != null) {
       return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null), weight);
@@ -385,6 +412,9 @@ public final class EtcdSession implements AutoCloseable {
      *
      * @return the session, not started
      * @throws IllegalArgumentException naming the field and value of a bad setting
+     * @throws UnsupportedOperationException naming a priority, preemption or health check set on
+     *     the builder: a session's elections keep no queue to carry them, and spreading places
+     *     them instead
      */
     public EtcdSession build() {
       ElectorConfig validated = etcdConfig();

@@ -371,7 +371,9 @@ public final class Backends {
      * spreadingSession validates the neutral and etcd settings as {@link #build()} does and makes
      * an {@link EtcdSession} that spreads its elections (PROTOCOL.md §11.7) under {@code prefix},
      * with this member's {@code weight}; nothing runs until its {@code start()}. Sessions are
-     * etcd's: the backends must be etcd alone.
+     * etcd's: the backends must be etcd alone. The elector's placement settings (priority,
+     * preemption, health check) stay the elector's: the session's elections are placed by
+     * spreading.
      *
      * @param prefix the key prefix of the session's elections, ending with "/"; its member keys go
      *     under {@code prefix + "members/"}
@@ -388,8 +390,10 @@ public final class Backends {
                   + (backends == null ? null : names(backends)));
         }
         checkSettings(Backend.ETCD, etcd, "etcd(EtcdLeaderElector.builder()...) or leasehold.etcd.endpoints");
+        // The elector's placement (priority, preemption, health check) is its own: the
+        // session's elections keep no queue to carry it, and spreading places them instead.
         ElectorConfig c = ElectorConfig.builder().config(buildConfig()).electionKey(prefix).closeOnShutdown(false)
-            .build();
+            .priority(0).preemptAfter(null).healthCheck(null).build();
         return EtcdSession.spreading(c, etcd.get(), weight);
       } catch (IllegalArgumentException e) {
         throw properties == null ? e : properties.named(e);

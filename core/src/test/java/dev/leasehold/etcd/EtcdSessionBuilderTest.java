@@ -3,8 +3,10 @@ package dev.leasehold.etcd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.leasehold.ElectorConfig;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** EtcdSession.Builder takes the same connection options as EtcdLeaderElector.Builder, with the same checks. */
@@ -67,5 +69,30 @@ class EtcdSessionBuilderTest {
     } finally {
       own.close();
     }
+  }
+
+  private static String refusal(EtcdSession.Builder b) {
+    return assertThrows(UnsupportedOperationException.class, b::build).getMessage();
+  }
+
+  private static final String WHY = " on an etcd session (its elections keep no queue of candidates to rank or"
+      + " to hand over to; spread(true) and weight(int) place a session's elections), but was ";
+
+  @Test
+  void placementASessionCannotCarryIsRefusedNotIgnored() {
+    EtcdSession.Builder plain = EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379");
+    assertEquals("priority is not supported" + WHY + "10", refusal(plain.priority(10)));
+    assertEquals("preemptAfter is not supported" + WHY + "30s",
+        refusal(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379")
+            .preemptAfter(Duration.ofSeconds(30))));
+    assertEquals("healthCheck is not supported" + WHY + "set",
+        refusal(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379").spread(true)
+            .healthCheck(() -> true)));
+    // The same through the two-value factory.
+    ElectorConfig prioritized = ElectorConfig.builder().electionKey("/p/").priority(3).build();
+    assertEquals("priority is not supported" + WHY + "3",
+        assertThrows(UnsupportedOperationException.class,
+            () -> EtcdSession.of(prioritized, EtcdSettings.builder().endpoints("http://127.0.0.1:2379").build()))
+            .getMessage());
   }
 }

@@ -45,6 +45,26 @@ class BackendsTest {
   }
 
   @Test
+  void aJobSessionTakesTheElectorsSettingsButNotItsPlacement() {
+    Backends.Builder b = Backends.fromProperties(props(
+        "leasehold.backends", "etcd", "leasehold.etcd.endpoints", "http://127.0.0.1:2379",
+        "leasehold.key", "/leasehold/orders", "leasehold.ttl", "3s", "leasehold.priority", "10",
+        "leasehold.preempt-after", "30s"));
+    b.healthCheck(() -> true);
+    // The elector keeps its priority; the session of keyed jobs, which a session refuses to
+    // carry, is placed by spreading instead.
+    FallbackElector elector = b.build();
+    dev.leasehold.etcd.EtcdSession jobs = b.spreadingSession("/leasehold/orders/jobs/", 2);
+    try {
+      assertEquals(10, elector.config().priority());
+      assertEquals("/leasehold/orders/jobs/", jobs.prefix());
+    } finally {
+      jobs.close();
+      elector.close();
+    }
+  }
+
+  @Test
   void propertiesNameTheBackendsInOrderThePolicyAndTheNeutralSettings() {
     FallbackElector e = Backends.fromProperties(etcdThenLocal(
         "leasehold.ttl", "2s", "leasehold.fallback.after", "5s", "leasehold.fallback.return-after", "1500ms",
