@@ -210,7 +210,9 @@ public final class ElectorRuntime implements LeaderElector {
     try {
       scheduler.execute(() -> {
         if (lifecycle.isClosing()) {
-          f.completeExceptionally(new IllegalStateException("transfer refused: the elector is closed"));
+          // On the dispatcher, as every transfer's answer: a callback attached to the stage must
+          // not run on the event loop.
+          transfers.refuse(f, "the elector is closed");
         } else {
           handle(new Input.Transfer(transfers.open(f), candidateId));
         }

@@ -60,6 +60,11 @@ final class Transfers {
     }
   }
 
+  /** refuse fails {@code f}, never opened, with {@code refusal}, on the dispatcher as every answer. */
+  void refuse(CompletableFuture<LeaderInfo> f, String refusal) {
+    settle(f, null, refusal);
+  }
+
   /** closed fails every open transfer: the elector closed before its outcome was known. */
   void closed() {
     List<CompletableFuture<LeaderInfo>> left = new ArrayList<>(open.values());
