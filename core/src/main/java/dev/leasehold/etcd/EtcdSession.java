@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * confirmed renewal, or etcd saying it is gone) ends every term on it, each with its own event,
  * and the session grants a new lease. Unlike {@link EtcdLeaderElector}, session elections keep
  * no queue and no standby lease: when a key is deleted, every session campaigning for it sends
- * one compare-and-swap.
+ * one compare-and-swap. With {@link Builder#spread(boolean) spread(true)} the sessions on one
+ * prefix share the elections, and one whose health check fails hands its elections to the
+ * healthy ones (PROTOCOL.md §11.7).
  *
  * <pre>{@code
  * try (EtcdSession session = EtcdSession.builder()
@@ -394,7 +396,10 @@ public final class EtcdSession implements AutoCloseable {
      * spread turns spreading on (off by default; PROTOCOL.md §11.7): the session registers as a
      * member of the fleet under {@code prefix + "members/"} and moves elections to and from the
      * other members, so that each holds its share of them, weighted by {@link #weight(int)}. Off,
-     * the session registers nothing and moves nothing.
+     * the session registers nothing and moves nothing. A spreading session takes a {@code
+     * healthCheck}: while it holds the session unhealthy, the session leaves the fleet and moves
+     * every election it leads to the healthy members (or, with none, keeps them and says so in
+     * {@link EtcdSession#health()}).
      *
      * @param spread true to spread this session's elections over the fleet's members
      * @return this builder, for chaining
