@@ -54,13 +54,16 @@ import org.slf4j.LoggerFactory;
  * <p>With spreading on (PROTOCOL.md §11.7), the session also registers itself as a member (a key
  * on its lease), keeps the fleet's view (the members and who holds each election key) from the
  * same watch, and after each confirmed renewal asks its elections above its target to move to
- * the members below theirs.
+ * the members below theirs. While a health check holds it unhealthy, it deletes its member key
+ * instead and asks every election it leads to move to the healthy members (yield when unhealthy).
  *
  * <p>Thread safety: the store-port methods, the watch's state and its callbacks' follow-ups
  * run on the lease's event loop; {@link #join}, {@link #leave} and {@link #deleteLater} come
  * from the elections' loop and touch only concurrent state (the inbox map, the later deletes,
  * the volatile lease news); watch callbacks run on jetcd's threads, where they only read the
  * inbox map and hand inputs over. An inbox is an election runtime's, safe from any thread.
+ * {@link #healthChanged} may come from any thread and moves to the lease's loop; {@link
+ * #unhealthy} reads volatile state only.
  */
 final class SessionHub implements StorePort {
   private static final Logger log = LoggerFactory.getLogger(SessionHub.class);
@@ -151,6 +154,12 @@ final class SessionHub implements StorePort {
     Input.HealthChanged h = sick;
     if (h != null) {
       inbox.accept(h); // before Live: no campaign in between
+      // The view may have changed between the read and the accept, its news sent before this
+      // inbox was listed: if so, tell the current one too (a repeated one changes nothing).
+      Input.HealthChanged now = sick;
+      if (now != h) {
+        inbox.accept(now == null ? new Input.HealthChanged(true, "") : now);
+      }
     }
     SessionInput.Live l = live;
     if (l != null) {
@@ -468,18 +477,25 @@ final class SessionHub implements StorePort {
     if (weight == 0) {
       return;
     }
-    loop.execute(() -> {
-      if (closed || (sick == null) == news.healthy()) {
-        return;
-      }
-      sick = news.healthy() ? null : news;
-      if (news.healthy()) {
-        kept = 0;
-      }
-      fleet.healthChanged(news.healthy());
-      inboxes.values().forEach(i -> i.accept(news));
-      membership();
-    });
+    try {
+      loop.execute(() -> changeHealth(news));
+    } catch (RejectedExecutionException stopped) {
+      // The session is closing: its lease's revoke takes the member key and every election's.
+    }
+  }
+
+  // On the lease's loop.
+  private void changeHealth(Input.HealthChanged news) {
+    if (closed || (sick == null) == news.healthy()) {
+      return;
+    }
+    sick = news.healthy() ? null : news;
+    if (news.healthy()) {
+      kept = 0;
+    }
+    fleet.healthChanged(news.healthy());
+    inboxes.values().forEach(i -> i.accept(news));
+    membership();
   }
 
   /**
