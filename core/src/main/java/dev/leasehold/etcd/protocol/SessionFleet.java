@@ -15,7 +15,9 @@ import java.util.function.Consumer;
  * §11.7), free of any store client: the members and the holder of every election key, as the
  * session's one watch and its re-reads show them; the preference each election is told for a
  * free key; and, after each confirmed renewal, the moves that bring this member to its target
- * ({@link Spread}). The session's hub feeds it; it tells the elections through their inboxes.
+ * ({@link Spread}), or, while the session's health check holds it unhealthy, the moves that hand
+ * every election it leads to the healthy members. The session's hub feeds it; it tells the
+ * elections through their inboxes.
  *
  * <p>Not thread-safe: the session's lease loop owns an instance.
  */
@@ -203,7 +205,9 @@ public final class SessionFleet {
    * renewed runs after each confirmed renewal of this member's lease {@code leaseId}, once its
    * member key was written: once the view shows it and the members did not change since the last
    * renewal, it asks its elections above its target to move (Spread), one election per move,
-   * and waits for the moves it asked for (or two renewals) before it plans again.
+   * and waits for the moves it asked for (or two renewals) before it plans again. Unhealthy, it
+   * hands every election it leads to the healthy members instead, at once (no settled round is
+   * waited for: it leaves, it does not plan), or counts those it keeps for want of one.
    */
   public void renewed(long leaseId) {
     if (leaseId != lease) {

@@ -155,7 +155,7 @@ class SessionFleetTest {
   }
 
   @Test
-  void aHealthyFleetAfterTheHandOverRebalancesAsAfterAJoin() {
+  void aMemberBackWithNothingMovesNothingItselfAndItsShareIsTheOthersExcess() {
     // Back from unhealthy with nothing: the others, each above their target, move to it.
     view(new long[] {ME, 2, 3}, new int[] {0, 6, 6});
     assertTrue(moves().isEmpty(), "member " + ME + " moves only its own: " + told);
