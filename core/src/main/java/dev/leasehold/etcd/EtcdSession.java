@@ -11,6 +11,8 @@ import dev.leasehold.etcd.protocol.SessionElection;
 import dev.leasehold.etcd.protocol.SessionLease;
 import dev.leasehold.etcd.protocol.SessionMember;
 import dev.leasehold.runtime.ElectorRuntime;
+import dev.leasehold.runtime.HealthChecks;
+import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Lifecycle;
 import dev.leasehold.runtime.Scheduler;
 import dev.leasehold.runtime.SharedThreads;
@@ -20,6 +22,7 @@ import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -46,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * confirmed renewal, or etcd saying it is gone) ends every term on it, each with its own event,
  * and the session grants a new lease. Unlike {@link EtcdLeaderElector}, session elections keep
  * no queue and no standby lease: when a key is deleted, every session campaigning for it sends
- * one compare-and-swap.
+ * one compare-and-swap. With {@link Builder#spread(boolean) spread(true)} the sessions on one
+ * prefix share the elections, and one whose health check fails hands its elections to the
+ * healthy ones (PROTOCOL.md §11.7).
  *
  * <pre>{@code
  * try (EtcdSession session = EtcdSession.builder()
@@ -93,6 +98,8 @@ public final class EtcdSession implements AutoCloseable {
 
   // Spreading's weight; 0: spreading off.
   private final int weight;
+  // A spreading session's health check (null: none), polled on the lease's loop.
+  private final HealthChecks healthChecks;
 
   private EtcdSession(
       ElectorConfig template, Client client, ExecutorService clientPool, EtcdReasons reasons, int weight) {
@@ -113,7 +120,16 @@ public final class EtcdSession implements AutoCloseable {
             null, EtcdLeaderElector.Builder.hedgeAfter(template.rpcTimeout()));
     this.hub = new SessionHub(client, leaseCalls, template.electionKey(), leaseLoop, shared::execute,
         template.retryBackoffInitial().toNanos(), template.rpcTimeout().toNanos(), weight, template.candidateId());
-    ElectorConfig leaseConfig = ElectorConfig.builder().config(template).closeOnShutdown(false).build();
+    // The health check is the session's (its lease loop polls it), not the lease's nor an
+    // election's: they would each poll it, and refuse it (they hand no term to a queue).
+    ElectorConfig leaseConfig =
+        ElectorConfig.builder().config(template).closeOnShutdown(false).healthCheck(null).build();
+    this.healthChecks = template.healthCheck().isPresent()
+        ? new HealthChecks(template, leaseLoop, in -> hub.healthChanged((Input.HealthChanged) in), log,
+            template.candidateId() + "@" + template.electionKey() + "*",
+            "leaving the fleet, and moving its elections to the healthy members",
+            "back in the fleet: spreading gives it its share")
+        : null;
     this.lease = new ElectorRuntime(leaseConfig, new SessionLease(protocol, random.split()), hub, leaseLoop,
         template.candidateId() + "@" + template.electionKey() + "*");
   }
@@ -138,7 +154,8 @@ public final class EtcdSession implements AutoCloseable {
    * @throws IllegalArgumentException if the lease TTL is not a whole number of seconds, at
    *     least 1 s (etcd grants seconds), or an argument is null
    * @throws UnsupportedOperationException if {@code config} sets a priority, a preemption or a
-   *     health check, which a session's elections cannot carry (they keep no queue)
+   *     health check, which a session's elections cannot carry (they keep no queue); a health
+   *     check needs spreading ({@link #spreading})
    */
   public static EtcdSession of(ElectorConfig config, EtcdSettings settings) {
     return create(EtcdClientSettings.byEtcdRule(config, settings), settings, 0);
@@ -153,7 +170,8 @@ public final class EtcdSession implements AutoCloseable {
    * @param weight this member's weight, from 1 to {@link Builder#MAX_WEIGHT}
    * @return the session, not started; the caller closes it
    * @throws IllegalArgumentException as {@link #of} does, or if the weight is out of range
-   * @throws UnsupportedOperationException as {@link #of} does
+   * @throws UnsupportedOperationException if {@code config} sets a priority or a preemption (a
+   *     health check is taken: the session yields when unhealthy by moving its elections)
    */
   public static EtcdSession spreading(ElectorConfig config, EtcdSettings settings, int weight) {
     Builder.checkWeight(weight);
@@ -163,11 +181,12 @@ public final class EtcdSession implements AutoCloseable {
   /**
    * refusePlacement throws for the placement settings a session's elections cannot carry: an
    * election of a session keeps no queue of its own candidates (PROTOCOL.md §11.2), so a
-   * priority, a preemption or a health check's yield would be ignored, which is worse than
-   * refused. A session places its elections by spreading ({@link Builder#spread}, {@link
-   * Builder#weight}).
+   * priority, a preemption or, without spreading, a health check's yield would be ignored, which
+   * is worse than refused. A session places its elections by spreading ({@link Builder#spread},
+   * {@link Builder#weight}); a spreading session yields when unhealthy by moving its elections to
+   * the healthy members (PROTOCOL.md §11.7).
    */
-  private static void refusePlacement(ElectorConfig c) {
+  private static void refusePlacement(ElectorConfig c, int weight) {
     String why = " on an etcd session (its elections keep no queue of candidates to rank or to hand over to;"
         + " spread(true) and weight(int) place a session's elections), but was ";
     if (c.priority() != 0) {
@@ -177,13 +196,15 @@ public final class EtcdSession implements AutoCloseable {
       throw new UnsupportedOperationException(
           "preemptAfter is not supported" + why + Durations.human(c.preemptAfter().get()));
     }
-    if (c.healthCheck().isPresent()) {
-      throw new UnsupportedOperationException("healthCheck is not supported" + why + "set");
+    if (c.healthCheck().isPresent() && weight == 0) {
+      throw new UnsupportedOperationException("healthCheck needs spread(true) on an etcd session (an unhealthy"
+          + " session yields by moving its elections to the healthy members of its fleet; without spreading it"
+          + " has none to move them to), but was set");
     }
   }
 
   private static EtcdSession create(ElectorConfig validated, EtcdSettings settings, int weight) {
-    refusePlacement(validated);
+    refusePlacement(validated, weight);
     Client given = settings.givenClient();
     if (given != null) {
       return new EtcdSession(validated, given, null, new EtcdReasons(validated.electionKey(), null), weight);
@@ -237,7 +258,8 @@ public final class EtcdSession implements AutoCloseable {
       throw new IllegalStateException("session on " + prefix() + " is closed");
     }
     String key = prefix() + name;
-    ElectorConfig c = ElectorConfig.builder().config(template).electionKey(key).closeOnShutdown(false).build();
+    ElectorConfig c =
+        ElectorConfig.builder().config(template).electionKey(key).closeOnShutdown(false).healthCheck(null).build();
     ElectorRuntime r = new ElectorRuntime(c, new SessionElection(protocol, random.split()),
         new SessionElectionPort(hub, key, value), shared, template.candidateId() + "@" + key, electionsLog);
     if (elections.putIfAbsent(key, r) != null) {
@@ -256,6 +278,9 @@ public final class EtcdSession implements AutoCloseable {
   public void start() {
     if (lifecycle.start(template.closeOnShutdown(), this::close)) {
       lease.start();
+      if (healthChecks != null) {
+        healthChecks.start();
+      }
     }
   }
 
@@ -270,12 +295,17 @@ public final class EtcdSession implements AutoCloseable {
   }
 
   /**
-   * health is the session lease's health: its renewals and the store's reachability.
+   * health is the session lease's health: its renewals and the store's reachability; with a
+   * health check (spreading only), {@link ElectorHealth#unhealthy()} says while it holds the
+   * session unhealthy why, and whether the session still leads elections for want of a healthy
+   * member to hand them to.
    *
    * @return a new snapshot, never null
    */
   public ElectorHealth health() {
-    return lease.health();
+    ElectorHealth h = lease.health();
+    return new ElectorHealth(h.state(), h.running(), h.backend(), h.leader(), h.sinceRenewal(),
+        h.storeReachable(), h.storeFailure(), h.fallback(), Optional.ofNullable(hub.unhealthy()));
   }
 
   /**
@@ -305,6 +335,9 @@ public final class EtcdSession implements AutoCloseable {
   @Override
   public void close() {
     if (lifecycle.beginClose()) {
+      if (healthChecks != null) {
+        healthChecks.stop();
+      }
       long bound = 4 * template.rpcTimeout().toNanos() + TimeUnit.SECONDS.toNanos(2);
       try {
         // The lease's close tells every election Ended(CLOSED) (each stops with one event and
@@ -363,7 +396,10 @@ public final class EtcdSession implements AutoCloseable {
      * spread turns spreading on (off by default; PROTOCOL.md §11.7): the session registers as a
      * member of the fleet under {@code prefix + "members/"} and moves elections to and from the
      * other members, so that each holds its share of them, weighted by {@link #weight(int)}. Off,
-     * the session registers nothing and moves nothing.
+     * the session registers nothing and moves nothing. A spreading session takes a {@code
+     * healthCheck}: while it holds the session unhealthy, the session leaves the fleet and moves
+     * every election it leads to the healthy members (or, with none, keeps them and says so in
+     * {@link EtcdSession#health()}).
      *
      * @param spread true to spread this session's elections over the fleet's members
      * @return this builder, for chaining
@@ -412,9 +448,9 @@ public final class EtcdSession implements AutoCloseable {
      *
      * @return the session, not started
      * @throws IllegalArgumentException naming the field and value of a bad setting
-     * @throws UnsupportedOperationException naming a priority, preemption or health check set on
-     *     the builder: a session's elections keep no queue to carry them, and spreading places
-     *     them instead
+     * @throws UnsupportedOperationException naming a priority or preemption set on the builder
+     *     (a session's elections keep no queue to carry them, and spreading places them instead),
+     *     or a health check without {@link #spread(boolean) spread(true)}
      */
     public EtcdSession build() {
       ElectorConfig validated = etcdConfig();

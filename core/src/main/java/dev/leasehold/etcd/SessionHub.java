@@ -54,13 +54,16 @@ import org.slf4j.LoggerFactory;
  * <p>With spreading on (PROTOCOL.md §11.7), the session also registers itself as a member (a key
  * on its lease), keeps the fleet's view (the members and who holds each election key) from the
  * same watch, and after each confirmed renewal asks its elections above its target to move to
- * the members below theirs.
+ * the members below theirs. While a health check holds it unhealthy, it deletes its member key
+ * instead and asks every election it leads to move to the healthy members (yield when unhealthy).
  *
  * <p>Thread safety: the store-port methods, the watch's state and its callbacks' follow-ups
  * run on the lease's event loop; {@link #join}, {@link #leave} and {@link #deleteLater} come
  * from the elections' loop and touch only concurrent state (the inbox map, the later deletes,
  * the volatile lease news); watch callbacks run on jetcd's threads, where they only read the
  * inbox map and hand inputs over. An inbox is an election runtime's, safe from any thread.
+ * {@link #healthChanged} may come from any thread and moves to the lease's loop; {@link
+ * #unhealthy} reads volatile state only.
  */
 final class SessionHub implements StorePort {
   private static final Logger log = LoggerFactory.getLogger(SessionHub.class);
@@ -97,8 +100,16 @@ final class SessionHub implements StorePort {
   private final int weight;
   private final String candidateId;
   private final SessionFleet fleet;
+  // The lease whose member key this session wrote and has not deleted (0: none), and whether a
+  // put or delete of it is at etcd: one at a time, each answered before the next is sent, so
+  // that they apply in order.
   private long registeredLease;
   private boolean registering;
+  // Yield when unhealthy (PROTOCOL.md §11.7): the health check's news while it holds this
+  // session unhealthy (null: healthy), for elections that join meanwhile; and how many
+  // elections it still leads, unhealthy, for want of a healthy member (SessionFleet.kept).
+  private volatile Input.HealthChanged sick;
+  private volatile int kept;
 
   /** CALLS_IN_FLIGHT bounds the elections' transactions at etcd at once (see CallGate). */
   static final int CALLS_IN_FLIGHT = 64;
@@ -139,6 +150,16 @@ final class SessionHub implements StorePort {
     if (weight > 0) {
       // Spreading: no preference until the fleet's view tells one (SessionFleet.prefer).
       inbox.accept(new SessionInput.Preferred(false));
+    }
+    Input.HealthChanged h = sick;
+    if (h != null) {
+      inbox.accept(h); // before Live: no campaign in between
+      // The view may have changed between the read and the accept, its news sent before this
+      // inbox was listed: if so, tell the current one too (a repeated one changes nothing).
+      Input.HealthChanged now = sick;
+      if (now != h) {
+        inbox.accept(now == null ? new Input.HealthChanged(true, "") : now);
+      }
     }
     SessionInput.Live l = live;
     if (l != null) {
@@ -435,11 +456,95 @@ final class SessionHub implements StorePort {
    * then its fleet plans (SessionFleet.renewed).
    */
   private void spread(long leaseId) {
-    if (registeredLease != leaseId) {
-      register(leaseId);
-    } else if (listed) {
+    membership();
+    if (sick != null) {
+      if (listed) {
+        fleet.renewed(leaseId); // hands its elections over, or counts those it keeps
+        kept = fleet.kept();
+      }
+    } else if (registeredLease == leaseId && listed) {
       fleet.renewed(leaseId);
     }
+  }
+
+  /**
+   * healthChanged takes the session's health check's news (its view after the threshold),
+   * from any thread: unhealthy, the session deletes its member key (it leaves the fleet), tells
+   * its elections (they stop campaigning) and, from the next renewal on, hands every election it
+   * leads to the healthy members; healthy again, it writes its member key again and tells them.
+   */
+  void healthChanged(Input.HealthChanged news) {
+    if (weight == 0) {
+      return;
+    }
+    try {
+      loop.execute(() -> changeHealth(news));
+    } catch (RejectedExecutionException stopped) {
+      // The session is closing: its lease's revoke takes the member key and every election's.
+    }
+  }
+
+  // On the lease's loop.
+  private void changeHealth(Input.HealthChanged news) {
+    if (closed || (sick == null) == news.healthy()) {
+      return;
+    }
+    sick = news.healthy() ? null : news;
+    if (news.healthy()) {
+      kept = 0;
+    }
+    fleet.healthChanged(news.healthy());
+    inboxes.values().forEach(i -> i.accept(news));
+    membership();
+  }
+
+  /**
+   * unhealthy says why the health check holds this spreading session unhealthy and what it does
+   * about it, or null while it is healthy.
+   */
+  String unhealthy() {
+    Input.HealthChanged h = sick;
+    if (h == null) {
+      return null;
+    }
+    int k = kept;
+    return h.reason() + (k > 0
+        ? "; out of the fleet, still leading " + k + " election" + (k == 1 ? "" : "s")
+            + ": no healthy member to hand them to"
+        : "; out of the fleet: its elections move to the healthy members, and do not campaign");
+  }
+
+  /**
+   * membership brings the member key in line with the health check, one call at a time: healthy,
+   * the key of the current lease is written; unhealthy, it is deleted. A failed call is tried
+   * again at the next renewal.
+   */
+  private void membership() {
+    SessionInput.Live l = live;
+    if (registering || closed || l == null) {
+      return;
+    }
+    if (sick == null && registeredLease != l.leaseId()) {
+      register(l.leaseId());
+    } else if (sick != null && registeredLease == l.leaseId()) {
+      leaveFleet(l.leaseId());
+    }
+  }
+
+  private void leaveFleet(long leaseId) {
+    registering = true;
+    ByteSequence key = bytes(SessionMember.key(prefix, leaseId));
+    client.getKVClient().delete(key)
+        .orTimeout(rpcTimeoutNanos, TimeUnit.NANOSECONDS)
+        .whenComplete((r, e) -> loop.execute(() -> {
+          registering = false;
+          if (e == null) {
+            registeredLease = 0;
+            membership();
+          } else {
+            log.debug("deleting the member {} failed; retried at the next renewal", key, e);
+          }
+        }));
   }
 
   private void register(long leaseId) {
@@ -455,7 +560,9 @@ final class SessionHub implements StorePort {
           registering = false;
           if (e == null) {
             registeredLease = leaseId;
-            if (listed) {
+            if (sick != null) {
+              membership(); // unhealthy meanwhile: out again
+            } else if (listed) {
               fleet.renewed(leaseId); // the preferences, as soon as the view shows the member key
             }
           } else {

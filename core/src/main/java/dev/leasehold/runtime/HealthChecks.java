@@ -17,11 +17,14 @@ import org.slf4j.Logger;
  * line. A check still running at the next poll counts as an unhealthy answer; a check that
  * throws, too. The view starts healthy.
  *
- * <p>Thread safety: {@link #start} and {@link #stop} are called by the runtime; each poll
+ * <p>A spreading {@code EtcdSession} polls its health check with one of these too, on its
+ * lease's loop, and yields by moving its elections (PROTOCOL.md §11.7).
+ *
+ * <p>Thread safety: {@link #start} and {@link #stop} are called by the runtime (or the session); each poll
  * runs on the scheduler's loop, which owns the counters; the check runs on the checker thread,
  * whose answer the next poll reads through a {@link Future}.
  */
-final class HealthChecks {
+public final class HealthChecks {
   private final HealthCheck check;
   private final long intervalNanos;
   private final int threshold;
@@ -29,6 +32,8 @@ final class HealthChecks {
   private final Consumer<Input> submit;
   private final Logger log;
   private final String name;
+  private final String yielding;
+  private final String back;
   private ExecutorService checker;
   private Scheduler.Cancellable next;
   private Future<String> running;
@@ -37,6 +42,27 @@ final class HealthChecks {
   private boolean stopped;
 
   HealthChecks(ElectorConfig config, Scheduler scheduler, Consumer<Input> submit, Logger log, String name) {
+    this(config, scheduler, submit, log, name, "leaving the queue, and yielding if leading", "back in the election");
+  }
+
+  /**
+   * HealthChecks polls {@code config}'s health check (which must be set) on {@code scheduler}'s
+   * loop and a worker thread of its own, and hands each change of its view to {@code submit}, on
+   * that loop; its log lines say what the owner does about a change ({@code yielding} when
+   * unhealthy, {@code back} when healthy again).
+   *
+   * @param config the settings: the check, its interval and threshold
+   * @param scheduler the loop the polls run on, and the source of the checker thread
+   * @param submit takes each change of the view, on the loop
+   * @param log where the one line per change goes
+   * @param name the owner's name, in the log lines and the checker thread's name
+   * @param yielding what the owner does once unhealthy, for the log line
+   * @param back what the owner does once healthy again, for the log line
+   */
+  public HealthChecks(ElectorConfig config, Scheduler scheduler, Consumer<Input> submit, Logger log, String name,
+      String yielding, String back) {
+    this.yielding = yielding;
+    this.back = back;
     this.check = config.healthCheck().orElseThrow();
     this.intervalNanos = config.healthCheckInterval().toNanos();
     this.threshold = config.healthCheckThreshold();
@@ -47,19 +73,23 @@ final class HealthChecks {
   }
 
   /** start begins polling: the first answer is asked for at once. */
-  void start() {
+  public void start() {
     checker = scheduler.worker("leasehold-health-" + name);
     scheduler.execute(this::poll);
   }
 
   /** stop ends polling; a check still running is interrupted. */
-  void stop() {
-    scheduler.execute(() -> {
-      stopped = true;
-      if (next != null) {
-        next.cancel();
-      }
-    });
+  public void stop() {
+    try {
+      scheduler.execute(() -> {
+        stopped = true;
+        if (next != null) {
+          next.cancel();
+        }
+      });
+    } catch (RejectedExecutionException loopGone) {
+      // The loop has stopped: no poll runs any more.
+    }
     if (checker != null) {
       checker.shutdownNow();
     }
@@ -118,10 +148,9 @@ final class HealthChecks {
     against = 0;
     healthy = answer;
     if (healthy) {
-      log.info("{}: healthy again ({} answers in a row): back in the election", name, threshold);
+      log.info("{}: healthy again ({} answers in a row): {}", name, threshold, back);
     } else {
-      log.warn("{}: unhealthy ({} answers in a row; last: {}): leaving the queue, and yielding if leading",
-          name, threshold, reason);
+      log.warn("{}: unhealthy ({} answers in a row; last: {}): {}", name, threshold, reason, yielding);
     }
     submit.accept(new Input.HealthChanged(healthy, healthy ? "" : reason));
   }

@@ -85,9 +85,16 @@ class EtcdSessionBuilderTest {
     assertEquals("preemptAfter is not supported" + WHY + "30s",
         refusal(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379")
             .preemptAfter(Duration.ofSeconds(30))));
-    assertEquals("healthCheck is not supported" + WHY + "set",
+    assertEquals("healthCheck needs spread(true) on an etcd session (an unhealthy session yields by moving its"
+            + " elections to the healthy members of its fleet; without spreading it has none to move them to), but"
+            + " was set",
+        refusal(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379").healthCheck(() -> true)));
+    // Spreading takes it (its priority and preemption stay refused).
+    EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379").spread(true).healthCheck(() -> true)
+        .build().close();
+    assertEquals("priority is not supported" + WHY + "10",
         refusal(EtcdSession.builder().prefix("/p/").endpoints("http://127.0.0.1:2379").spread(true)
-            .healthCheck(() -> true)));
+            .healthCheck(() -> true).priority(10)));
     // The same through the two-value factory.
     ElectorConfig prioritized = ElectorConfig.builder().electionKey("/p/").priority(3).build();
     assertEquals("priority is not supported" + WHY + "3",

@@ -41,6 +41,10 @@ import java.util.random.RandomGenerator;
  *       hands its key to another member in one transaction fenced on its token; the target
  *       adopts a key that a move wrote (create revision ≠ mod revision), naming it, on its
  *       current lease, above every term it gave up, with no campaign of its own outstanding.
+ *   <li><b>Unhealthy</b> ({@link Input.HealthChanged}, from a spreading session's health check).
+ *       It does not campaign; its session hands its term to a healthy member by the same move,
+ *       published as {@code UNHEALTHY}. It still adopts a key moved to it (its session then
+ *       moves it on).
  * </ul>
  *
  * <p>Its roles are FOLLOWER, MASTER and STOPPED ({@link Transitions#SESSION_ELECTION}): a
@@ -89,6 +93,9 @@ public final class SessionElection extends RoleMachine {
   // Spreading: another member is preferred for this key when free, so this one holds back a
   // poll interval from the time it saw the key free.
   private boolean holdingBack;
+  // Spreading with a health check: the session is unhealthy, so this election does not campaign,
+  // and a move asked of it is an unhealthy yield (UNHEALTHY), not a rebalancing one (RESIGNED).
+  private boolean unhealthy;
   private long freeSince = Long.MIN_VALUE;
   // The highest token of a term this election gave up: a moved key at or below it is one this
   // election moved away itself (or resigned), never adopted again.
@@ -176,6 +183,9 @@ public final class SessionElection extends RoleMachine {
       fx.setTimer(Timer.DELETE, now + fx.backoff(deleteFailures));
     } else if (in instanceof SessionInput.Preferred p) {
       holdingBack = !p.preferred();
+      campaignIfDue(now);
+    } else if (in instanceof Input.HealthChanged h) {
+      unhealthy = !h.healthy();
       campaignIfDue(now);
     } else if (in instanceof SessionInput.MoveTo m) {
       moveTo(m, now);
@@ -270,7 +280,7 @@ public final class SessionElection extends RoleMachine {
       delete(key.modRevision());
       return;
     }
-    if (now < holdoffUntil || !live(now) || keyKnown && key != null
+    if (unhealthy || now < holdoffUntil || !live(now) || keyKnown && key != null
         || !everRead && now < firstReadBy) {
       return;
     }
@@ -392,7 +402,7 @@ public final class SessionElection extends RoleMachine {
     movingTo = m.to();
     movingCreateRevision = key != null && key.modRevision() == t ? key.createRevision() : t;
     // The role changes first: the target may lead as soon as the move is applied.
-    stepDown(Cause.RESIGNED, now);
+    stepDown(unhealthy ? Cause.UNHEALTHY : Cause.RESIGNED, now);
     transferOp = fx.id();
     fx.add(new SessionCommand.Transfer(transferOp, t, m.to()));
   }

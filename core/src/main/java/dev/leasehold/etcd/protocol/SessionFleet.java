@@ -15,7 +15,9 @@ import java.util.function.Consumer;
  * §11.7), free of any store client: the members and the holder of every election key, as the
  * session's one watch and its re-reads show them; the preference each election is told for a
  * free key; and, after each confirmed renewal, the moves that bring this member to its target
- * ({@link Spread}). The session's hub feeds it; it tells the elections through their inboxes.
+ * ({@link Spread}), or, while the session's health check holds it unhealthy, the moves that hand
+ * every election it leads to the healthy members. The session's hub feeds it; it tells the
+ * elections through their inboxes.
  *
  * <p>Not thread-safe: the session's lease loop owns an instance.
  */
@@ -50,6 +52,11 @@ public final class SessionFleet {
   private boolean full;
   private final Map<String, Boolean> told = new HashMap<>();
   private long lease;
+  // Yield when unhealthy (PROTOCOL.md §11.7): the user's health check holds this session
+  // unhealthy, so it is no member (its hub deleted its member key) and hands every election it
+  // leads to the healthy members; kept is how many it still leads for want of one.
+  private boolean unhealthy;
+  private int kept;
 
   /**
    * SessionFleet keeps the view of the fleet under {@code prefix} for the session whose open
@@ -172,7 +179,7 @@ public final class SessionFleet {
     if (lease == 0) {
       return;
     }
-    boolean member = members.containsKey(lease);
+    boolean member = members.containsKey(lease) && !unhealthy;
     if (member) {
       // Now, not as of the last renewal: a leave lowers the share of none, but frees elections
       // that the members at their old ceiling must not all hold back from.
@@ -198,7 +205,9 @@ public final class SessionFleet {
    * renewed runs after each confirmed renewal of this member's lease {@code leaseId}, once its
    * member key was written: once the view shows it and the members did not change since the last
    * renewal, it asks its elections above its target to move (Spread), one election per move,
-   * and waits for the moves it asked for (or two renewals) before it plans again.
+   * and waits for the moves it asked for (or two renewals) before it plans again. Unhealthy, it
+   * hands every election it leads to the healthy members instead, at once (no settled round is
+   * waited for: it leaves, it does not plan), or counts those it keeps for want of one.
    */
   public void renewed(long leaseId) {
     if (leaseId != lease) {
@@ -207,6 +216,12 @@ public final class SessionFleet {
     }
     round++;
     moving.values().removeIf(asked -> asked < round - 2); // lost or refused: the view tells
+    if (unhealthy) {
+      prefer();
+      handOver(leaseId);
+      return;
+    }
+    kept = 0;
     if (!members.containsKey(leaseId)) {
       return;
     }
@@ -242,6 +257,70 @@ public final class SessionFleet {
           i++;
         }
       }
+    }
+  }
+
+  /**
+   * healthChanged follows the session's health check (its view after the threshold): unhealthy,
+   * this session is no member any more, its elections are told not to campaign, and at each
+   * renewal it hands every election it leads to the healthy members ({@link #renewed}); healthy
+   * again, it is a member once the view shows its member key again, and spreading gives it its
+   * share as after a join. The elections are told by the hub, which keeps the news for those
+   * that join later.
+   */
+  public void healthChanged(boolean healthy) {
+    if (unhealthy == !healthy) {
+      return;
+    }
+    unhealthy = !healthy;
+    if (healthy) {
+      kept = 0;
+    }
+    prefer();
+  }
+
+  /**
+   * kept is how many elections this session, unhealthy, still leads at its last renewal because
+   * no healthy member was there to take them (an unhealthy leader beats none); 0 while healthy
+   * or once it could hand them over.
+   */
+  public int kept() {
+    return kept;
+  }
+
+  /**
+   * handOver asks every election this session leads, as the view shows it and not already being
+   * moved, to move to a healthy member ({@link Spread#handOver}: the one furthest below its
+   * target first, so that the healthy members stay even); with none, it keeps them and counts them.
+   */
+  private void handOver(long leaseId) {
+    Map<Long, Integer> count = new HashMap<>();
+    Set<String> open = new HashSet<>(inboxes.keySet());
+    List<String> mine = new ArrayList<>();
+    held.forEach((key, k) -> {
+      if (k.leaseId() == leaseId) {
+        if (inboxes.containsKey(key)) {
+          mine.add(key);
+        }
+      } else if (members.containsKey(k.leaseId())) {
+        count.merge(k.leaseId(), 1, Integer::sum);
+        open.add(key);
+      }
+    });
+    List<SessionMember> healthy = new ArrayList<>(members.values());
+    healthy.removeIf(m -> m.leaseId() == leaseId); // its own key, deleted but not yet seen so
+    if (healthy.isEmpty()) {
+      kept = mine.size();
+      return;
+    }
+    kept = 0;
+    mine.removeIf(moving::containsKey);
+    mine.sort(null);
+    List<SessionMember> to = Spread.handOver(healthy, count, open.size(), mine.size());
+    for (int i = 0; i < to.size(); i++) {
+      String key = mine.get(i);
+      moving.put(key, round);
+      tell(key, new SessionInput.MoveTo(to.get(i), held.get(key).modRevision()));
     }
   }
 

@@ -115,6 +115,51 @@ public final class Spread {
   }
 
   /**
+   * handOver is where a member that left the fleet unhealthy sends the {@code count} elections it
+   * still leads (PROTOCOL.md §11.7, yield when unhealthy): one member per election, each time the
+   * one furthest below its target ({@link #targets} of the {@code n} elections over the healthy
+   * {@code members}, given what they hold, {@code held}), then the least loaded for its weight,
+   * then in lease order. The healthy members thus end as even as whole shares allow. Empty with
+   * no members: there is nobody healthy to hand them to.
+   */
+  public static List<SessionMember> handOver(
+      Collection<SessionMember> members, Map<Long, Integer> held, int n, int count) {
+    List<SessionMember> to = new ArrayList<>();
+    if (members.isEmpty()) {
+      return to;
+    }
+    List<SessionMember> order = ordered(members);
+    Map<Long, Integer> target = targets(order, held, n);
+    Map<Long, Integer> now = new java.util.HashMap<>();
+    for (SessionMember m : order) {
+      now.put(m.leaseId(), held.getOrDefault(m.leaseId(), 0));
+    }
+    for (int i = 0; i < count; i++) {
+      SessionMember best = null;
+      for (SessionMember m : order) {
+        if (best == null || better(m, best, target, now)) {
+          best = m;
+        }
+      }
+      to.add(best);
+      now.merge(best.leaseId(), 1, Integer::sum);
+    }
+    return to;
+  }
+
+  // Further below its target; else less loaded for its weight (a/wa < b/wb); else neither: the
+  // earlier in lease order stays.
+  private static boolean better(
+      SessionMember a, SessionMember b, Map<Long, Integer> target, Map<Long, Integer> now) {
+    long da = target.get(a.leaseId()) - now.get(a.leaseId());
+    long db = target.get(b.leaseId()) - now.get(b.leaseId());
+    if (da != db) {
+      return da > db;
+    }
+    return (long) now.get(a.leaseId()) * b.weight() < (long) now.get(b.leaseId()) * a.weight();
+  }
+
+  /**
    * preferred is the member that campaigns at once for the free election {@code key}, by weighted
    * rendezvous hashing: the highest {@code weight / -ln(h)} for {@code h} a hash of the key and
    * the member's lease in (0, 1). The others hold back a while, so freed elections land spread

@@ -325,6 +325,41 @@ class SessionElectionTest {
     assertEquals(ElectorState.FOLLOWER, m.role());
   }
 
+  // ---- yield when unhealthy (PROTOCOL.md §11.7) ----
+
+  @Test
+  void anUnhealthyElectionDoesNotCampaignForAFreeKeyAndDoesOnceHealthyAgain() {
+    following();
+    d.step(new Input.HealthChanged(false, "the health check answered false"));
+    d.step(new SessionInput.KeySeen(null, 36));
+    assertFalse(d.has(SessionCommand.Campaign.class), "unhealthy: " + d.last);
+    d.now += 10 * CONFIG.pollIntervalNanos();
+    d.step(new SessionInput.Live(LEASE, d.now + 5 * S, d.now));
+    assertFalse(d.has(SessionCommand.Campaign.class), "still unhealthy: " + d.last);
+    d.step(new Input.HealthChanged(true, ""));
+    d.only(SessionCommand.Campaign.class);
+  }
+
+  @Test
+  void aMoveWhileUnhealthyIsPublishedAsUnhealthyAndFencedOnTheTokenAsAnyMove() {
+    long t = elect(40);
+    d.step(new Input.HealthChanged(false, "the health check answered false"));
+    assertEquals(ElectorState.MASTER, m.role(), "the session, not the election, decides the move");
+    assertTrue(d.published().isEmpty(), d.last.toString());
+    d.step(new SessionInput.MoveTo(TARGET, t));
+    assertEquals(ElectorState.FOLLOWER, m.role(), "the role changes before the transaction");
+    assertEquals(List.of(Cause.UNHEALTHY), d.published());
+    assertEquals(t, d.only(SessionCommand.Transfer.class).token());
+  }
+
+  @Test
+  void anUnhealthyElectionStillAdoptsAKeyMovedToIt() {
+    following();
+    d.step(new Input.HealthChanged(false, "the health check answered false"));
+    d.step(new SessionInput.KeySeen(new KeyRecord("me", LEASE, 30, 45), 45));
+    assertEquals(ElectorState.MASTER, m.role(), "led, then moved on by its session, rather than orphaned");
+  }
+
   /** following starts a live election that has seen its key held by another session. */
   private void following() {
     d.step(new Input.Start());

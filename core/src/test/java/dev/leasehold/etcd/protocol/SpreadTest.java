@@ -124,4 +124,58 @@ class SpreadTest {
   void withNoMembersNobodyIsPreferred() {
     assertEquals(null, Spread.preferred(List.of(), "k"));
   }
+
+  // ---- handOver: an unhealthy member leaving (yield when unhealthy) ----
+
+  private static Map<Long, Integer> handedOver(List<SessionMember> members, Map<Long, Integer> held, int n, int count) {
+    Map<Long, Integer> h = new HashMap<>(held);
+    for (SessionMember m : Spread.handOver(members, held, n, count)) {
+      h.merge(m.leaseId(), 1, Integer::sum);
+    }
+    return h;
+  }
+
+  @Test
+  void aLeavingMembersElectionsGoEvenlyToTheHealthyMembers() {
+    assertEquals(Map.of(1L, 6, 2L, 6), handedOver(equal(2), Map.of(1L, 4, 2L, 4), 12, 4));
+    assertEquals(Map.of(1L, 342, 2L, 341, 3L, 341), handedOver(equal(3), Map.of(), 1024, 1024));
+  }
+
+  @Test
+  void theMemberFurthestBelowItsTargetTakesFirst() {
+    assertEquals(Map.of(1L, 6, 2L, 6), handedOver(equal(2), Map.of(1L, 6, 2L, 2), 12, 4));
+  }
+
+  @Test
+  void weightsShareAHandOverAsTheyShareTheFleet() {
+    List<SessionMember> ms = List.of(member(1, 1), member(2, 3));
+    assertEquals(Map.of(1L, 25, 2L, 75), handedOver(ms, Map.of(), 100, 100));
+  }
+
+  @Test
+  void withNoHealthyMemberNothingIsHandedOver() {
+    assertTrue(Spread.handOver(List.of(), Map.of(), 12, 12).isEmpty());
+  }
+
+  @Test
+  void randomHandOversLeaveTheHealthyMembersWithinFloorAndCeiling() {
+    SplittableRandom r = new SplittableRandom(2811);
+    for (int run = 0; run < 2000; run++) {
+      List<SessionMember> ms = equal(1 + r.nextInt(6));
+      int n = r.nextInt(500);
+      int mine = n == 0 ? 0 : r.nextInt(n + 1);
+      // The healthy members hold the rest, within their shares of it.
+      Map<Long, Integer> held = new HashMap<>();
+      for (int i = 0; i < n - mine; i++) {
+        held.merge(ms.get(i % ms.size()).leaseId(), 1, Integer::sum);
+      }
+      Map<Long, Integer> end = handedOver(ms, held, n, mine);
+      int floor = n / ms.size();
+      int ceil = (n + ms.size() - 1) / ms.size();
+      for (SessionMember m : ms) {
+        int h = end.getOrDefault(m.leaseId(), 0);
+        assertTrue(h >= floor && h <= ceil, "run " + run + ": " + end + " of " + n);
+      }
+    }
+  }
 }
