@@ -371,9 +371,9 @@ public final class Backends {
      * spreadingSession validates the neutral and etcd settings as {@link #build()} does and makes
      * an {@link EtcdSession} that spreads its elections (PROTOCOL.md §11.7) under {@code prefix},
      * with this member's {@code weight}; nothing runs until its {@code start()}. Sessions are
-     * etcd's: the backends must be etcd alone. The elector's placement settings (priority,
-     * preemption, health check) stay the elector's: the session's elections are placed by
-     * spreading.
+     * etcd's: the backends must be etcd alone. The elector's priority and preemption stay the
+     * elector's (the session's elections are placed by spreading); its health check, if set, is
+     * the session's too (an unhealthy session hands its elections to the healthy members).
      *
      * @param prefix the key prefix of the session's elections, ending with "/"; its member keys go
      *     under {@code prefix + "members/"}
@@ -390,10 +390,11 @@ public final class Backends {
                   + (backends == null ? null : names(backends)));
         }
         checkSettings(Backend.ETCD, etcd, "etcd(EtcdLeaderElector.builder()...) or leasehold.etcd.endpoints");
-        // The elector's placement (priority, preemption, health check) is its own: the
-        // session's elections keep no queue to carry it, and spreading places them instead.
+        // The elector's priority and preemption are its own: the session's elections keep no
+        // queue to rank, and spreading places them instead. A health check is followed: an
+        // unhealthy spreading session hands its elections to the healthy members.
         ElectorConfig c = ElectorConfig.builder().config(buildConfig()).electionKey(prefix).closeOnShutdown(false)
-            .priority(0).preemptAfter(null).healthCheck(null).build();
+            .priority(0).preemptAfter(null).build();
         return EtcdSession.spreading(c, etcd.get(), weight);
       } catch (IllegalArgumentException e) {
         throw properties == null ? e : properties.named(e);

@@ -94,9 +94,10 @@ final class ElectorFactory {
    * jobSession builds the spreading session of {@code @LeaderOnly(key)} methods from {@code
    * leasehold.*}: the elector's settings, with the prefix {@code leasehold.jobs.prefix}
    * (default {@code leasehold.key + "/jobs/"}) and this instance's {@code leasehold.jobs.weight}
-   * (default 1). A refusal is rethrown naming the property.
+   * (default 1), following {@code healthCheck} (null: none) as the elector does. A refusal is
+   * rethrown naming the property.
    */
-  static EtcdSession jobSession(Environment env) {
+  static EtcdSession jobSession(Environment env, dev.leasehold.HealthCheck healthCheck) {
     Map<String, String> p = properties(env);
     String weight = env.getProperty(JOBS + "weight", "1");
     int w;
@@ -114,7 +115,11 @@ final class ElectorFactory {
       prefix = p.getOrDefault("leasehold.key", "") + "/jobs/";
     }
     try {
-      return Backends.fromProperties(p).spreadingSession(prefix, w);
+      Backends.Builder b = Backends.fromProperties(p);
+      if (healthCheck != null) {
+        b.healthCheck(healthCheck);
+      }
+      return b.spreadingSession(prefix, w);
     } catch (IllegalArgumentException e) {
       throw LeaseholdPropertyException.fromCore(e);
     }

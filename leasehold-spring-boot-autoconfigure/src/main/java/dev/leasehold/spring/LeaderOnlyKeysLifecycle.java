@@ -1,6 +1,8 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.HealthCheck;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -23,14 +25,17 @@ final class LeaderOnlyKeysLifecycle implements SmartLifecycle {
   private final Environment environment;
   private final LeaderOnlyCalls calls;
   private final ApplicationEventPublisher publisher;
+  private final Supplier<HealthCheck> healthCheck;
   private boolean running;
 
   LeaderOnlyKeysLifecycle(
-      LeaderOnlyKeys keys, Environment environment, LeaderOnlyCalls calls, ApplicationEventPublisher publisher) {
+      LeaderOnlyKeys keys, Environment environment, LeaderOnlyCalls calls, ApplicationEventPublisher publisher,
+      Supplier<HealthCheck> healthCheck) {
     this.keys = keys;
     this.environment = environment;
     this.calls = calls;
     this.publisher = publisher;
+    this.healthCheck = healthCheck;
   }
 
   @Override
@@ -42,7 +47,7 @@ final class LeaderOnlyKeysLifecycle implements SmartLifecycle {
     if (keys.keys().isEmpty()) {
       return;
     }
-    keys.open(ElectorFactory.jobSession(environment),
+    keys.open(ElectorFactory.jobSession(environment, healthCheck.get()),
         e -> List.of(calls, new SpringEventBridge(e, publisher)));
     log.info("leasehold @LeaderOnly keys spread on one session: {}", keys.keys());
   }

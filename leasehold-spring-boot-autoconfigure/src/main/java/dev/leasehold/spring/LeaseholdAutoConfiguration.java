@@ -129,8 +129,11 @@ public class LeaseholdAutoConfiguration {
     @Bean
     LeaderOnlyKeysLifecycle leaseholdLeaderOnlyKeysLifecycle(
         ObjectProvider<LeaderOnlyKeys> keys, Environment environment, ObjectProvider<LeaderOnlyCalls> calls,
-        ApplicationEventPublisher publisher) {
-      return new LeaderOnlyKeysLifecycle(keys.getObject(), environment, calls.getObject(), publisher);
+        ApplicationEventPublisher publisher, org.springframework.context.ApplicationContext context) {
+      // The keyed jobs' session follows the same health check as the elector (readiness or a
+      // named indicator): unhealthy, it hands its jobs to the healthy instances.
+      return new LeaderOnlyKeysLifecycle(keys.getObject(), environment, calls.getObject(), publisher,
+          () -> SpringHealthChecks.of(environment, context));
     }
 
     /** leaseholdSpringEvents publishes every elector event as a {@link LeadershipChangedEvent}. */

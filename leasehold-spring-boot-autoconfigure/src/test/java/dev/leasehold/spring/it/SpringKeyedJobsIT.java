@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code @LeaderOnly(key)} in two real Boot JVMs on real etcd: two keyed jobs, each its own
  * election on one shared spreading session, end one on each JVM (PROTOCOL.md §11.7), each run
- * fenced by its own job's term; when one JVM is killed, the other runs both.
+ * fenced by its own job's term; when one JVM is killed, the other runs both; when one is not
+ * ready (Boot's readiness state, followed by {@code leasehold.health-check.readiness}), the
+ * other runs both until it is ready again.
  */
 class SpringKeyedJobsIT {
   private static final Logger log = LoggerFactory.getLogger(SpringKeyedJobsIT.class);
@@ -55,14 +57,60 @@ class SpringKeyedJobsIT {
     }
   }
 
+  @Test
+  void theKeyedJobsOfAnInstanceThatIsNotReadyMoveToTheReadyOne() throws Exception {
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    Path logs = Path.of("target", "spring-keyed-it", run);
+    java.nio.file.Files.createDirectories(logs);
+    Path unready = logs.resolve("b-unready").toAbsolutePath();
+    List<String> health = List.of("--leasehold.health-check.readiness=true",
+        "--leasehold.health-check-interval=100ms", "--leasehold.health-check-threshold=2");
+    try (BootProcess a = start("a", run, logs, health);
+        BootProcess b = start("b", run, logs, concat(health, "--keyed.unready-file=" + unready))) {
+      Map<String, String> owner = awaitSpread(a, b);
+
+      // b stops accepting traffic: its session leaves the fleet and hands its job to a.
+      int seen = a.lines().size();
+      long refused = System.nanoTime();
+      java.nio.file.Files.createFile(unready);
+      await("a runs b's job within " + WAIT).atMost(WAIT).pollInterval(Duration.ofMillis(20))
+          .until(() -> a.lines().subList(seen, a.lines().size()).stream()
+              .anyMatch(l -> l.startsWith("RUN a " + owner.get("b") + " ")));
+      log.info("b not ready: a runs both keyed jobs {} ms later", (System.nanoTime() - refused) / 1_000_000);
+      Thread.sleep(300); // b's last lines from before it stepped down
+      int bSeen = b.lines().size();
+      Thread.sleep(500);
+      assertThat(b.lines().subList(bSeen, b.lines().size())).noneMatch(l -> l.startsWith("RUN "));
+
+      // Ready again: the jobs spread over both again.
+      java.nio.file.Files.delete(unready);
+      int again = b.lines().size();
+      await("b runs a keyed job again within " + WAIT).atMost(WAIT).pollInterval(Duration.ofMillis(20))
+          .until(() -> b.lines().subList(again, b.lines().size()).stream().anyMatch(l -> l.startsWith("RUN b ")));
+      assertThat(awaitSpread(a, b)).isNotNull();
+    }
+  }
+
+  private static List<String> concat(List<String> a, String b) {
+    List<String> all = new java.util.ArrayList<>(a);
+    all.add(b);
+    return all;
+  }
+
   private static BootProcess start(String id, String run, Path logs) throws Exception {
-    return BootProcess.start(KeyedJobsApplication.class, id, logs, List.of(
+    return start(id, run, logs, List.of());
+  }
+
+  private static BootProcess start(String id, String run, Path logs, List<String> more) throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of(
         "--leasehold.etcd.endpoints=" + ETCD.cluster().clientEndpointsCsv(),
         "--leasehold.key=/it/keyed/" + run,
         "--leasehold.candidate-id=" + id,
         "--leasehold.ttl=2s",
         "--spring.main.web-application-type=none",
         "--spring.main.banner-mode=off"));
+    args.addAll(more);
+    return BootProcess.start(KeyedJobsApplication.class, id, logs, args);
   }
 
   /** lastRuns is the last {@code n} runs a JVM reported, as "RUN id key token electionKey" fields. */
