@@ -107,7 +107,8 @@ public final class ElectorRuntime implements LeaderElector {
     this.releases = new Releases(config, store, scheduler, name, log);
     this.waiters = new LeadershipWaiters(scheduler, () -> snapshot.term(), lifecycle::isClosing);
     this.renewals = new RenewalListeners(scheduler.dispatcher());
-    this.tracker = new HealthTracker(name, store.backend(), scheduler::nanoTime, renewals);
+    this.tracker = new HealthTracker(
+        name, store.backend(), scheduler::nanoTime, renewals, machine.transferUnsupported() == null);
     this.calls = new Calls(name, store, scheduler, rpcTimeoutNanos, this::handle);
     this.transfers = new Transfers(scheduler.dispatcher(), log, name);
     if (config.healthCheck().isPresent() && machine.transferUnsupported() != null) {

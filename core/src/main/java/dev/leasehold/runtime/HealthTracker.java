@@ -26,6 +26,8 @@ final class HealthTracker {
   private final String backend;
   private final LongSupplier clock;
   private final RenewalListeners renewals;
+  // Whether the election has a queue of its own to yield to (a session's election has none).
+  private final boolean queued;
   private volatile Base base = new Base(ElectorState.FOLLOWER, null, Long.MIN_VALUE, null);
   // Why the user's health check holds this candidate unhealthy, or null.
   private volatile String unhealthy;
@@ -33,7 +35,12 @@ final class HealthTracker {
   // Loop-confined.
   private long lastSentAt = Long.MIN_VALUE;
 
-  HealthTracker(String elector, String backend, LongSupplier clock, RenewalListeners renewals) {
+  /**
+   * HealthTracker words an unhealthy view for an election with a queue of its own ({@code
+   * queued}), or for an election of a spreading session, whose session hands its term on.
+   */
+  HealthTracker(String elector, String backend, LongSupplier clock, RenewalListeners renewals, boolean queued) {
+    this.queued = queued;
     this.elector = elector;
     this.backend = backend;
     this.clock = clock;
@@ -91,8 +98,9 @@ final class HealthTracker {
     Optional<String> yielding = sick == null || b.role() == ElectorState.STOPPED
         ? Optional.empty()
         : Optional.of(sick + (b.role() == ElectorState.MASTER
-            ? "; still leading: no healthy candidate in the queue to yield to"
-            : "; out of the queue, not campaigning"));
+            ? (queued ? "; still leading: no healthy candidate in the queue to yield to"
+                : "; still leading until its session hands the term to a healthy member (none yet)")
+            : (queued ? "; out of the queue, not campaigning" : "; not campaigning")));
     return new ElectorHealth(
         b.role(), running, backend, Optional.ofNullable(b.leader()), since, b.failure() == null,
         Optional.ofNullable(b.failure()), Optional.empty(), yielding);

@@ -182,6 +182,10 @@ class EtcdSessionHealthIT {
         b.health().toString()));
     assertFalse(b.health().unhealthy().isEmpty());
     assertTrue(b.health().healthy(), "the session itself works: " + b.health());
+    // Each election says so in its own words: a session's election has no queue to yield to.
+    String election = elections.get(b).get(0).health().unhealthy().orElse("");
+    assertTrue(election.endsWith("; still leading until its session hands the term to a healthy member (none yet)"),
+        election);
     // A renewal round or two later it still leads them all, and a does not campaign.
     await().pollDelay(TTL).atMost(TTL.multipliedBy(2)).until(() -> true);
     assertEquals(List.of(0, N), leading(List.of(a, b)));
