@@ -66,7 +66,9 @@ class LocalHealthYieldTest {
     b.start();
     Electors.waiting(WAIT).until(b::isLeader);
     assertFalse(a.isLeader());
-    assertTrue(electors.events(a).stream().map(LeadershipEvent::cause).anyMatch(Cause.UNHEALTHY::equals));
+    // isLeader() shows a change before the dispatcher delivers its event: wait for the event.
+    Electors.waiting(WAIT).until(
+        () -> electors.events(a).stream().map(LeadershipEvent::cause).anyMatch(Cause.UNHEALTHY::equals));
     assertTrue(a.health().unhealthy().orElseThrow().contains("out of the queue"), a.health().toString());
     assertTrue(checkThreads.stream().allMatch(t -> t.startsWith("leasehold-health-")), checkThreads.toString());
 
