@@ -64,6 +64,10 @@ public final class ContenderMain {
     }
     if (client != null) {
       SharedClient.connect(client, key);
+      if (count > 1) {
+        // A cold start of many: warm this kind's own path on another key first (WarmUp).
+        WarmUp.run(kind, client, endpoints, key + "-warmup", ttl, Duration.ofSeconds(60));
+      }
     }
     out.println("STARTING " + System.nanoTime());
     for (Contender c : contenders) {
