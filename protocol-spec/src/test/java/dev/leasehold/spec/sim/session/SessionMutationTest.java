@@ -40,7 +40,7 @@ class SessionMutationTest {
     /** A spreading move keeps leading until the watch shows the key moved (PROTOCOL.md §11.7). */
     MOVE_BEFORE_STEPPING_DOWN(
         "dev/leasehold/etcd/protocol/SessionElection.java",
-        "    stepDown(Cause.RESIGNED, now);\n    transferOp = fx.id();",
+        "    stepDown(unhealthy ? Cause.UNHEALTHY : Cause.RESIGNED, now);\n    transferOp = fx.id();",
         "    transferOp = fx.id(); // mutant: still MASTER while the move is sent",
         Set.of(Inv.MASTER_OWNS_KEY, Inv.NO_OVERLAP)),
     /** The target adopts any key on its lease naming it, not only one a move wrote (§11.2). */
