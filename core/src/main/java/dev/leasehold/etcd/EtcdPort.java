@@ -145,7 +145,8 @@ final class EtcdPort implements StorePort {
     } else if (call instanceof EtcdCommand.KeepAlive k) {
       Client c = client;
       return map(
-          Hedge.first(() -> c.getLeaseClient().keepAliveOnce(k.leaseId()), hedgeAfterNanos),
+          Hedge.first(
+              () -> c.getLeaseClient().keepAliveOnce(k.leaseId()), hedgeAfterNanos, EtcdReasons::isUnavailable),
           r -> new EtcdInput.KeepAliveAcked(k.op(), r.getTTL(), r.getHeader().getRaftTerm()),
           e ->
               new EtcdInput.KeepAliveFailed(k.op(), EtcdRecords.isLeaseNotFound(e), reasons.describe(e, null)));
@@ -300,7 +301,9 @@ final class EtcdPort implements StorePort {
     GetOption ahead = GetOption.builder().withRange(participantKey(r.rankOf())).withCountOnly(true).build();
     Client c = client;
     return keyAndQueue(
-        Hedge.first(() -> EtcdRecords.read(c, Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)), hedgeAfterNanos),
+        Hedge.first(
+            () -> EtcdRecords.read(c, Op.get(key, GetOption.DEFAULT), Op.get(prefix, ahead)),
+            hedgeAfterNanos, EtcdReasons::isUnavailable),
         t -> new EtcdInput.ConfirmRead(
             r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(),
             t.getHeader().getRaftTerm(), t.getGetResponses().get(1).getCount()),
@@ -312,7 +315,8 @@ final class EtcdPort implements StorePort {
   private CompletionStage<Input> confirm(EtcdCommand.ConfirmRead r) {
     Client c = client;
     return map(
-        Hedge.first(() -> EtcdRecords.read(c, Op.get(key, GetOption.DEFAULT)), hedgeAfterNanos),
+        Hedge.first(
+            () -> EtcdRecords.read(c, Op.get(key, GetOption.DEFAULT)), hedgeAfterNanos, EtcdReasons::isUnavailable),
         t -> new EtcdInput.ConfirmRead(
             r.op(), EtcdRecords.first(t.getGetResponses().get(0)), t.getHeader().getRevision(), t.getHeader().getRaftTerm()),
         e -> new EtcdInput.ConfirmFailed(r.op(), reasons.describe(e, "read")));

@@ -1,6 +1,7 @@
 package dev.leasehold.etcd;
 
 import dev.leasehold.runtime.ConfigurationErrors;
+import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -159,6 +160,21 @@ final class EtcdReasons {
           + " this endpoint serve TLS?" + detail;
     }
     return "TLS handshake failed" + detail;
+  }
+
+  /**
+   * isUnavailable tells whether the call failed {@code UNAVAILABLE}: the member it went to has
+   * no leader, or its connection was refused or lost. Another member may well answer (see
+   * Hedge).
+   */
+  static boolean isUnavailable(Throwable e) {
+    List<Throwable> chain = chain(unwrap(e));
+    for (Throwable c : chain) {
+      if (c instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.UNAVAILABLE) {
+        return true;
+      }
+    }
+    return code(chain) == Status.Code.UNAVAILABLE;
   }
 
   static Throwable unwrap(Throwable e) {

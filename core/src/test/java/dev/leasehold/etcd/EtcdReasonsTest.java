@@ -1,6 +1,8 @@
 package dev.leasehold.etcd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdExceptionFactory;
@@ -158,5 +160,20 @@ class EtcdReasonsTest {
         "timed out", plain.describe(new CompletionException(new TimeoutException()), "read"));
     assertEquals(
         "IllegalStateException: closed", plain.describe(new IllegalStateException("closed"), null));
+  }
+
+  @Test
+  void unavailableIsWhatAnotherMemberMayAnswer() {
+    assertTrue(EtcdReasons.isUnavailable(
+        failed(Status.UNAVAILABLE.withDescription("etcdserver: no leader"))));
+    assertTrue(EtcdReasons.isUnavailable(new CompletionException(
+        EtcdExceptionFactory.newEtcdException(ErrorCode.UNAVAILABLE, "etcdserver: no leader"))));
+    assertTrue(EtcdReasons.isUnavailable(failed(Status.UNAVAILABLE.withDescription("io exception")
+        .withCause(new ConnectException("Connection refused: /127.0.0.1:23799")))));
+    assertFalse(EtcdReasons.isUnavailable(
+        failed(Status.NOT_FOUND.withDescription("etcdserver: requested lease not found"))));
+    assertFalse(EtcdReasons.isUnavailable(failed(Status.DEADLINE_EXCEEDED)));
+    assertFalse(EtcdReasons.isUnavailable(
+        failed(Status.PERMISSION_DENIED.withDescription("etcdserver: permission denied"))));
   }
 }
