@@ -19,19 +19,20 @@ import java.util.StringJoiner;
  * <p>Not thread-safe: made and stopped by one thread.
  */
 final class ColdStartHops {
-  private final long t0;
-
-  /** ColdStartHops starts recording; {@code t0} is the first start()'s System.nanoTime(). */
-  ColdStartHops(long t0) {
-    this.t0 = t0;
+  /**
+   * ColdStartHops starts recording: it drops what was recorded before, waiting for Flight
+   * Recorder's next flush (up to a second), so the caller takes its t0 after this returns.
+   */
+  ColdStartHops() {
     HopTrace.drain();
   }
 
   /**
    * stop ends the recording and returns one {@code HOP:n:first:p50:max} item per hop passed,
-   * space-separated, times in ms since t0 (the form {@link #parse} reads).
+   * space-separated, times in ms since {@code t0}, the first start()'s System.nanoTime() (the
+   * form {@link #parse} reads).
    */
-  String stop() {
+  String stop(long t0) {
     List<HopTrace.Entry> marks = HopTrace.drain();
     Map<HopTrace.Hop, List<Long>> byHop = new EnumMap<>(HopTrace.Hop.class);
     for (HopTrace.Entry m : marks) {

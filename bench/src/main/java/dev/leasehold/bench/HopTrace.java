@@ -49,6 +49,12 @@ public final class HopTrace {
     WATCH_DELETE,
     /** WATCH_DELETE_ON_LOOP: the event loop took that notification. */
     WATCH_DELETE_ON_LOOP,
+    /** START_ON_LOOP: the event loop took the elector's start (its first step; the cold start's trace). */
+    START_ON_LOOP,
+    /** POLL_SENT: a read of the key (a poll) went to the store (event loop). */
+    POLL_SENT,
+    /** POLL_ACKED: the store's thread completed the read. */
+    POLL_ACKED,
     /** POLL_ON_LOOP: the event loop took a read's reply (a successor reacting to a poll, not the watch). */
     POLL_ON_LOOP,
     /** GRANT_SENT: a lease grant went to the store (a campaign without a usable standby lease). */
@@ -97,6 +103,7 @@ public final class HopTrace {
 
   // The loop's inputs a handover passes, by their simple names.
   private static final Map<String, Hop> ON_LOOP = Map.ofEntries(
+      Map.entry("Start", Hop.START_ON_LOOP),
       Map.entry("Resign", Hop.RESIGN_ON_LOOP),
       Map.entry("WatchDelete", Hop.WATCH_DELETE_ON_LOOP),
       Map.entry("PollResult", Hop.POLL_ON_LOOP),
@@ -117,6 +124,7 @@ public final class HopTrace {
   // The store calls a handover passes: the hop of the send, and of the answer (or null).
   private static final Map<String, Hop[]> CALLS = Map.of(
       "Release", new Hop[] {Hop.REVOKE_SENT, Hop.REVOKE_ACKED},
+      "Poll", new Hop[] {Hop.POLL_SENT, Hop.POLL_ACKED},
       "GrantLease", new Hop[] {Hop.GRANT_SENT, null},
       "Campaign", new Hop[] {Hop.CAS_SENT, Hop.CAS_ACKED},
       "Handover", new Hop[] {Hop.HANDOVER_SENT, Hop.HANDOVER_ACKED},
