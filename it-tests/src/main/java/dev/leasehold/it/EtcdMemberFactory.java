@@ -43,14 +43,18 @@ final class EtcdMemberFactory {
 
     /** create returns {@code memberCount} new, not yet launched members of {@code cluster}, on fresh ports. */
     List<EtcdMember> create(EtcdCluster cluster, Path binary, int memberCount) {
-        int[] ports = freePorts(2 * memberCount);
+        int[] ports;
         String token = name + "-" + UUID.randomUUID();
         List<String> initialCluster = new ArrayList<>();
         List<PeerUrls> peers = new ArrayList<>();
-        for (int i = 0; i < memberCount; i++) {
-            PeerUrls peer = peerUrls(memberName(i), ports[2 * i + 1]);
-            peers.add(peer);
-            initialCluster.add(memberName(i) + "=" + peer.advertise());
+        // The ports stay bound while the peer router binds its proxies, so no proxy gets one of them.
+        try (ReservedPorts reserved = ReservedPorts.of(2 * memberCount)) {
+            ports = reserved.ports();
+            for (int i = 0; i < memberCount; i++) {
+                PeerUrls peer = peerUrls(memberName(i), ports[2 * i + 1]);
+                peers.add(peer);
+                initialCluster.add(memberName(i) + "=" + peer.advertise());
+            }
         }
         List<EtcdMember> created = new ArrayList<>();
         for (int i = 0; i < memberCount; i++) {
@@ -68,9 +72,15 @@ final class EtcdMemberFactory {
      * {@code --initial-cluster} value that lists every member with the new one.
      */
     EtcdMember joining(EtcdCluster cluster, Path binary, int index, Function<String, String> announce) {
-        int[] ports = freePorts(2);
+        int[] ports;
         String memberName = memberName(index);
-        PeerUrls peer = peerUrls(memberName, ports[1]);
+        PeerUrls peer;
+        // As in create: bound while the router binds the new member's proxy (a proxy once took the
+        // client port picked here, and the member could not start: address already in use).
+        try (ReservedPorts reserved = ReservedPorts.of(2)) {
+            ports = reserved.ports();
+            peer = peerUrls(memberName, ports[1]);
+        }
         String initialCluster = announce.apply(peer.advertise());
         return member(cluster, binary, memberName, ports[0], ports[1], peer, initialCluster,
                 List.of("--initial-cluster-state", "existing"));
@@ -129,20 +139,30 @@ final class EtcdMemberFactory {
         return name + "-" + index;
     }
 
-    // All sockets stay bound until every port is picked, so one cluster never gets the same port twice.
-    private static int[] freePorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
+    /**
+     * ReservedPorts holds {@code count} free ports of 127.0.0.1 bound until closed, so one cluster
+     * never gets the same port twice and nothing else in this JVM is given one meanwhile.
+     */
+    private record ReservedPorts(List<ServerSocket> sockets) implements AutoCloseable {
+        static ReservedPorts of(int count) {
+            List<ServerSocket> sockets = new ArrayList<>();
+            try {
+                for (int i = 0; i < count; i++) {
+                    sockets.add(new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")));
+                }
+                return new ReservedPorts(sockets);
+            } catch (IOException e) {
+                new ReservedPorts(sockets).close();
+                throw new UncheckedIOException("cannot pick free ports", e);
             }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot pick free ports", e);
-        } finally {
+        }
+
+        int[] ports() {
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        }
+
+        @Override
+        public void close() {
             for (ServerSocket socket : sockets) {
                 try {
                     socket.close();
