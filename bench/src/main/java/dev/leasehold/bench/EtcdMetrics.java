@@ -41,6 +41,11 @@ final class EtcdMetrics {
       return pages.stream().mapToDouble(p -> sum(p, RPCS_STARTED, null, null)).sum();
     }
 
+    /** cpuSeconds is the CPU time the members' processes have used, summed over members. */
+    double cpuSeconds() {
+      return pages.stream().mapToDouble(p -> sum(p, "process_cpu_seconds_total", null, null)).sum();
+    }
+
     /** messages is the number of gRPC request messages received, summed over members. */
     double messages() {
       return pages.stream().mapToDouble(p -> sum(p, MSGS_RECEIVED, null, null)).sum();

@@ -273,16 +273,16 @@ final class ReportAnalysis extends MarkdownReport {
           + "so none can count those ahead of it, and each one's way to its campaign is four calls in a row: "
           + "a linearizable read of K, a count of the queue (0), a lease grant and the campaign's transaction. "
           + "On one shared client each of these rounds queues behind the same call of all " + s.count()
-          + " electors" + hopsSentence(s) + withoutCount(s)
+          + " electors" + hopsSentence(s) + withoutCount(s) + cpuSentence(s)
           + election.map(x -> ". jetcd's Election has two calls in a row (a grant, then its campaign, which the "
               + "server answers once the candidate leads): its first leader came " + ms(x.value("first_leader_ms"))
               + " after the first of " + x.count() + " candidates started on one shared client in this run"
               + requests(x, "start_messages_by_method")).orElse("")
           + ". A round that outlasts the rpc timeout fails and is retried with backoff (\"store unavailable\" "
-          + "in the scale JVM's log), which makes the next round longer still. The cure lies in the protocol's "
-          + "start-up, not in etcd, and is not built: folding the count into the first read (one read-only "
-          + "transaction, as a standby renewal's confirming read already is) and granting the lease while that "
-          + "read is in flight would leave two rounds, as Election has.");
+          + "in the scale JVM's log), which makes the next round longer still. The cure lies in the client's "
+          + "start-up, not in etcd, and is not built: fewer calls before a campaign (folding the count into the "
+          + "first read, granting the lease while that read is in flight: two rounds, as Election has), or the "
+          + "calls nearest a campaign sent first.");
     }
   }
 
@@ -299,7 +299,8 @@ final class ReportAnalysis extends MarkdownReport {
     if (read == null || grant == null || granted == null || cas == null) {
       return "";
     }
-    return ": in this run the reads' replies reached the electors from " + ms(read.first()) + " to "
+    return ": in a traced rerun of this cold start (first leader at " + ms(s.value("first_leader_traced_ms"))
+        + ") the reads' replies reached the electors from " + ms(read.first()) + " to "
         + ms(read.max()) + " (median " + ms(read.p50()) + "), the first grant was sent at " + ms(grant.first())
         + " (after that elector's count) and answered at " + ms(granted.first()) + ", and the first campaign "
         + "was sent at " + ms(cas.first()) + " (the cold start's trace, below the scale table)";
@@ -314,7 +315,20 @@ final class ReportAnalysis extends MarkdownReport {
     Optional<ColdStartHops.Hop> grant = ColdStartHops.parse(off.get().values().get("cold_start_hops")).stream()
         .filter(h -> h.name().equals("GRANT_SENT")).findFirst();
     return grant.map(g -> ". Without standby leases a candidate counts no queue: there the first grant was sent at "
-        + ms(g.first()) + " and the first leader came at " + ms(off.get().value("first_leader_ms"))).orElse("");
+        + ms(g.first()) + " and the first leader came at " + ms(off.get().value("first_leader_traced_ms"))
+        + " (traced; " + ms(off.get().value("first_leader_ms")) + " untraced)").orElse("");
+  }
+
+  // Whose CPU the cold start used, from t0 until every elector knew the leader, or nothing when not recorded.
+  private static String cpuSentence(Results.ScaleRun s) {
+    if (!s.values().containsKey("cold_start_jvm_cpu_ms") || !s.values().containsKey("cold_start_etcd_cpu_ms")) {
+      return "";
+    }
+    double wall = s.value("all_know_leader_ms");
+    return ". The calls wait on this client's CPU, not on etcd's: from the first `start()` until every elector "
+        + "knew the leader (" + ms(wall) + "), the scale JVM used " + ms(s.value("cold_start_jvm_cpu_ms"))
+        + " of CPU time (" + String.format(Locale.ROOT, "%.0f", 100 * s.value("cold_start_jvm_cpu_ms") / wall)
+        + " % of one core) and the three etcd members " + ms(s.value("cold_start_etcd_cpu_ms")) + " together";
   }
 
   // "; requests (summed over members): LeaseGrant=3 Txn=12 …" from a scale value, or nothing when it was not recorded.

@@ -170,7 +170,10 @@ final class ReportCost extends MarkdownReport {
           + "every elector from the first `start()` until every elector knew the leader, in ms since the first "
           + "`start()` (the marks are not told apart by elector). POLL_ON_LOOP is a read's reply reaching an "
           + "elector's loop; between an elector's read and its GRANT_SENT lies its count of the queue, which "
-          + "has no mark of its own. The first leader came at " + ms(s.value("first_leader_ms")) + ".");
+          + "has no mark of its own. The marks come from a second cold start of the same count in a fresh JVM "
+          + "with the trace on, whose events slow it: there the first leader came at "
+          + ms(s.value("first_leader_traced_ms")) + " (at " + ms(s.value("first_leader_ms"))
+          + " untraced, the scale table's figure).");
       List<List<String>> hopRows = new ArrayList<>();
       for (ColdStartHops.Hop h : hops) {
         hopRows.add(List.of(h.name(), Integer.toString(h.n()), ms(h.first()), ms(h.p50()), ms(h.max())));

@@ -12,9 +12,11 @@ import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,6 +100,11 @@ public final class ScaleMain {
     }
     // The trace's drain waits for Flight Recorder's next flush (up to a second): before t0, not in it.
     ColdStartHops hops = HopTrace.ON ? new ColdStartHops() : null;
+    // Whose CPU the cold start uses: this JVM's (the electors and the client) and the etcd
+    // members' (process_cpu_seconds_total, 10 ms steps), from t0 until every elector knows.
+    List<String> eps = Arrays.stream(endpoints).toList();
+    EtcdMetrics.Sample etcd0 = EtcdMetrics.scrape(eps);
+    long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
     for (LeaderElector e : electors) {
       e.start();
@@ -109,6 +116,10 @@ public final class ScaleMain {
     result(out, "start_calls_ms", ms(started - t0));
     long knowAt = awaitAllKnow(electors, electors.get(leader.get()));
     result(out, "all_know_leader_ms", ms(knowAt - t0));
+    long cpu1 = processCpuNanos();
+    EtcdMetrics.Sample etcd1 = EtcdMetrics.scrape(eps);
+    result(out, "cold_start_jvm_cpu_ms", ms(cpu1 - cpu0));
+    result(out, "cold_start_etcd_cpu_ms", (etcd1.cpuSeconds() - etcd0.cpuSeconds()) * 1000);
     if (hops != null) {
       result(out, "cold_start_hops", hops.stop(t0));
     }
@@ -165,6 +176,12 @@ public final class ScaleMain {
     result(out, "close_all_ms", ms(System.nanoTime() - c0));
     out.println("DONE");
     System.exit(0);
+  }
+
+  // The CPU time this JVM's threads have used, or 0 where the JVM does not tell.
+  private static long processCpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime() : 0;
   }
 
   private static long awaitElected(Object lock, AtomicLong electedAt, long after) throws InterruptedException {

@@ -88,6 +88,50 @@ final class ScalePhase extends BenchPhase {
     return sent.toString();
   }
 
+  /**
+   * tracedColdStart runs the same cold start again in a fresh JVM with {@code
+   * -Dleasehold.trace=true}, on a fresh key, and adds its hop marks ({@code cold_start_hops}) and
+   * its own first-leader and all-know times ({@code *_traced_ms}) to {@code values}: the hop
+   * table's times are those of the traced run, which the trace slows.
+   */
+  private void tracedColdStart(String mode, int n, boolean shared, boolean standby, Map<String, String> values)
+      throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    awaitNoLeases("scale " + mode + ", traced");
+    try (Group g = new Group(o.logDir().resolve("scale"))) {
+      Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n
+              + "-traced", ScaleMain.class.getName(),
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k", "-Dleasehold.trace=true"),
+          List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale-traced", Kind.LEASEHOLD),
+              "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
+              "--ttl-seconds=" + o.scaleTtl(), "--handovers=0", "--settle-ms=" + o.groupSettleMillis()));
+      Duration long_ = Duration.ofMinutes(5);
+      if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
+        throw new IllegalStateException("the traced scale JVM exited before it settled (see its log in "
+            + o.logDir() + ")");
+      }
+      // No handovers and no failover: it closes its electors and exits.
+      c.send("none");
+      c.send("none");
+      g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
+      for (int i = 0; ; i++) {
+        Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
+        if (line.isEmpty()) {
+          break;
+        }
+        String[] f = line.get().detail().split(" ", 3);
+        if (f[1].equals("cold_start_hops")) {
+          values.put(f[1], f.length > 2 ? f[2] : "");
+        } else if (f[1].equals("first_leader_ms") || f[1].equals("all_know_leader_ms")) {
+          values.put(f[1].replace("_ms", "_traced_ms"), f.length > 2 ? f[2] : "");
+        }
+        i = line.get().seq();
+      }
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      r.problems.add("scale " + mode + " x" + n + ", traced cold start: " + e);
+    }
+  }
+
   private void scaleRun(String mode, int n, boolean shared, boolean standby) throws Exception {
     List<String> eps = etcd.clientEndpoints();
     awaitNoLeases("scale " + mode);
@@ -100,8 +144,10 @@ final class ScalePhase extends BenchPhase {
       EtcdMetrics.Sample s0 = EtcdMetrics.scrape(eps);
       Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n,
           ScaleMain.class.getName(),
-          // The trace costs a few atomic writes per hop; it shows where the cold start's time goes.
-          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k", "-Dleasehold.trace=true"),
+          // Untraced: the trace's events cost this JVM 1.3 to 1.9 s of a 1,000-elector cold start
+          // (bench/HISTORY.md), and the jetcd Election row is not traced either. A second cold
+          // start, traced, gives the hop table (tracedColdStart).
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
           List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
               "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
               "--ttl-seconds=" + o.scaleTtl(),
@@ -150,6 +196,9 @@ final class ScalePhase extends BenchPhase {
     } catch (IOException | TimeoutException | RuntimeException e) {
       failure = e.toString();
       r.problems.add("scale " + mode + " x" + n + ": " + e);
+    }
+    if (failure == null && o.handoverTrace()) {
+      tracedColdStart(mode, n, shared, standby, values);
     }
     r.scale.add(new Results.ScaleRun(mode, n, values, idle, idleLater, perHandover, failure));
     say("scale " + mode + " x" + n + ": " + values
