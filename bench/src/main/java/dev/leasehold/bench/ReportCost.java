@@ -120,6 +120,22 @@ final class ReportCost extends MarkdownReport {
     table(List.of("client", "electors", "client connect", "first leader", "all know", "handover p50 / p99 / max",
         "proposals/handover", "leader closed: failover / proposals", "heap/elector", "threads/elector", "RSS/elector", "idle proposals/s / RPCs/s",
         "leases left after close", "failure"), rows);
+    // Whose CPU the cold start used: a client bound by its own CPU waits on itself, not on etcd.
+    List<List<String>> cpu = new ArrayList<>();
+    for (Results.ScaleRun s : r.scale) {
+      if (s.values().containsKey("cold_start_jvm_cpu_ms")) {
+        double wall = s.value("all_know_leader_ms");
+        cpu.add(List.of(s.mode(), Integer.toString(s.count()), ms(wall), ms(s.value("cold_start_jvm_cpu_ms")),
+            f0(100 * s.value("cold_start_jvm_cpu_ms") / wall) + " %", ms(s.value("cold_start_etcd_cpu_ms"))));
+      }
+    }
+    if (!cpu.isEmpty()) {
+      p("CPU time of the cold start, from the first `start()` until every elector knew the leader: the scale "
+          + "JVM's own (its electors and its client, from the JVM), and the etcd members' "
+          + "(`process_cpu_seconds_total`, summed; 10 ms steps). This machine has " + Runtime.getRuntime()
+          .availableProcessors() + " cores.");
+      table(List.of("client", "electors", "until all know", "scale JVM CPU", "of one core", "etcd members' CPU"), cpu);
+    }
     // Which idle proposals clients asked for: the rest are etcd's own (expired leases).
     List<List<String>> writes = new ArrayList<>();
     for (Results.ScaleRun s : r.scale) {
