@@ -73,12 +73,15 @@ class ReportSummaryTest {
     assertTrue(analysis.contains("LeaseGrant=3 Txn=12 Range=900"), analysis);
     assertTrue(analysis.contains("LeaseGrant=30 Txn=2000 Range=900"), analysis);
     assertTrue(analysis.contains("**First leader at 1000 electors.** 9.40 s"), analysis);
-    assertTrue(analysis.contains("the reads' replies reached the electors from 127 ms to 2.48 s (median 1.71 s), "
+    assertTrue(analysis.contains("in a traced rerun of this cold start (first leader at 10.10 s) "
+        + "the reads' replies reached the electors from 127 ms to 2.48 s (median 1.71 s), "
         + "the first grant was sent at 1.83 s"), analysis);
     assertTrue(analysis.contains("its first leader came 655 ms after the first of 1000 candidates"), analysis);
     assertTrue(analysis.contains("Campaign=735 LeaseGrant=1000"), analysis);
-    assertTrue(analysis.contains("there the first grant was sent at 780 ms and the first leader came at 2.75 s"),
-        analysis);
+    assertTrue(analysis.contains("there the first grant was sent at 780 ms and the first leader came at 2.95 s "
+        + "(traced; 2.75 s untraced)"), analysis);
+    assertTrue(analysis.contains("the scale JVM used 8.40 s of CPU time (63 % of one core) and the three etcd "
+        + "members 2.37 s together"), analysis);
     assertFalse(analysis.contains("Proposals per handover at 1000 electors"), analysis);
     assertTrue(analysis.contains("- Raft proposals per handover at scale: 3 at 1000 electors (shared client), "
         + "2997 at 1000 electors (shared client, standbyLease off)."), analysis);
@@ -174,6 +177,9 @@ class ReportSummaryTest {
     v.put("first_leader_ms", "9400.000");
     v.put("all_know_leader_ms", "13240.000");
     v.put("failover_ms", "140.000");
+    v.put("first_leader_traced_ms", "10100.000");
+    v.put("cold_start_jvm_cpu_ms", "8400.000");
+    v.put("cold_start_etcd_cpu_ms", "2370.000");
     v.put("cold_start_hops", "POLL_ON_LOOP:1953:127.0:1709.0:2478.0 GRANT_SENT:1000:1832.0:2883.0:3180.0 "
         + "GRANT_ON_LOOP:1000:2455.0:3531.0:3597.0 CAS_SENT:136:2455.0:3404.0:3452.0");
     if (sharedScaleFailure == null) {
@@ -183,7 +189,8 @@ class ReportSummaryTest {
       r.scale.add(new Results.ScaleRun("shared client", 1000, Map.of(), null, null, Double.NaN, sharedScaleFailure));
     }
     r.scale.add(new Results.ScaleRun("shared client, standbyLease off", 1000, Map.of("proposals_per_failover", "2857",
-        "first_leader_ms", "2748.180", "cold_start_hops", "GRANT_SENT:994:780.0:2262.0:2514.7"),
+        "first_leader_ms", "2748.180", "first_leader_traced_ms", "2950.000",
+        "cold_start_hops", "GRANT_SENT:994:780.0:2262.0:2514.7"),
         rates(0, 975, Map.of("Txn", 975.0)), null, 2997.0, null));
     r.scale.add(new Results.ScaleRun(ScalePhase.ELECTION_MODE, 1000,
         Map.of("first_leader_ms", "655.407", "start_messages_by_method", "Campaign=735 LeaseGrant=1000"),
