@@ -72,10 +72,17 @@ class EtcdNoLeaderHedgeIT {
         }
         await().atMost(Duration.ofSeconds(15))
             .until(() -> cluster.leader().filter(l -> l != cut).isPresent());
-        // Let the renewal that spanned the election settle, then watch four renewal intervals.
-        Thread.sleep(2_000);
+        // Let the renewal that spanned the election settle (the first one confirmed after it),
+        // then watch about four renewal intervals, failing at once if the term ends.
+        long elected = System.nanoTime();
+        await("a renewal confirmed after etcd's election").atMost(Duration.ofSeconds(10))
+            .failFast(() -> assertTrue(elector.isLeader(), () -> "the term ended: " + events))
+            .until(() -> calls.stream().anyMatch(
+                c -> c.kind().equals("ConfirmRead") && c.failure() == null && c.answeredNanos() > elected));
         long from = System.nanoTime();
-        Thread.sleep(7_000);
+        await("still MASTER").during(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(9))
+            .failFast(() -> assertTrue(elector.isLeader(), () -> "the term ended: " + events))
+            .until(elector::isLeader);
         long until = System.nanoTime();
 
         assertTrue(elector.isLeader(), "still MASTER: " + events);
