@@ -112,6 +112,7 @@ public final class ScaleMain {
     long started = System.nanoTime();
     long first = awaitElected(lock, electedAt, t0);
     result(out, "first_leader_ms", ms(first - t0));
+    result(out, "cold_start_jvm_cpu_to_first_ms", ms(processCpuNanos() - cpu0));
     // The start() calls alone, one after another on this thread (each starts an elector's threads).
     result(out, "start_calls_ms", ms(started - t0));
     long knowAt = awaitAllKnow(electors, electors.get(leader.get()));

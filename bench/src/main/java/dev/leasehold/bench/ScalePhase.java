@@ -69,6 +69,8 @@ final class ScalePhase extends BenchPhase {
       }
       long t0 = Long.parseLong(start.detail().substring("STARTING ".length()).trim());
       values.put("first_leader_ms", String.format("%.3f", (first.nanos() - t0) / 1e6));
+      g.find(start.seq(), e -> e.is("LINE") && e.detail().startsWith("CPU_TO_FIRST_LEADER_MS "), Duration.ofSeconds(5))
+          .ifPresent(e -> values.put("cold_start_jvm_cpu_to_first_ms", e.detail().split(" ")[1]));
       Thread.sleep(o.groupSettleMillis());
       EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
       values.put("start_proposals", String.format("%.0f", s1.proposals() - s0.proposals()));

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -43,6 +45,9 @@ public final class ContenderMain {
     Client client = shared ? SharedClient.build(endpoints) : null;
     // 1 while the candidate at that index leads, else 0.
     AtomicLongArray leading = new AtomicLongArray(count);
+    // This JVM's CPU time at STARTING, and the first election's share of it (a cold start of many).
+    AtomicLong cpuAtStart = new AtomicLong();
+    AtomicBoolean firstElected = new AtomicBoolean();
     List<Contender> contenders = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       int idx = i;
@@ -52,6 +57,9 @@ public final class ContenderMain {
             public void elected(long nanoTime, long sourceNanoTime) {
               leading.set(idx, 1);
               out.println("E " + idx + " " + nanoTime + " ELECTED " + sourceNanoTime);
+              if (count > 1 && firstElected.compareAndSet(false, true)) {
+                out.println("CPU_TO_FIRST_LEADER_MS " + (processCpuNanos() - cpuAtStart.get()) / 1e6);
+              }
             }
 
             @Override
@@ -69,6 +77,7 @@ public final class ContenderMain {
         WarmUp.run(kind, client, endpoints, key + "-warmup", ttl, Duration.ofSeconds(60));
       }
     }
+    cpuAtStart.set(processCpuNanos());
     out.println("STARTING " + System.nanoTime());
     for (Contender c : contenders) {
       c.start();
@@ -101,5 +110,11 @@ public final class ContenderMain {
       throw new IllegalArgumentException("--" + name + " is required");
     }
     return v;
+  }
+
+  // The CPU time this JVM's threads have used, or 0 where the JVM does not tell.
+  static long processCpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
   }
 }
