@@ -4,6 +4,7 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdCallPolicy;
+import dev.leasehold.bench.contender.ContenderMain;
 import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.bench.contender.SharedClient;
 import dev.leasehold.bench.contender.WarmUp;
@@ -12,7 +13,6 @@ import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,7 +104,7 @@ public final class ScaleMain {
     // members' (process_cpu_seconds_total, 10 ms steps), from t0 until every elector knows.
     List<String> eps = Arrays.stream(endpoints).toList();
     EtcdMetrics.Sample etcd0 = EtcdMetrics.scrape(eps);
-    long cpu0 = processCpuNanos();
+    long cpu0 = ContenderMain.processCpuNanos();
     long t0 = System.nanoTime();
     for (LeaderElector e : electors) {
       e.start();
@@ -112,12 +112,12 @@ public final class ScaleMain {
     long started = System.nanoTime();
     long first = awaitElected(lock, electedAt, t0);
     result(out, "first_leader_ms", ms(first - t0));
-    result(out, "cold_start_jvm_cpu_to_first_ms", ms(processCpuNanos() - cpu0));
+    result(out, "cold_start_jvm_cpu_to_first_ms", ms(ContenderMain.processCpuNanos() - cpu0));
     // The start() calls alone, one after another on this thread (each starts an elector's threads).
     result(out, "start_calls_ms", ms(started - t0));
     long knowAt = awaitAllKnow(electors, electors.get(leader.get()));
     result(out, "all_know_leader_ms", ms(knowAt - t0));
-    long cpu1 = processCpuNanos();
+    long cpu1 = ContenderMain.processCpuNanos();
     EtcdMetrics.Sample etcd1 = EtcdMetrics.scrape(eps);
     result(out, "cold_start_jvm_cpu_ms", ms(cpu1 - cpu0));
     result(out, "cold_start_etcd_cpu_ms", (etcd1.cpuSeconds() - etcd0.cpuSeconds()) * 1000);
@@ -177,12 +177,6 @@ public final class ScaleMain {
     result(out, "close_all_ms", ms(System.nanoTime() - c0));
     out.println("DONE");
     System.exit(0);
-  }
-
-  // The CPU time this JVM's threads have used, or 0 where the JVM does not tell.
-  private static long processCpuNanos() {
-    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-        ? os.getProcessCpuTime() : 0;
   }
 
   private static long awaitElected(Object lock, AtomicLong electedAt, long after) throws InterruptedException {

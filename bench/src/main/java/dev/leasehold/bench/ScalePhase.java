@@ -116,21 +116,29 @@ final class ScalePhase extends BenchPhase {
       c.send("none");
       c.send("none");
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
-      for (int i = 0; ; i++) {
-        Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
-        if (line.isEmpty()) {
-          break;
+      results(g).forEach((name, value) -> {
+        if (name.equals("cold_start_hops")) {
+          values.put(name, value);
+        } else if (name.equals("first_leader_ms") || name.equals("all_know_leader_ms")) {
+          values.put(name.replace("_ms", "_traced_ms"), value);
         }
-        String[] f = line.get().detail().split(" ", 3);
-        if (f[1].equals("cold_start_hops")) {
-          values.put(f[1], f.length > 2 ? f[2] : "");
-        } else if (f[1].equals("first_leader_ms") || f[1].equals("all_know_leader_ms")) {
-          values.put(f[1].replace("_ms", "_traced_ms"), f.length > 2 ? f[2] : "");
-        }
-        i = line.get().seq();
-      }
+      });
     } catch (IOException | TimeoutException | RuntimeException e) {
       r.problems.add("scale " + mode + " x" + n + ", traced cold start: " + e);
+    }
+  }
+
+  // The RESULT lines a scale JVM printed, name to value, in order.
+  private static Map<String, String> results(Group g) throws InterruptedException {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (int i = 0; ; i++) {
+      Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
+      if (line.isEmpty()) {
+        return out;
+      }
+      String[] f = line.get().detail().split(" ", 3);
+      out.put(f[1], f.length > 2 ? f[2] : "");
+      i = line.get().seq();
     }
   }
 
@@ -186,15 +194,7 @@ final class ScalePhase extends BenchPhase {
       c.send("close");
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
       values.put("leases_left_after_close", Integer.toString(EtcdMetrics.leases(eps.get(0))));
-      for (int i = 0; ; i++) {
-        Optional<Group.Ev> line = g.find(i, e -> e.is("LINE") && e.detail().startsWith("RESULT "), Duration.ZERO);
-        if (line.isEmpty()) {
-          break;
-        }
-        String[] f = line.get().detail().split(" ", 3);
-        values.put(f[1], f.length > 2 ? f[2] : "");
-        i = line.get().seq();
-      }
+      values.putAll(results(g));
     } catch (IOException | TimeoutException | RuntimeException e) {
       failure = e.toString();
       r.problems.add("scale " + mode + " x" + n + ": " + e);

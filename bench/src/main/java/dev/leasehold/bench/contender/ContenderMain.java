@@ -112,8 +112,13 @@ public final class ContenderMain {
     return v;
   }
 
-  // The CPU time this JVM's threads have used, or 0 where the JVM does not tell.
-  static long processCpuNanos() {
+  /**
+   * processCpuNanos is the CPU time this JVM's threads have used, or 0 where the JVM does not
+   * tell (a cold start's CPU, in this JVM and in ScaleMain's).
+   *
+   * @return nanoseconds of CPU time since the JVM started
+   */
+  public static long processCpuNanos() {
     return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
   }
