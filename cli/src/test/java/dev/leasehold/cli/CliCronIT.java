@@ -71,7 +71,7 @@ class CliCronIT {
   private String job(int firing) {
     return ("t0=$(date +%s%N); mkdir DIR/running 2>/dev/null || echo F >> DIR/overlaps; sleep 0.2;"
         + " echo F $LEASEHOLD_LEADER_ID $t0 $(date +%s%N) >> DIR/runs; rmdir DIR/running")
-        .replace("DIR", dir.toString()).replace("F", Integer.toString(firing));
+        .replace("F", Integer.toString(firing)).replace("DIR", dir.toString());
   }
 
   private LeaseholdProcess start(int firing, int host) throws Exception {
