@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 echo "[leasehold] building (first run downloads dependencies from Maven Central) ..." >&2
 mvn -B -q install -DskipTests
-cd it-tests
+cd it-harness
 exec mvn -B -q exec:exec -Dexec.executable=java \
   "-Dexec.args=-cp %classpath dev.leasehold.it.demo.Demo"

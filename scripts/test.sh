@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 # Two modules at a time: the model checker (protocol-spec, CPU-bound, one TLC worker) runs beside
 # the integration tests (it-tests, mostly waiting on etcd, mariadbd and postgres), which share no
-# ports or files; the whole suite takes about 10 min instead of 13.5 on two cores.
+# ports or files. When the model checker is done, cli, bench and the Spring modules, which need
+# only the launchers (it-harness), not it-tests' run, take its place beside it-tests.
 exec mvn -B -T 2 verify -Dtlc.workers=1 "$@"

@@ -65,7 +65,7 @@ final class MariaDbReport extends SqlReport {
   private void machine() {
     h2("Machine");
     List<List<String>> rows = machineRows();
-    rows.add(List.of("MariaDB", r.serverVersion + " on 127.0.0.1, launched by the it-tests launcher ("
+    rows.add(List.of("MariaDB", r.serverVersion + " on 127.0.0.1, launched by the it-harness launcher ("
         + r.serverFlags + "); clients use MariaDB Connector/J"));
     rows.add(List.of("Leasehold", run.machine.leasehold()
         + " (defaults: poll 1 s, margin TTL/10, drift 0.01, rpcTimeout min(1 s, TTL/4))"));

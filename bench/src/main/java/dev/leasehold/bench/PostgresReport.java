@@ -79,7 +79,7 @@ final class PostgresReport extends SqlReport {
   private void machine() {
     h2("Machine");
     List<List<String>> rows = machineRows();
-    rows.add(List.of("PostgreSQL", r.serverVersion + "; on 127.0.0.1, launched by the it-tests launcher ("
+    rows.add(List.of("PostgreSQL", r.serverVersion + "; on 127.0.0.1, launched by the it-harness launcher ("
         + r.serverSettings + ")"));
     rows.add(List.of("PgBouncer", r.bouncerVersion + ", transaction pooling, on 127.0.0.1"));
     rows.add(List.of("pgjdbc", r.driverVersion));

@@ -398,7 +398,7 @@ final class ReportAnalysis extends MarkdownReport {
     md.append("- Percentiles are nearest-rank over the recorded trials: every figure is a measured sample, and "
         + "with fewer than 100 samples p99 is the maximum.\n");
     md.append("- Contenders run one at a time on the same cluster; each scenario uses a fresh key. The "
-        + "partition uses the it-tests chaos harness's `ClientProxies` (one `TcpProxy` per member for each "
+        + "partition uses the it-harness chaos tools' `ClientProxies` (one `TcpProxy` per member for each "
         + "candidate; BLACKHOLE drops every byte, heal resets the connections that lost bytes).\n");
     md.append("- Raw samples: [`" + stem + "-samples.csv`](" + stem + "-samples.csv).\n\n");
   }

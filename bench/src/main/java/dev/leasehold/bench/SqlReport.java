@@ -150,7 +150,7 @@ abstract class SqlReport extends MarkdownReport {
   protected final void partitionSection(String server, String process,
       Map<JdbcKind, List<Results.PartitionTrial>> partition, int ttlMillis, Path png) {
     h2("Stale-leader window under a partition of the leader from " + process);
-    p("Each candidate JVM reaches " + process + " only through its own `TcpProxy` (it-tests chaos). At t0 the "
+    p("Each candidate JVM reaches " + process + " only through its own `TcpProxy` (it-harness chaos tools). At t0 the "
         + "leader's proxy starts dropping every byte, both ways, including a FIN (connections stay open). "
         + "Window = the old leader's step-down callback (the moment it knows it lost, after which it no "
         + "longer acts) minus the new leader's elected callback: negative means the old one stopped "
