@@ -29,12 +29,23 @@ final class MariaDbSettings {
 
     private MariaDbSettings() {}
 
+    /**
+     * The server's temporary files go to its own datadir, not to the shared /tmp: two servers bootstrapping at the
+     * same time (the suite runs it-tests beside cli's tests) made one's install-db fail with "Could not remove
+     * temporary table: '/tmp/#sql-temptable-...', error: 2" and "Unknown table 'mysql.tmp_user_sys'". The files
+     * are named {@code #sql...}, which mariadbd never takes for a table, and close() deletes them with the datadir.
+     */
+    private static String tmpdir(Path dataDir) {
+        return "--tmpdir=" + dataDir;
+    }
+
     /** The mariadbd flags after the binary; {@code --no-defaults} must come first. */
     static List<String> serverFlags(Path dataDir, int port) {
         List<String> flags = new ArrayList<>();
         // Never read /etc/mysql or ~/.my.cnf: a developer's config must not change what the tests run against.
         flags.add("--no-defaults");
         flags.add("--datadir=" + dataDir);
+        flags.add(tmpdir(dataDir));
         if (ProcessControl.runningAsRoot()) {
             // mariadbd refuses to run as root unless told to.
             flags.add("--user=root");
@@ -98,6 +109,7 @@ final class MariaDbSettings {
         command.add(installDb.toString());
         command.add("--no-defaults");
         command.add("--datadir=" + dataDir);
+        command.add(tmpdir(dataDir));
         if (ProcessControl.runningAsRoot()) {
             command.add("--user=root");
         }
