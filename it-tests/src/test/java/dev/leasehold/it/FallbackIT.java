@@ -53,6 +53,8 @@ class FallbackIT {
 
   private final List<FallbackElector> electors = new ArrayList<>();
   private final List<EventLog> logs = new ArrayList<>();
+  // Each test's local stores: closed after its electors, so their threads do not outlive it.
+  private final List<LocalStore> stores = new ArrayList<>();
   private LogCapture capture;
   private String key;
 
@@ -66,8 +68,15 @@ class FallbackIT {
   @AfterEach
   void tearDown() {
     electors.forEach(FallbackElector::close);
+    stores.forEach(LocalStore::close);
     capture.close();
     ETCD.cluster().restoreAll();
+  }
+
+  private LocalStore localStore() {
+    LocalStore store = LocalStore.create();
+    stores.add(store);
+    return store;
   }
 
   private Backends.Builder builder(String id, Backend... backends) {
@@ -152,7 +161,7 @@ class FallbackIT {
   @Test
   void aLeaderOnEtcdFallsBackToLocalOnlyAfterItsTermEndedAndSaysSoLoudly() {
     FallbackElector e = track(builder("falls", Backend.ETCD, Backend.LOCAL)
-        .fallback(FallbackPolicy.FALL_BACK).local(LocalStore.create()).build(), "falls");
+        .fallback(FallbackPolicy.FALL_BACK).local(localStore()).build(), "falls");
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     LeaseholdMetrics metrics = new LeaseholdMetrics(e);
     metrics.bindTo(registry);
@@ -211,7 +220,7 @@ class FallbackIT {
         .electionKey("fallback-it/chain/" + UUID.randomUUID().toString().substring(0, 8))
         .jdbc(JdbcLeaderElector.builder().jdbcUrl(db.jdbcUrl(), db.rootUser(), db.rootPassword())
             .createTable(true).allowRelaxedDurability(true))
-        .local(LocalStore.create())
+        .local(localStore())
         .fallback(FallbackPolicy.FALL_BACK).build(), "chain");
     e.start();
     Leadership sql = awaitTerm(e, Guarantee.SINGLE_DATABASE);
@@ -236,9 +245,9 @@ class FallbackIT {
   @Test
   void aReturnToEtcdEndsEveryLocalTermFirstAndNeverLetsTwoLeadOnEtcd() throws Exception {
     FallbackElector a = track(builder("a", Backend.ETCD, Backend.LOCAL)
-        .fallback(FallbackPolicy.FALL_BACK_AND_RETURN).local(LocalStore.create()).build(), "a");
+        .fallback(FallbackPolicy.FALL_BACK_AND_RETURN).local(localStore()).build(), "a");
     FallbackElector b = track(builder("b", Backend.ETCD, Backend.LOCAL)
-        .fallback(FallbackPolicy.FALL_BACK_AND_RETURN).local(LocalStore.create()).build(), "b");
+        .fallback(FallbackPolicy.FALL_BACK_AND_RETURN).local(localStore()).build(), "b");
     EtcdTerms etcdTerms = new EtcdTerms(electors);
     // Bound before start(), as Spring binds them.
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
