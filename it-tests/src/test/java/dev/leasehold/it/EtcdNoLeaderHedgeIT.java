@@ -87,8 +87,10 @@ class EtcdNoLeaderHedgeIT {
 
         assertTrue(elector.isLeader(), "still MASTER: " + events);
         assertEquals(token, elector.leadership().orElseThrow().fencingToken(), "the same term");
-        assertTrue(events.stream().noneMatch(e -> e.cause() != LeadershipEvent.Cause.SUBSCRIBED
-            && !e.isElected()), "no term lost: " + events);
+        // A renewal sent while etcd itself had no leader anywhere (the two others still electing)
+        // may fail and be reported (MASTER -> MASTER, STORE_UNAVAILABLE, then STORE_RECOVERED);
+        // the term must not end.
+        assertTrue(events.stream().noneMatch(LeadershipEvent::isLost), "no term lost: " + events);
         List<Call> renewals = calls.stream()
             .filter(c -> c.answeredNanos() >= from && c.answeredNanos() <= until)
             .filter(c -> c.kind().equals("KeepAlive") || c.kind().equals("ConfirmRead"))
