@@ -249,8 +249,11 @@ public final class CandidateProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  // kill(1)'s own output is dropped, as its exit status always was: a child that exits between a
+  // check and the signal made it print "kill: (PID): No such process" into the demo's console.
   private void signal(String sig) throws IOException, InterruptedException {
-    new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start().waitFor();
+    new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
   }
 
   /** close resumes the child if stopped and kills it if still running. */
