@@ -4,6 +4,7 @@ import static dev.leasehold.bench.Bench.say;
 
 import dev.leasehold.bench.contender.ContenderMain;
 import dev.leasehold.it.EtcdCluster;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,6 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Not thread-safe: {@link Bench} runs it once, from one thread.
  */
 final class HandoverPhase extends BenchPhase {
+  private static final Duration RESIGN_WAIT = Duration.ofSeconds(5);
+
   HandoverPhase(Bench.Options o, Results r, EtcdCluster etcd) {
     super(o, r, etcd);
   }
@@ -55,7 +58,17 @@ final class HandoverPhase extends BenchPhase {
           Group.Ev leader = g.awaitLeader(WAIT);
           int mark = g.mark();
           leader.child().send("resign");
-          Group.Ev resign = g.await(mark, e -> e.is("RESIGN") && e.child() == leader.child(), WAIT);
+          // A leading child answers at once. One that lost its term on its own just before (the
+          // seed's keep-alive under load), its LOST line not yet read here, answers nothing: that
+          // trial is a problem of the run, not an abort of the phase.
+          Optional<Group.Ev> resigned =
+              g.find(mark, e -> e.is("RESIGN") && e.child() == leader.child(), RESIGN_WAIT);
+          if (resigned.isEmpty()) {
+            r.problems.add("handover " + k.label() + " trial " + i + ": the leader no longer led when told"
+                + " to resign (it lost its term on its own)");
+            continue;
+          }
+          Group.Ev resign = resigned.get();
           Optional<Group.Ev> next = g.find(mark,
               e -> e.is("ELECTED") && e.child() != leader.child() && e.nanos() > resign.nanos(), WAIT);
           if (next.isEmpty()) {
