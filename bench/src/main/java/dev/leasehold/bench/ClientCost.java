@@ -10,7 +10,6 @@ import io.etcd.jetcd.options.GetOption;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -34,17 +33,8 @@ public final class ClientCost {
 
   /** main runs the rounds and exits. */
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new HashMap<>();
-    for (String a : args) {
-      if (!a.startsWith("--") || a.indexOf('=') < 0) {
-        throw new IllegalArgumentException("expected --name=value, but got " + a);
-      }
-      o.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-    }
-    String endpoints = o.get("endpoints");
-    if (endpoints == null) {
-      throw new IllegalArgumentException("--endpoints is required (comma-separated etcd client URLs)");
-    }
+    Map<String, String> o = ContenderMain.parse(args);
+    String endpoints = ContenderMain.required(o, "endpoints");
     String kind = o.getOrDefault("kind", "get");
     int calls = Integer.parseInt(o.getOrDefault("calls", "5000"));
     int inFlight = Integer.parseInt(o.getOrDefault("in-flight", "1000"));

@@ -92,7 +92,14 @@ public final class ContenderMain {
     System.exit(0);
   }
 
-  static Map<String, String> parse(String[] args) {
+  /**
+   * parse reads {@code --name=value} arguments.
+   *
+   * @param args the program's arguments
+   * @return each name's value
+   * @throws IllegalArgumentException naming an argument of another shape
+   */
+  public static Map<String, String> parse(String[] args) {
     Map<String, String> m = new HashMap<>();
     for (String a : args) {
       int eq = a.indexOf('=');
@@ -104,7 +111,15 @@ public final class ContenderMain {
     return m;
   }
 
-  static String required(Map<String, String> o, String name) {
+  /**
+   * required is the value of {@code --name}, which must be given and not blank.
+   *
+   * @param o the parsed arguments
+   * @param name the argument's name, without {@code --}
+   * @return its value
+   * @throws IllegalArgumentException naming the missing argument
+   */
+  public static String required(Map<String, String> o, String name) {
     String v = o.get(name);
     if (v == null || v.isBlank()) {
       throw new IllegalArgumentException("--" + name + " is required");
