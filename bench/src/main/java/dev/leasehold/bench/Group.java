@@ -27,7 +27,10 @@ import java.util.function.Predicate;
  * <p>Thread-safe: reader threads append under the group's monitor and wake waiters.
  */
 final class Group implements AutoCloseable {
-  /** Ev is one line a child printed: E, R, T (as TRACE), READY, CLOSED, TRACE_END, or any other line as LINE. */
+  /**
+   * Ev is one line a child printed: E, R, T (as TRACE), READY, CLOSED, TRACE_END, LEADER_KNOWN, LEADER_UNKNOWN,
+   * or any other line as LINE.
+   */
   record Ev(Child child, int idx, long nanos, String type, String detail, int seq) {
     boolean is(String t) {
       return type.equals(t);
@@ -80,6 +83,26 @@ final class Group implements AutoCloseable {
   }
 
   /** mark is the sequence number the next event will get. */
+  /**
+   * awaitSettled asks each of {@code children} to answer once every contender in it leads or knows who does, and
+   * waits for the answers; returns those that did not settle within the child's bound (their contenders may still
+   * be starting, so a handover measured now could find them not yet following).
+   */
+  List<Child> awaitSettled(List<Child> children, Duration timeout) throws Exception {
+    int mark = mark();
+    for (Child c : children) {
+      c.send("settle");
+    }
+    List<Child> unsettled = new ArrayList<>();
+    for (Child c : children) {
+      Ev e = await(mark, x -> x.child() == c && (x.is("LEADER_KNOWN") || x.is("LEADER_UNKNOWN")), timeout);
+      if (e.is("LEADER_UNKNOWN")) {
+        unsettled.add(c);
+      }
+    }
+    return unsettled;
+  }
+
   synchronized int mark() {
     return events.size();
   }
@@ -269,7 +292,8 @@ final class Group implements AutoCloseable {
           add(this, -1, Long.parseLong(f[2]), "TRACE", f[1]);
           return;
         }
-        if (f[0].equals("READY") || f[0].equals("CLOSED") || f[0].equals("TRACE_END")) {
+        if (f[0].equals("READY") || f[0].equals("CLOSED") || f[0].equals("TRACE_END") || f[0].equals("LEADER_KNOWN")
+            || f[0].equals("LEADER_UNKNOWN")) {
           add(this, -1, System.nanoTime(), f[0], line);
           return;
         }

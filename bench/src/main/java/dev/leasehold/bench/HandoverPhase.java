@@ -55,6 +55,11 @@ final class HandoverPhase extends BenchPhase {
         EtcdMetrics.Sample m1 = EtcdMetrics.scrape(etcd.clientEndpoints());
         int total = o.handoverWarmup() + o.handoverTrials();
         for (int i = 0; i < total; i++) {
+          // Every candidate follows before t0: a JVM still starting would be measured at its first read.
+          for (Group.Child c : g.awaitSettled(cs, WAIT)) {
+            r.problems.add("handover " + k.label() + " trial " + i + ": " + c.label() + " did not know the leader"
+                + " within its settle bound");
+          }
           Group.Ev leader = g.awaitLeader(WAIT);
           int mark = g.mark();
           leader.child().send("resign");

@@ -91,6 +91,12 @@ final class JdbcScenarios {
       Thread.sleep(o.groupSettleMillis());
       int total = o.handoverWarmup() + o.handoverTrials();
       for (int i = 0; i < total; i++) {
+        // Every candidate follows before t0: a JVM still starting (its first read not yet made) would be measured
+        // at its first poll, not at the wake-up.
+        for (Group.Child c : g.awaitSettled(cs, WAIT)) {
+          problems.add("handover " + k.label() + " trial " + i + ": " + c.label() + " did not know the leader within "
+              + "its settle bound");
+        }
         Group.Ev leader = g.awaitLeader(WAIT);
         int mark = g.mark();
         leader.child().send("resign");

@@ -14,11 +14,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * the end of input: {@code resign} resigns every contender here that leads (one {@code R <index>
  * <nanoTime>} line each, just before the call), {@code trace} prints the handover trace's marks
  * since the last {@code trace} ({@code T <hop> <nanoTime>}, none unless {@code
- * -Dleasehold.trace=true}) and {@code TRACE_END}; anything else is answered {@code UNKNOWN}.
+ * -Dleasehold.trace=true}) and {@code TRACE_END}, {@code settle} answers {@code LEADER_KNOWN} once every
+ * contender here leads or knows who does ({@link Contender#knowsLeader()}; at most {@link
+ * #SETTLE_WAIT_MILLIS}, then {@code LEADER_UNKNOWN}); anything else is answered {@code UNKNOWN}.
  *
  * <p>Not thread-safe: the JVM's main thread runs it once.
  */
 final class CommandLoop {
+  /** SETTLE_WAIT_MILLIS bounds how long {@code settle} waits for every contender to know the leader. */
+  static final long SETTLE_WAIT_MILLIS = 30_000;
+
   private CommandLoop() {}
 
   /** serve answers stdin's commands until {@code close}; {@code leading} is 1 where a contender leads. */
@@ -38,9 +43,27 @@ final class CommandLoop {
           out.println("T " + e.hop().name() + " " + e.nanoTime());
         }
         out.println("TRACE_END");
+      } else if (cmd.trim().equals("settle")) {
+        out.println(settled(contenders) ? "LEADER_KNOWN" : "LEADER_UNKNOWN");
       } else {
         out.println("UNKNOWN " + cmd);
       }
     }
+  }
+
+  private static boolean settled(List<Contender> contenders) {
+    long deadline = System.nanoTime() + SETTLE_WAIT_MILLIS * 1_000_000;
+    while (!contenders.stream().allMatch(Contender::knowsLeader)) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -15,6 +15,15 @@ public interface Contender extends AutoCloseable {
   /** resign gives leadership up if held and stays a candidate for later terms. */
   void resign();
 
+  /**
+   * knowsLeader tells whether this candidate leads or knows who does, so that a handover measured
+   * from now finds it following (a Leasehold follower then waits on the leader's wake-up). A
+   * contender that cannot tell answers true.
+   */
+  default boolean knowsLeader() {
+    return true;
+  }
+
   /** close gives leadership up if held, releases the lease and stops. */
   @Override
   void close();

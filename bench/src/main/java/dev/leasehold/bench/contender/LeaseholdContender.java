@@ -43,6 +43,11 @@ final class LeaseholdContender implements Contender {
   }
 
   @Override
+  public boolean knowsLeader() {
+    return elector.isLeader() || elector.currentLeader().isPresent();
+  }
+
+  @Override
   public void resign() {
     elector.resign();
   }

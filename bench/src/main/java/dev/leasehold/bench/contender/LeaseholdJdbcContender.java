@@ -42,6 +42,11 @@ final class LeaseholdJdbcContender implements Contender {
   }
 
   @Override
+  public boolean knowsLeader() {
+    return elector.isLeader() || elector.currentLeader().isPresent();
+  }
+
+  @Override
   public void resign() {
     elector.resign();
   }
