@@ -185,6 +185,7 @@ public final class ElectionMachine extends RoleMachine {
       fx.cancelTimer(TimerKind.CAMPAIGN);
       follower.forgetPoll();
     } else if (from == ElectorState.MASTER) {
+      master.termLeft();
       lease.stopRenewing();
       fx.cancelTimer(TimerKind.PREEMPT);
       queue.clear();

@@ -34,6 +34,9 @@ final class Master extends Role {
   private boolean outranked;
   // The revision of the last transfer request carried out.
   private long lastRequest;
+  // A transfer whose target the view did not show, and the read of the queue it waits for.
+  private Input.Transfer lookingUp;
+  private long lookupOp;
 
   Master(ElectionMachine m) {
     super(m);
@@ -79,11 +82,19 @@ final class Master extends Role {
         queueOp = 0;
         queue.reset(r.participants(), r.revision());
         queueChanged(now);
+      } else if (lookupOp != 0 && r.op() == lookupOp) {
+        lookedUp(r, now);
       }
     } else if (in instanceof EtcdInput.PollFailed f) {
       if (f.op() == queueOp) {
         // Without the view a resign revokes, as without a queue; the watch still fills it.
         queueOp = 0;
+      } else if (lookupOp != 0 && f.op() == lookupOp) {
+        Input.Transfer t = lookingUp;
+        lookupOp = 0;
+        lookingUp = null;
+        queue.rereadFailed();
+        decide(t, " (reading the queue again failed: " + f.reason() + ")", now);
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
       if (watch.from(p.watchId())) {
@@ -173,6 +184,59 @@ final class Master extends Role {
    * keeps the term and answers why (PROTOCOL.md §4.5, "Transfer").
    */
   private void transfer(Input.Transfer t, long now) {
+    if (lookingUp == null && config.standbyLease() && queue.isRead()
+        && queue.named(t.candidateId(), lease.id()) == null && !t.candidateId().equals(config.candidateId())) {
+      // The view follows etcd through the watch, a step behind: a candidate that joined just now,
+      // which participants() already lists, may not be in it yet. One linearizable read of the
+      // queue settles it before the transfer is refused.
+      lookingUp = t;
+      lookupOp = fx.id();
+      queue.rereading();
+      fx.add(new EtcdCommand.Poll(lookupOp, true));
+      return;
+    }
+    decide(t, "", now);
+  }
+
+  /** lookedUp decides the transfer that waited for a read of the queue, on the view that read renewed. */
+  private void lookedUp(EtcdInput.PollResult r, long now) {
+    Input.Transfer t = lookingUp;
+    lookupOp = 0;
+    lookingUp = null;
+    if (r.participants() != null) {
+      queue.reset(r.participants(), r.revision());
+    } else {
+      queue.rereadFailed();
+    }
+    if (queue.named(t.candidateId(), lease.id()) != null) {
+      decide(t, "", now);
+      return;
+    }
+    queueChanged(now);
+    if (roles.role() != ElectorState.MASTER) {
+      // Only an unhealthy MASTER leaves on a new view: it yielded to the queue's head.
+      m.refuseTransfer(t, t.candidateId() + " is not a live participant of the queue, and this instance, held"
+          + " unhealthy by its health check, handed its term to the queue's head (UNHEALTHY) instead");
+      return;
+    }
+    decide(t, "", now);
+  }
+
+  /**
+   * termLeft answers a transfer still waiting for its read of the queue when the term ends: nothing
+   * was handed over.
+   */
+  void termLeft() {
+    if (lookingUp != null) {
+      m.refuseTransfer(lookingUp, "the term ended before the queue was read again; nothing was handed to "
+          + lookingUp.candidateId());
+      lookingUp = null;
+      lookupOp = 0;
+    }
+  }
+
+  /** decide hands the term to {@code t}'s candidate if the view shows it, else keeps the term and says why. */
+  private void decide(Input.Transfer t, String readNote, long now) {
     String refusal = null;
     Participant target = null;
     if (!config.standbyLease()) {
@@ -184,7 +248,8 @@ final class Master extends Role {
       if (target == null) {
         refusal = t.candidateId().equals(config.candidateId())
             ? t.candidateId() + " is this instance, the leader"
-            : t.candidateId() + " is not a live participant of the queue (it shows " + queue.candidates(lease.id()) + ")";
+            : t.candidateId() + " is not a live participant of the queue (it shows " + queue.candidates(lease.id()) + ")"
+                + readNote;
       }
     }
     if (refusal != null) {

@@ -19,10 +19,12 @@ import java.util.TreeSet;
  */
 final class Queue {
   private final Map<Long, Participant> byLease = new HashMap<>();
-  // Until the term's read of the queue is in: the deletions the watch showed, by lease, at their
-  // revision, so that a read served before one of them does not bring the key back.
+  // While a read of the queue is in flight (the term's first, or one a transfer asked for): the
+  // deletions the watch showed, by lease, at their revision, so that a read served before one of
+  // them does not bring the key back.
   private final Map<Long, Long> withdrawnAt = new HashMap<>();
   private boolean awaitingRead = true;
+  private boolean rereading;
 
   /**
    * reset takes the view from a read of the queue served at {@code revision}, keeping what the
@@ -46,6 +48,7 @@ final class Queue {
     });
     withdrawnAt.clear();
     awaitingRead = false;
+    rereading = false;
     byLease.clear();
     byLease.putAll(read);
   }
@@ -55,6 +58,20 @@ final class Queue {
     byLease.clear();
     withdrawnAt.clear();
     awaitingRead = true;
+    rereading = false;
+  }
+
+  /** rereading notes that a read of the queue was sent while the view stands: its reply goes to {@link #reset}. */
+  void rereading() {
+    rereading = true;
+  }
+
+  /** rereadFailed forgets what was kept for a read that failed: the view stands as the watch made it. */
+  void rereadFailed() {
+    rereading = false;
+    if (!awaitingRead) {
+      withdrawnAt.clear();
+    }
   }
 
   /** enlisted records a participant key put (a join, or a move to the tail). */
@@ -67,7 +84,7 @@ final class Queue {
 
   /** withdrawn records a participant key deleted (its lease ended). */
   void withdrawn(long leaseId, long revision) {
-    if (awaitingRead) {
+    if (awaitingRead || rereading) {
       withdrawnAt.merge(leaseId, revision, Math::max);
     }
     Participant known = byLease.get(leaseId);

@@ -34,6 +34,14 @@ class TransferTest {
     return s.only(Command.TransferOutcome.class);
   }
 
+  // The read of the queue a transfer to a name the view does not show sends; answered at revision 40.
+  private void answerLookup(Participant... queued) {
+    EtcdCommand.Poll read = s.only(EtcdCommand.Poll.class);
+    assertTrue(read.participants(), "a read of the queue: " + read);
+    assertFalse(s.has(Command.TransferOutcome.class), "not answered before the read");
+    f.step(new EtcdInput.PollResult(read.op(), new KeyRecord("me", OWN, 11, 11), 40, List.of(queued)));
+  }
+
   @Test
   void aTransferHandsTheKeyToTheNamedCandidateNotTheHead() {
     Participant head = new Participant("head", 90, 12, 12, 5);
@@ -54,6 +62,7 @@ class TransferTest {
   void aTransferToACandidateNotQueuedKeepsTheTerm() {
     f.master(new Participant("other", 90, 12, 12, 0));
     f.step(new Input.Transfer(7, "ghost"));
+    answerLookup(new Participant("other", 90, 12, 12, 0));
     assertEquals(ElectorState.MASTER, m.role());
     assertFalse(s.has(EtcdCommand.Handover.class));
     Command.TransferOutcome o = outcome();
@@ -61,6 +70,59 @@ class TransferTest {
     assertNull(o.target());
     assertTrue(o.refusal().contains("ghost is not a live participant") && o.refusal().contains("[other]")
         && o.refusal().contains("the term is kept"), o.refusal());
+  }
+
+  @Test
+  void aTransferToACandidateTheViewDoesNotShowYetReadsTheQueueFirst() {
+    Participant other = new Participant("other", 90, 12, 12, 0);
+    Participant late = new Participant("late", 92, 35, 35, 0);
+    f.master(other);
+    f.step(new Input.Transfer(8, "late"));
+    assertEquals(ElectorState.MASTER, m.role(), "the term is kept while the queue is read");
+    answerLookup(other, late);
+    assertEquals(ElectorState.FOLLOWER, m.role());
+    assertEquals(late, s.only(EtcdCommand.Handover.class).successor());
+  }
+
+  @Test
+  void aDeletionTheWatchShowedAfterTheReadIsNotUndoneByIt() {
+    Participant other = new Participant("other", 90, 12, 12, 0);
+    Participant late = new Participant("late", 92, 35, 35, 0);
+    f.master(other);
+    f.step(new Input.Transfer(9, "late"));
+    EtcdCommand.Poll read = s.only(EtcdCommand.Poll.class);
+    // late joined at 35 and its lease ended at 41; the read, served at 40, still lists it.
+    f.step(new EtcdInput.WatchEnlisted(f.watchId, late, 35));
+    f.step(new EtcdInput.WatchWithdrawn(f.watchId, 92, 41));
+    f.step(new EtcdInput.PollResult(read.op(), new KeyRecord("me", OWN, 11, 11), 40, List.of(other, late)));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertFalse(s.has(EtcdCommand.Handover.class));
+    assertTrue(outcome().refusal().contains("late is not a live participant of the queue (it shows [other])"),
+        outcome().refusal());
+  }
+
+  @Test
+  void aTransferWaitingForItsReadIsAnsweredWhenTheTermEnds() {
+    f.master(new Participant("other", 90, 12, 12, 0));
+    f.step(new Input.Transfer(10, "late"));
+    long read = s.only(EtcdCommand.Poll.class).op();
+    f.step(new Input.Resign(Cause.RESIGNED));
+    Command.TransferOutcome o = outcome();
+    assertEquals(10, o.id());
+    assertTrue(o.refusal().contains("the term ended before the queue was read again"), o.refusal());
+    f.step(new EtcdInput.PollResult(read, null, 40, List.of(new Participant("late", 92, 35, 35, 0))));
+    assertFalse(s.has(Command.TransferOutcome.class), "answered once");
+    assertFalse(s.has(EtcdCommand.Handover.class));
+  }
+
+  @Test
+  void aFailedReadRefusesOnTheViewAndSaysSo() {
+    f.master(new Participant("other", 90, 12, 12, 0));
+    f.step(new Input.Transfer(11, "late"));
+    f.step(new EtcdInput.PollFailed(s.only(EtcdCommand.Poll.class).op(), "deadline exceeded"));
+    assertEquals(ElectorState.MASTER, m.role());
+    assertTrue(outcome().refusal().contains("(it shows [other]) (reading the queue again failed: deadline exceeded)"),
+        outcome().refusal());
   }
 
   @Test
@@ -112,6 +174,7 @@ class TransferTest {
   void anOperatorsRequestNamingNobodyQueuedKeepsTheTermAndSaysWhy() {
     f.master(new Participant("other", 90, 12, 12, 0));
     f.step(new EtcdInput.TransferRequested(f.watchId, "ghost", 30));
+    answerLookup(new Participant("other", 90, 12, 12, 0));
     assertEquals(ElectorState.MASTER, m.role());
     assertEquals(-30, outcome().id());
     f.step(new EtcdInput.TransferRequested(f.watchId, "ghost", 30));
