@@ -141,6 +141,8 @@ final class Follower extends Role {
           turn = true;
           pollOp = 0;
           poll();
+        } else if (!m.probing()) {
+          resumeFollowing(now);
         }
       }
       case PROBE, PREEMPT -> {}
@@ -351,7 +353,11 @@ final class Follower extends Role {
   }
 
   private void staggered(long ahead, long now) {
-    if (m.probing() || m.unhealthy() || !key.absent() || now < holdoffUntil) {
+    if (m.probing()) {
+      return;
+    }
+    if (m.unhealthy() || !key.absent() || now < holdoffUntil) {
+      resumeFollowing(now);
       return;
     }
     if (ahead == 0) {
@@ -362,6 +368,21 @@ final class Follower extends Role {
     // Counted from when the key was seen absent, so a slow count does not let those behind
     // overtake the head; bounded, so a long queue of hung candidates cannot stall for long.
     fx.setTimer(TimerKind.CAMPAIGN, rankFrom + Math.min(ahead, MAX_RANK) * stagger);
+  }
+
+  /**
+   * resumeFollowing arms the routine read of a follower whose way to a campaign ended without one:
+   * the key came back (a watch put after the delete that started the count or the stagger), or
+   * it sits out. The delete cancelled the poll and dropped the read in flight, so without this a
+   * follower with no standby lease would have no timer left, and a silent watch would hide the
+   * key's next release for good.
+   */
+  private void resumeFollowing(long now) {
+    if (key.absent() && now < holdoffUntil) {
+      pollAt(holdoffUntil);
+    } else {
+      pollLater(now);
+    }
   }
 
   // ---- the standby lease ----
