@@ -82,7 +82,6 @@ final class Group implements AutoCloseable {
     }
   }
 
-  /** mark is the sequence number the next event will get. */
   /**
    * awaitSettled asks each of {@code children} to answer once every contender in it leads or knows who does, and
    * waits for the answers; returns those that did not settle within the child's bound (their contenders may still
@@ -103,6 +102,7 @@ final class Group implements AutoCloseable {
     return unsettled;
   }
 
+  /** mark is the sequence number the next event will get. */
   synchronized int mark() {
     return events.size();
   }

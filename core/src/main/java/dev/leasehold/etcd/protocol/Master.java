@@ -8,6 +8,7 @@ import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 import dev.leasehold.runtime.Term;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Master handles the MASTER's inputs. Its lease renews (as late as leaves 2 s of its window) and earns the deadline
@@ -83,18 +84,14 @@ final class Master extends Role {
         queue.reset(r.participants(), r.revision());
         queueChanged(now);
       } else if (lookupOp != 0 && r.op() == lookupOp) {
-        lookedUp(r, now);
+        lookedUp(r.participants(), r.revision(), "", now);
       }
     } else if (in instanceof EtcdInput.PollFailed f) {
       if (f.op() == queueOp) {
         // Without the view a resign revokes, as without a queue; the watch still fills it.
         queueOp = 0;
       } else if (lookupOp != 0 && f.op() == lookupOp) {
-        Input.Transfer t = lookingUp;
-        lookupOp = 0;
-        lookingUp = null;
-        queue.rereadFailed();
-        decide(t, " (reading the queue again failed: " + f.reason() + ")", now);
+        lookedUp(null, 0, " (reading the queue again failed: " + f.reason() + ")", now);
       }
     } else if (in instanceof EtcdInput.WatchPut p) {
       if (watch.from(p.watchId())) {
@@ -198,13 +195,17 @@ final class Master extends Role {
     decide(t, "", now);
   }
 
-  /** lookedUp decides the transfer that waited for a read of the queue, on the view that read renewed. */
-  private void lookedUp(EtcdInput.PollResult r, long now) {
+  /**
+   * lookedUp decides the transfer that waited for a read of the queue, on the view that read
+   * renewed ({@code read} null: the read failed or could not list the queue, and {@code note} says
+   * so in a refusal).
+   */
+  private void lookedUp(List<Participant> read, long revision, String note, long now) {
     Input.Transfer t = lookingUp;
     lookupOp = 0;
     lookingUp = null;
-    if (r.participants() != null) {
-      queue.reset(r.participants(), r.revision());
+    if (read != null) {
+      queue.reset(read, revision);
     } else {
       queue.rereadFailed();
     }
@@ -212,14 +213,16 @@ final class Master extends Role {
       decide(t, "", now);
       return;
     }
-    queueChanged(now);
+    if (read != null) {
+      queueChanged(now);
+    }
     if (roles.role() != ElectorState.MASTER) {
       // Only an unhealthy MASTER leaves on a new view: it yielded to the queue's head.
       m.refuseTransfer(t, t.candidateId() + " is not a live participant of the queue, and this instance, held"
           + " unhealthy by its health check, handed its term to the queue's head (UNHEALTHY) instead");
       return;
     }
-    decide(t, "", now);
+    decide(t, note, now);
   }
 
   /**

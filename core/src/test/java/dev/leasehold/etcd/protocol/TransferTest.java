@@ -26,6 +26,10 @@ class TransferTest {
   private static final ProtocolConfig CONFIG =
       new ProtocolConfig("me", 3, 300 * MS, 0.01, 1 * S, 100 * MS, 1 * S, 200 * MS, 3 * S, true, 0, -1);
 
+  // Queued since the term began, and joined a moment ago (the view may not show it yet).
+  private static final Participant OTHER = new Participant("other", 90, 12, 12, 0);
+  private static final Participant LATE = new Participant("late", 92, 35, 35, 0);
+
   private final MasterFixture f = new MasterFixture(CONFIG);
   private final ElectionMachine m = f.m;
   private final MachineSteps s = f.s;
@@ -74,27 +78,23 @@ class TransferTest {
 
   @Test
   void aTransferToACandidateTheViewDoesNotShowYetReadsTheQueueFirst() {
-    Participant other = new Participant("other", 90, 12, 12, 0);
-    Participant late = new Participant("late", 92, 35, 35, 0);
-    f.master(other);
+    f.master(OTHER);
     f.step(new Input.Transfer(8, "late"));
     assertEquals(ElectorState.MASTER, m.role(), "the term is kept while the queue is read");
-    answerLookup(other, late);
+    answerLookup(OTHER, LATE);
     assertEquals(ElectorState.FOLLOWER, m.role());
-    assertEquals(late, s.only(EtcdCommand.Handover.class).successor());
+    assertEquals(LATE, s.only(EtcdCommand.Handover.class).successor());
   }
 
   @Test
   void aDeletionTheWatchShowedAfterTheReadIsNotUndoneByIt() {
-    Participant other = new Participant("other", 90, 12, 12, 0);
-    Participant late = new Participant("late", 92, 35, 35, 0);
-    f.master(other);
+    f.master(OTHER);
     f.step(new Input.Transfer(9, "late"));
     EtcdCommand.Poll read = s.only(EtcdCommand.Poll.class);
     // late joined at 35 and its lease ended at 41; the read, served at 40, still lists it.
-    f.step(new EtcdInput.WatchEnlisted(f.watchId, late, 35));
+    f.step(new EtcdInput.WatchEnlisted(f.watchId, LATE, 35));
     f.step(new EtcdInput.WatchWithdrawn(f.watchId, 92, 41));
-    f.step(new EtcdInput.PollResult(read.op(), new KeyRecord("me", OWN, 11, 11), 40, List.of(other, late)));
+    f.step(new EtcdInput.PollResult(read.op(), new KeyRecord("me", OWN, 11, 11), 40, List.of(OTHER, LATE)));
     assertEquals(ElectorState.MASTER, m.role());
     assertFalse(s.has(EtcdCommand.Handover.class));
     assertTrue(outcome().refusal().contains("late is not a live participant of the queue (it shows [other])"),
