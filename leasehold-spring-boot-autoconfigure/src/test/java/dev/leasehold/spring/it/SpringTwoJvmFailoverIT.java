@@ -1,6 +1,7 @@
 package dev.leasehold.spring.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.leasehold.it.EtcdClusterExtension;
 import io.etcd.jetcd.ByteSequence;
@@ -59,7 +60,11 @@ class SpringTwoJvmFailoverIT {
       assertThat(runs(follower)).as("runs on the follower").isEmpty();
 
       String leaderHealth = get(leaderPort, "/actuator/health/leasehold");
-      String followerHealth = get(followerPort, "/actuator/health/leasehold");
+      // The follower's first read may come after the leader's first runs (its JVM started later, its
+      // client's first call is slow under load): wait until it has seen the leader, then check it all.
+      String leaderIdField = "\"leaderId\":\"" + leader.id() + "\"";
+      String followerHealth = await().atMost(Duration.ofSeconds(10))
+          .until(() -> get(followerPort, "/actuator/health/leasehold"), h -> h.contains(leaderIdField));
       log.info("health of the leader {}: {}", leader.id(), leaderHealth);
       log.info("health of the follower {}: {}", follower.id(), followerHealth);
       assertThat(leaderHealth).contains("\"status\":\"UP\"", "\"state\":\"MASTER\"",
