@@ -42,6 +42,7 @@ final class Bench {
       int scaleTtl,
       int scaleOwnClientCount,
       int scaleHandovers,
+      int scalePaceMicros,
       int floorSamples,
       int pathSamples,
       List<String> phases,

@@ -105,6 +105,11 @@ public final class BenchMain implements Callable<Path> {
   @Option(names = "--scale-handovers", defaultValue = "10", description = "handovers at scale, per client mode")
   int scaleHandovers;
 
+  @Option(names = "--scale-pace-us", defaultValue = "0", description = "start the scale phase's candidates "
+      + "(Leasehold's and jetcd Election's alike) one every this many microseconds; 0: each as soon as the one "
+      + "before it has started")
+  int scalePaceMicros;
+
   @Option(names = "--session-counts", split = ",", defaultValue = "1,100,1000,10000",
       description = "session phase: elections on one EtcdSession at which heap and threads are read; "
           + "idle cost and handover at the smallest and the largest (default: ${DEFAULT-VALUE})")
@@ -247,7 +252,7 @@ public final class BenchMain implements Callable<Path> {
     r.options = new Bench.Options(contenders, extra, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
         crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
         idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
-        scaleOwnClients, scaleHandovers, floorSamples, pathSamples, phases, logDir, handoverTrace,
+        scaleOwnClients, scaleHandovers, scalePaceMicros, floorSamples, pathSamples, phases, logDir, handoverTrace,
         new SessionPhase.Options(sessionCounts, sessionTtl, sessionTrials, sessionWarmup, sessionWindow,
             sessionBatch <= 0 ? Integer.MAX_VALUE : sessionBatch, sessionJvmOpts));
     r.loadBefore = MachineInfo.loadAverage();

@@ -88,7 +88,11 @@ final class ReportCost extends MarkdownReport {
 
   private void scale() {
     h2("Scale: many Leasehold electors on one key in one JVM");
-    p("All electors start at once on a fresh key (TTL " + r.options.scaleTtl() + " s). First leader: from "
+    String arrival = r.options.scalePaceMicros() > 0
+        ? "The electors start one every " + r.options.scalePaceMicros() + " µs, and so do the jetcd Election "
+            + "candidates (`--scale-pace-us`), on a fresh key"
+        : "All electors start at once, each as soon as the one before it has started, on a fresh key";
+    p(arrival + " (TTL " + r.options.scaleTtl() + " s). First leader: from "
         + "the first `start()` to the first elected callback, on a shared client that is already connected "
         + "(its first call, which loads jetcd's, gRPC's and Netty's classes in a fresh JVM, is timed apart "
         + "as \"client connect\" and not counted; then a warm-up cold start of "

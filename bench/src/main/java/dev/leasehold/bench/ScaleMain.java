@@ -4,6 +4,7 @@ import dev.leasehold.LeaderElector;
 import dev.leasehold.LeaderInfo;
 import dev.leasehold.LeadershipEvent;
 import dev.leasehold.etcd.EtcdCallPolicy;
+import dev.leasehold.bench.contender.Arrival;
 import dev.leasehold.bench.contender.ContenderMain;
 import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.bench.contender.SharedClient;
@@ -36,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * line before every elector closes.
  *
  * <p>Arguments: {@code --endpoints=URL[,URL] --key=K --count=N --shared-client=true|false
- * --ttl-seconds=N --handovers=N [--settle-ms=N] [--standby=true|false]}. Not thread-safe; one per JVM.
+ * --ttl-seconds=N --handovers=N [--settle-ms=N] [--standby=true|false] [--pace-us=N]}: with a pace, the
+ * electors start one every {@code N} µs ({@link Arrival}), else each as soon as the one before it has
+ * started. Not thread-safe; one per JVM.
  */
 public final class ScaleMain {
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -56,6 +59,7 @@ public final class ScaleMain {
     boolean standby = Boolean.parseBoolean(o.getOrDefault("standby", "true"));
     Duration ttl = Duration.ofSeconds(Long.parseLong(o.get("ttl-seconds")));
     int handovers = Integer.parseInt(o.get("handovers"));
+    Arrival arrival = Arrival.everyMicros(Long.parseLong(o.getOrDefault("pace-us", "0")));
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
     Footprint before = Footprint.now(3);
@@ -106,8 +110,9 @@ public final class ScaleMain {
     EtcdMetrics.Sample etcd0 = EtcdMetrics.scrape(eps);
     long cpu0 = ContenderMain.processCpuNanos();
     long t0 = System.nanoTime();
-    for (LeaderElector e : electors) {
-      e.start();
+    for (int i = 0; i < electors.size(); i++) {
+      arrival.awaitTurn(t0, i);
+      electors.get(i).start();
     }
     long started = System.nanoTime();
     long first = awaitElected(lock, electedAt, t0);

@@ -60,7 +60,7 @@ final class ScalePhase extends BenchPhase {
           List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
           List.of("--kind=" + Kind.JETCD.name(), "--endpoints=" + String.join(",", eps),
               "--key=" + key("scale", Kind.JETCD), "--id=scale", "--ttl-seconds=" + o.scaleTtl(),
-              "--count=" + n, "--shared-client=true"));
+              "--count=" + n, "--shared-client=true", "--pace-us=" + o.scalePaceMicros()));
       Duration long_ = Duration.ofMinutes(5);
       Group.Ev start = g.await(0, e -> e.is("LINE") && e.detail().startsWith("STARTING ") || e.is("EXITED"), long_);
       Group.Ev first = g.await(start.seq(), e -> e.is("ELECTED") || e.is("EXITED"), long_);
@@ -106,7 +106,8 @@ final class ScalePhase extends BenchPhase {
           List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k", "-Dleasehold.trace=true"),
           List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale-traced", Kind.LEASEHOLD),
               "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
-              "--ttl-seconds=" + o.scaleTtl(), "--handovers=0", "--settle-ms=" + o.groupSettleMillis()));
+              "--ttl-seconds=" + o.scaleTtl(), "--handovers=0", "--settle-ms=" + o.groupSettleMillis(),
+              "--pace-us=" + o.scalePaceMicros()));
       Duration long_ = Duration.ofMinutes(5);
       if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
         throw new IllegalStateException("the traced scale JVM exited before it settled (see its log in "
@@ -161,7 +162,8 @@ final class ScalePhase extends BenchPhase {
           List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale", Kind.LEASEHOLD),
               "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
               "--ttl-seconds=" + o.scaleTtl(),
-              "--handovers=" + o.scaleHandovers(), "--settle-ms=" + o.groupSettleMillis()));
+              "--handovers=" + o.scaleHandovers(), "--settle-ms=" + o.groupSettleMillis(),
+              "--pace-us=" + o.scalePaceMicros()));
       Duration long_ = Duration.ofMinutes(5);
       if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
         throw new IllegalStateException("the scale JVM exited before it settled (see its log in " + o.logDir() + ")");

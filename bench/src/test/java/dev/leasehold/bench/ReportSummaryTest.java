@@ -137,7 +137,7 @@ class ReportSummaryTest {
     r.etcdSlowApplies = 1764;
     r.etcdSlowFsyncs = 4;
     r.options = new Bench.Options(List.of(Kind.LEASEHOLD, Kind.JETCD), List.of(Kind.LEASEHOLD_NO_STANDBY), 50, 5, 2,
-        20, List.of(2, 5), 50, 2, List.of(1, 100), 5, 10, 5, 1000, 2, 3, List.of(), false, 1000, 5, 0, 10, 200,
+        20, List.of(2, 5), 50, 2, List.of(1, 100), 5, 10, 5, 1000, 2, 3, List.of(), false, 1000, 5, 0, 10, 0, 200,
         50, List.of("floor", "idle", "handover", "crash", "partition", "scale"), Path.of("target"), true, null);
     r.floor.put(Floor.TXN, List.of(6.0, 8.2, 10.0, 19.7));
     r.floor.put(Floor.WATCH, List.of(4.0, 5.2, 9.0, 18.4));

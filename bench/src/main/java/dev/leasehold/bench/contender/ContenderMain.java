@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * can kill a leader for real and keep contenders apart.
  *
  * <p>Arguments: {@code --kind=LEASEHOLD|JETCD|POLLING --endpoints=URL[,URL] --key=K --id=ID
- * --ttl-seconds=N [--count=N] [--shared-client=true]}. Output, one fact per line on stdout:
+ * --ttl-seconds=N [--count=N] [--shared-client=true] [--pace-us=N]} (with a pace, the candidates start one
+ * every {@code N} µs, see {@link Arrival}). Output, one fact per line on stdout:
  * {@code STARTING <nanoTime>} right before the first {@code start()} (a shared client is
  * connected by then); {@code READY <pid>} once all started; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
  * <cause>}; {@code R <index> <nanoTime>} right before {@code resign()} is called; {@code
@@ -40,6 +41,7 @@ public final class ContenderMain {
     Duration ttl = Duration.ofSeconds(Long.parseLong(required(o, "ttl-seconds")));
     int count = Integer.parseInt(o.getOrDefault("count", "1"));
     boolean shared = Boolean.parseBoolean(o.getOrDefault("shared-client", "false"));
+    Arrival arrival = Arrival.everyMicros(Long.parseLong(o.getOrDefault("pace-us", "0")));
 
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     Client client = shared ? SharedClient.build(endpoints) : null;
@@ -78,9 +80,11 @@ public final class ContenderMain {
       }
     }
     cpuAtStart.set(processCpuNanos());
-    out.println("STARTING " + System.nanoTime());
-    for (Contender c : contenders) {
-      c.start();
+    long t0 = System.nanoTime();
+    out.println("STARTING " + t0);
+    for (int i = 0; i < contenders.size(); i++) {
+      arrival.awaitTurn(t0, i);
+      contenders.get(i).start();
     }
     out.println("READY " + ProcessHandle.current().pid());
     CommandLoop.serve(out, contenders, leading);
