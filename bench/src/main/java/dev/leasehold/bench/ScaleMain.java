@@ -110,10 +110,7 @@ public final class ScaleMain {
     EtcdMetrics.Sample etcd0 = EtcdMetrics.scrape(eps);
     long cpu0 = ContenderMain.processCpuNanos();
     long t0 = System.nanoTime();
-    for (int i = 0; i < electors.size(); i++) {
-      arrival.awaitTurn(t0, i);
-      electors.get(i).start();
-    }
+    arrival.startEach(t0, electors, LeaderElector::start);
     long started = System.nanoTime();
     long first = awaitElected(lock, electedAt, t0);
     result(out, "first_leader_ms", ms(first - t0));

@@ -1,6 +1,8 @@
 package dev.leasehold.bench.contender;
 
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * Arrival is when a cold start's candidates start: each as soon as the one before it has started
@@ -10,11 +12,9 @@ import java.util.concurrent.locks.LockSupport;
  * second when all their grants go out within 0.1 s (bench/HISTORY.md, 2026-12-06). A side-by-side
  * at one pace compares the protocols, not how long each harness takes to start a candidate.
  *
- * <p>Immutable and thread-safe; {@link #awaitTurn} parks the calling thread.
+ * <p>Immutable and thread-safe; {@link #startEach} and {@link #awaitTurn} park the calling thread.
  */
 public final class Arrival {
-  private static final long SPIN_NANOS = 50_000;
-
   private final long paceNanos;
 
   private Arrival(long paceNanos) {
@@ -36,6 +36,22 @@ public final class Arrival {
   }
 
   /**
+   * startEach hands each of {@code candidates} to {@code start}, in order, each at its turn
+   * counted from {@code t0}.
+   *
+   * @param t0 the first start's {@link System#nanoTime}
+   * @param candidates what to start, in start order
+   * @param start starts one
+   * @param <T> the candidates' type
+   */
+  public <T> void startEach(long t0, List<T> candidates, Consumer<? super T> start) {
+    for (int i = 0; i < candidates.size(); i++) {
+      awaitTurn(t0, i);
+      start.accept(candidates.get(i));
+    }
+  }
+
+  /**
    * awaitTurn returns once candidate {@code index} may start: at once without a pace, else at
    * {@code t0 + index × pace} (at once if that has passed).
    *
@@ -48,7 +64,8 @@ public final class Arrival {
     }
     long at = t0 + index * paceNanos;
     for (long left = at - System.nanoTime(); left > 0; left = at - System.nanoTime()) {
-      LockSupport.parkNanos(Math.min(left, SPIN_NANOS));
+      // parkNanos may return early (spuriously or on an unpark): the loop parks again.
+      LockSupport.parkNanos(left);
     }
   }
 }

@@ -82,10 +82,7 @@ public final class ContenderMain {
     cpuAtStart.set(processCpuNanos());
     long t0 = System.nanoTime();
     out.println("STARTING " + t0);
-    for (int i = 0; i < contenders.size(); i++) {
-      arrival.awaitTurn(t0, i);
-      contenders.get(i).start();
-    }
+    arrival.startEach(t0, contenders, Contender::start);
     out.println("READY " + ProcessHandle.current().pid());
     CommandLoop.serve(out, contenders, leading);
     contenders.parallelStream().forEach(Contender::close);
