@@ -60,7 +60,9 @@ class SpringHealthCheckTest {
                 .until(() -> elector.participants().toCompletableFuture().get(), q -> q.size() == 1);
             AvailabilityChangeEvent.publish(context, ReadinessState.REFUSING_TRAFFIC);
             await().atMost(Duration.ofSeconds(10)).until(rival::isLeader);
-            assertThat(events).extracting(LeadershipEvent::cause).contains(Cause.UNHEALTHY);
+            // Listeners run on the elector's dispatcher: the rival can lead before the loss reaches this list.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(
+                () -> assertThat(events).extracting(LeadershipEvent::cause).contains(Cause.UNHEALTHY));
             assertThat(elector.health().unhealthy()).hasValueSatisfying(
                 r -> assertThat(r).contains("answered false").contains("out of the queue"));
           } finally {
