@@ -63,6 +63,17 @@ final class Seat {
     fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
   }
 
+  /**
+   * enlistedByCampaign takes the participant key a lost campaign's Else branch put on {@code
+   * leaseId}, and the count of those named before it, unless an Enlist of its own is in flight.
+   */
+  void enlistedByCampaign(long leaseId, long ahead) {
+    if (enlistOp == 0) {
+      enlistedLease = leaseId;
+      knownAhead = ahead;
+    }
+  }
+
   /** answered takes the reply to an Enlist, in any role. */
   void answered(Input in) {
     if (in instanceof EtcdInput.Enlisted e && e.op() == enlistOp) {
