@@ -1,7 +1,7 @@
 package dev.leasehold.bench.contender;
 
-import io.etcd.jetcd.ByteSequence;
 import dev.leasehold.etcd.EtcdCallPolicy;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.grpc.ClientInterceptor;
