@@ -261,18 +261,16 @@ final class EtcdPort implements StorePort {
 
   /**
    * enlistingCampaign is the campaign whose Else branch also puts the participant key on the
-   * campaign's lease and counts those named before it (PROTOCOL.md §4.5). If etcd refuses it a
+   * campaign's lease (PROTOCOL.md §4.5). If etcd refuses it a
    * permission, the plain campaign is sent (a refused transaction applies nothing): allowed,
    * the refusal was the queue's prefix ({@link QueueAccess}), and its answer is the campaign's.
    */
   private CompletionStage<Input> enlistingCampaign(EtcdCommand.Campaign k) {
     ByteSequence own = participantKey(k.leaseId());
-    GetOption ahead = GetOption.builder().withRange(own).withCountOnly(true).build();
     CompletableFuture<TxnResponse> txn =
         CallDeadline.within(k.waitNanos(), () -> campaignTxn(k.leaseId())
             .Else(Op.get(key, GetOption.DEFAULT),
-                Op.put(own, value, PutOption.builder().withLeaseId(k.leaseId()).build()),
-                Op.get(prefix, ahead))
+                Op.put(own, value, PutOption.builder().withLeaseId(k.leaseId()).build()))
             .commit());
     return txn.handle((r, e) -> e)
         .thenCompose(

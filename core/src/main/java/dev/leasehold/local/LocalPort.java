@@ -112,7 +112,7 @@ final class LocalPort implements StorePort {
   /**
    * campaign is etcd's {@code Txn(If CreateRevision(key) == 0, Then Put(key, value, lease),
    * Else Get(key))}, whose Else branch, for a campaign that enlists, also puts the participant
-   * key on the lease and counts those named before it (PROTOCOL.md §4.5); like etcd it fails as
+   * key on the lease (PROTOCOL.md §4.5); like etcd it fails as
    * a whole when a put's lease is gone.
    */
   private Input campaign(StoreState s, EtcdCommand.Campaign c) {
@@ -124,8 +124,7 @@ final class LocalPort implements StorePort {
     }
     if (holder != null && c.enlist()) {
       s.put(Participant.keyOf(key, c.leaseId(), priority), value, c.leaseId());
-      return new EtcdInput.CampaignLost(
-          c.op(), holder, s.revision(), true, s.ahead(key, rankEnd(c.leaseId())));
+      return new EtcdInput.CampaignLost(c.op(), holder, s.revision(), true);
     }
     if (holder != null) {
       return new EtcdInput.CampaignLost(c.op(), holder, s.revision());

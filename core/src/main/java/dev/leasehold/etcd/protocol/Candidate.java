@@ -148,7 +148,7 @@ final class Candidate extends Role {
     if (!config.standbyLease() || now >= lease.deadline()) {
       m.abandonLease();
     } else if (l.enlisted()) {
-      m.enlistedByCampaign(lease.id(), l.ahead());
+      m.enlistedByCampaign(lease.id());
     }
     m.followHolder(holder, l.revision(), now);
   }

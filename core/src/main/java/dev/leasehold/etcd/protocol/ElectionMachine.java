@@ -320,9 +320,9 @@ public final class ElectionMachine extends RoleMachine {
     return follower.needsEnlisting();
   }
 
-  /** enlistedByCampaign notes the participant key a lost campaign put on {@code leaseId}, and the count of those ahead. */
-  void enlistedByCampaign(long leaseId, long ahead) {
-    follower.enlistedByCampaign(leaseId, ahead);
+  /** enlistedByCampaign notes the participant key a lost campaign put on {@code leaseId}. */
+  void enlistedByCampaign(long leaseId) {
+    follower.enlistedByCampaign(leaseId);
   }
 
   /** followHolder has the FOLLOWER that lost a campaign follow the holder the campaign showed. */

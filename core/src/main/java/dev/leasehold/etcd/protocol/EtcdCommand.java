@@ -59,8 +59,8 @@ public sealed interface EtcdCommand extends Command {
   /**
    * Campaign commits {@code Txn(If CreateRevision(key) == 0, Then Put(key, candidateId,
    * lease), Else Get(key))}. With {@code enlist} (a candidate with no participant key on this
-   * lease, standby leases on), the Else branch also puts the participant key on the lease and
-   * counts those named before it, so a lost campaign has queued the candidate (PROTOCOL.md
+   * lease, standby leases on), the Else branch also puts the participant key on the lease, so a
+   * lost campaign has queued the candidate (PROTOCOL.md
    * §4.5). A cold campaign waits {@code waitNanos} for its answer where that is longer than the
    * RPC timeout (its lease's deadline: a win answered later is too late anyway).
    */

@@ -57,13 +57,12 @@ public sealed interface EtcdInput extends Input {
 
   /**
    * CampaignLost is a compare-and-swap whose Else branch read the current holder; {@code
-   * enlisted} when that branch also put the candidate's participant key (an enlisting
-   * campaign), with {@code ahead} the participant keys named before it (-1 when not counted).
+   * enlisted} when that branch also put the candidate's participant key (an enlisting campaign).
    */
-  record CampaignLost(long op, KeyRecord holder, long revision, boolean enlisted, long ahead) implements EtcdInput {
+  record CampaignLost(long op, KeyRecord holder, long revision, boolean enlisted) implements EtcdInput {
     /** CampaignLost is the answer of a campaign that did not enlist. */
     public CampaignLost(long op, KeyRecord holder, long revision) {
-      this(op, holder, revision, false, -1);
+      this(op, holder, revision, false);
     }
   }
 

@@ -107,9 +107,9 @@ final class Follower extends Role {
     return config.standbyLease() && seat.lease() == 0;
   }
 
-  /** enlistedByCampaign notes the participant key a lost campaign put on {@code leaseId}, and those ahead of it. */
-  void enlistedByCampaign(long leaseId, long ahead) {
-    seat.enlistedByCampaign(leaseId, ahead);
+  /** enlistedByCampaign notes the participant key a lost campaign put on {@code leaseId}. */
+  void enlistedByCampaign(long leaseId) {
+    seat.enlistedByCampaign(leaseId);
   }
 
   /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */

@@ -65,12 +65,14 @@ final class Seat {
 
   /**
    * enlistedByCampaign takes the participant key a lost campaign's Else branch put on {@code
-   * leaseId}, and the count of those named before it, unless an Enlist of its own is in flight.
+   * leaseId}, unless an Enlist of its own is in flight. No count comes with it: those ahead may
+   * still change before the key goes (a higher priority enlists later), so, as after an Enlist,
+   * the first standby renewal counts them, or the follower asks when the key goes.
    */
-  void enlistedByCampaign(long leaseId, long ahead) {
+  void enlistedByCampaign(long leaseId) {
     if (enlistOp == 0) {
       enlistedLease = leaseId;
-      knownAhead = ahead;
+      knownAhead = -1;
     }
   }
 

@@ -121,14 +121,14 @@ final class SimEtcd {
       return new EtcdInput.CampaignFailed(op, "etcdserver: requested lease not found");
     }
     if (enlist) {
-      // The Else branch also puts P(lease) and counts those named before it, in the same
-      // revision; its put fails the whole transaction when the lease is gone.
+      // The Else branch also puts P(lease), in the same revision; its put fails the whole
+      // transaction when the lease is gone.
       long rev = store.enlist(p.ec.candidateId(), leaseId, p.ec.priority(), engine.now);
       if (rev < 0) {
         return new EtcdInput.CampaignFailed(op, "etcdserver: requested lease not found");
       }
       engine.stats.inc(Stat.ENLISTS);
-      return new EtcdInput.CampaignLost(op, o.holder(), rev, true, ahead(store.queued(), leaseId, p.ec.priority()));
+      return new EtcdInput.CampaignLost(op, o.holder(), rev, true);
     }
     return new EtcdInput.CampaignLost(op, o.holder(), o.revision());
   }
