@@ -33,6 +33,8 @@ final class Calls {
   // Calls that timed out and have not been answered yet (a late grant still creates a lease).
   private int late;
   private Runnable whenNone;
+  // The close went on past the calls: a reply that comes now has nobody to hand it to.
+  private boolean drained;
   private Scheduler.Cancellable lateBound;
 
   Calls(String elector, StorePort store, Scheduler scheduler, long rpcTimeoutNanos, Consumer<Input> handler) {
@@ -110,6 +112,7 @@ final class Calls {
     if (whenNone != null) {
       Runnable next = whenNone;
       whenNone = null;
+      drained = true;
       if (lateBound != null) {
         lateBound.cancel();
       }
@@ -136,6 +139,11 @@ final class Calls {
         if (reply && timedOut) {
           timedOut = false;
           late--;
+          if (drained) {
+            // The close stopped waiting for it (one RPC timeout): the machine and the loop are
+            // done, and a lease this reply made is left to expire within its TTL.
+            return;
+          }
           handler.accept(result);
           maybeDone();
         }
