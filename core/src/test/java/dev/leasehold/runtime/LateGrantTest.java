@@ -137,8 +137,15 @@ class LateGrantTest {
     rt.start();
     s.runFor(0);
     // The cold grant, which may wait longer than the RPC timeout, is in flight and never answered.
+    int grant = store.last(EtcdCommand.GrantLease.class);
+    long grantOp = ((EtcdCommand.GrantLease) store.calls.get(grant)).op();
     var closed = rt.closeAsync().toCompletableFuture();
     s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
     assertTrue(closed.isDone(), "a reply that never comes delays close by one RPC timeout at most");
+
+    // It comes after all, once nothing waits for it: dropped, its lease left to expire.
+    store.replies.get(grant).complete(new EtcdInput.LeaseGranted(grantOp, 0x55, 5));
+    s.runFor(0);
+    assertTrue(store.released.isEmpty(), "nothing is sent after the close: " + store.released);
   }
 }
