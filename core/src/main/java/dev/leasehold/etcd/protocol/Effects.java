@@ -14,9 +14,4 @@ final class Effects extends StepEffects<TimerKind> {
   Effects(ProtocolConfig config, RandomGenerator random) {
     super(TimerKind.class, config.backoffInitialNanos(), config.backoffMaxNanos(), random);
   }
-
-  /** between draws a time uniformly from {@code [from, to]} ({@code from} when the range is empty). */
-  long between(long from, long to) {
-    return to <= from ? from : from + random().nextLong(to - from + 1);
-  }
 }

@@ -179,11 +179,7 @@ final class Lease {
     baseSentAt = grantSentAt;
     deadline = config.deadline(grantSentAt, ttlSeconds);
     fx.setTimer(TimerKind.DEADLINE, deadline);
-    // The first renewal of a lease not yet leading comes at a random point between TTL/3 and
-    // its interval: leases granted together (a cold start's) would otherwise all renew together
-    // and keep that phase, every renewal a herd of keep-alives and reads.
-    long first = leading ? renewInterval() : fx.between(ttlSeconds * NANOS_PER_SECOND / 3, renewInterval());
-    fx.setTimer(TimerKind.RENEW, Math.max(now, baseSentAt + first));
+    fx.setTimer(TimerKind.RENEW, Math.max(now, baseSentAt + renewInterval()));
   }
 
   /** standbyGrantFailed ends the awaited standby grant; the next waits until {@code retryAt}. */
@@ -256,11 +252,7 @@ final class Lease {
     leading = false;
     failures = 0;
     fx.setTimer(TimerKind.DEADLINE, deadline);
-    // The first renewal of a lease not yet leading comes at a random point between TTL/3 and
-    // its interval: leases granted together (a cold start's) would otherwise all renew together
-    // and keep that phase, every renewal a herd of keep-alives and reads.
-    long first = leading ? renewInterval() : fx.between(ttlSeconds * NANOS_PER_SECOND / 3, renewInterval());
-    fx.setTimer(TimerKind.RENEW, Math.max(now, baseSentAt + first));
+    fx.setTimer(TimerKind.RENEW, Math.max(now, baseSentAt + renewInterval()));
   }
 
   // ---- renewal ----
