@@ -52,8 +52,9 @@ final class Calls {
     pendings.add(pending);
     long timeoutNanos = call.timeoutNanos(rpcTimeoutNanos);
     pending.dueAt = scheduler.nanoTime() + timeoutNanos;
+    String timedOut = "timed out after " + timeoutNanos / 1_000_000 + " ms";
     pending.timeout =
-        scheduler.schedule(() -> pending.settle(call.failed(timedOut(timeoutNanos)), false), timeoutNanos);
+        scheduler.schedule(() -> pending.settle(call.failed(timedOut), false), timeoutNanos);
     StoreCallEvent event = StoreCallEvent.sent(elector, call.getClass().getSimpleName());
     CompletionStage<? extends Input> reply;
     try {
@@ -91,10 +92,6 @@ final class Calls {
       }
     }
     maybeDone();
-  }
-
-  private static String timedOut(long timeoutNanos) {
-    return "timed out after " + timeoutNanos / 1_000_000 + " ms";
   }
 
   private void maybeDone() {
