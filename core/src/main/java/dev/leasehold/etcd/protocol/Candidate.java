@@ -43,9 +43,8 @@ final class Candidate extends Role {
    * beginCold moves a FOLLOWER that has just started, and holds no lease, to CANDIDATE without
    * reading the key first (PROTOCOL.md §4.5): it grants a lease and campaigns with it; the
    * campaign's Else branch enlists it, so a loser is queued and knows the holder after two
-   * calls. Both calls wait as long as the lease can serve, not the RPC timeout, short of the
-   * cold reserve its first renewal needs: in a cold start's herd a call given up is a call made
-   * again, and a campaign given up is a lease revoked.
+   * calls. Both calls wait as long as the lease can serve, not the RPC timeout: in a cold
+   * start's herd a call given up is a call made again, and a campaign given up is a lease revoked.
    */
   void beginCold(long now) {
     cold = true;
@@ -64,9 +63,8 @@ final class Candidate extends Role {
 
   private void campaign(long now) {
     campaignOp = fx.id();
-    // A cold campaign waits until its win would leave less than the cold reserve of the lease's
-    // deadline: the MASTER's first renewal, sent at once, may take that long.
-    long wait = cold ? Math.max(1, lease.deadline() - config.coldReserveNanos() - now) : 0;
+    // A cold campaign waits until its lease's deadline: a win answered after it is too late anyway.
+    long wait = cold ? Math.max(0, lease.deadline() - now) : 0;
     fx.add(new EtcdCommand.Campaign(campaignOp, lease.id(), m.needsEnlisting(), wait));
   }
 

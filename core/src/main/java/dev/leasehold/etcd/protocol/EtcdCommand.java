@@ -61,9 +61,8 @@ public sealed interface EtcdCommand extends Command {
    * lease), Else Get(key))}. With {@code enlist} (a candidate with no participant key on this
    * lease, standby leases on), the Else branch also puts the participant key on the lease, so a
    * lost campaign has queued the candidate (PROTOCOL.md
-   * §4.5). A cold campaign waits {@code waitNanos} for its answer (0: the RPC timeout): until a
-   * win would leave less than the cold reserve of its lease's deadline (§4.4), which may be
-   * shorter than the RPC timeout after a slow grant.
+   * §4.5). A cold campaign waits {@code waitNanos} for its answer where that is longer than the
+   * RPC timeout (its lease's deadline: a win answered later is too late anyway).
    */
   record Campaign(long op, long leaseId, boolean enlist, long waitNanos) implements EtcdCommand, StoreCall {
     /** Campaign is a campaign that does not enlist, bounded by the RPC timeout. */
@@ -73,7 +72,7 @@ public sealed interface EtcdCommand extends Command {
 
     @Override
     public long timeoutNanos(long rpcTimeoutNanos) {
-      return waitNanos > 0 ? waitNanos : rpcTimeoutNanos;
+      return Math.max(rpcTimeoutNanos, waitNanos);
     }
 
     @Override

@@ -23,13 +23,10 @@ import java.time.Duration;
  * @param priority this candidate's rank in the queue (its participant key spells it)
  * @param preemptAfterNanos how long a MASTER sees a higher-priority candidate before it hands
  *     over to it; negative: never
- * @param coldReserveNanos how much of its lease's deadline a cold campaign's win must leave
- *     (PROTOCOL.md §4.4, the cold reserve); 0: no cold campaign. A candidate with a cold
- *     reserve campaigns before it reads the key when it starts (the cold campaign, §4.5): a
- *     grant, then a campaign whose Else branch enlists it. {@link #from} sets it to {@code
- *     rpcTimeout}, the time the MASTER's first renewal may take, whenever standby leases are
- *     on; the shorter constructors, which the machine's tests of the read-first path use, leave
- *     it 0
+ * @param coldCampaign whether a candidate that starts campaigns before it reads the key (the
+ *     cold campaign, PROTOCOL.md §4.5): a grant, then a campaign whose Else branch enlists it.
+ *     {@link #from} sets it whenever standby leases are on; the shorter constructors, which the
+ *     machine's tests of the read-first path use, leave it off
  */
 public record ProtocolConfig(
     String candidateId,
@@ -44,7 +41,7 @@ public record ProtocolConfig(
     boolean standbyLease,
     int priority,
     long preemptAfterNanos,
-    long coldReserveNanos) {
+    boolean coldCampaign) {
 
   /**
    * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
@@ -61,7 +58,7 @@ public record ProtocolConfig(
       long resignHoldoffNanos, boolean standbyLease, int priority, long preemptAfterNanos) {
     this(candidateId, requestedTtlSeconds, marginNanos, maxDriftRate, pollIntervalNanos,
         backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease,
-        priority, preemptAfterNanos, 0);
+        priority, preemptAfterNanos, false);
   }
 
   /** preempts tells whether a MASTER hands over to a higher-priority candidate. */
@@ -76,7 +73,7 @@ public record ProtocolConfig(
       long resignHoldoffNanos, boolean standbyLease) {
     this(candidateId, requestedTtlSeconds, marginNanos, maxDriftRate, pollIntervalNanos,
         backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease, 0, -1,
-        0);
+        false);
   }
 
   /**
@@ -99,7 +96,7 @@ public record ProtocolConfig(
         c.standbyLease(),
         c.priority(),
         c.preemptAfter().map(Duration::toNanos).orElse(-1L),
-        c.standbyLease() ? c.rpcTimeout().toNanos() : 0);
+        c.standbyLease());
   }
 
   /**
@@ -114,23 +111,17 @@ public record ProtocolConfig(
     return sentAtNanos + (long) (ttlSeconds * 1_000_000_000L * (1 - maxDriftRate)) - marginNanos;
   }
 
-  /** coldCampaign tells whether a candidate that starts campaigns before it reads the key (PROTOCOL.md §4.5). */
-  public boolean coldCampaign() {
-    return coldReserveNanos > 0;
-  }
-
   /**
    * coldGrantWaitNanos is how long a cold campaign's grant waits for its answer (PROTOCOL.md
    * §4.4): as long as the lease it brings can still campaign, its window (TTL × (1 − ρ) −
-   * margin) less the cold reserve its win must leave and the TTL/6 its campaign gets at least.
-   * In a cold start's herd the answers come late; a grant given up at the RPC timeout is
-   * granted again, and its lease revoked, which is the churn this wait prevents.
+   * margin) less the TTL/6 a campaign needs left. In a cold start's herd the answers come late;
+   * a grant given up at the RPC timeout is granted again, and its lease revoked, which is the
+   * churn this wait prevents.
    *
-   * @return the wait in nanoseconds, at the requested TTL; never under the cold reserve
+   * @return the wait in nanoseconds, at the requested TTL
    */
   public long coldGrantWaitNanos() {
-    long ttl = requestedTtlSeconds * 1_000_000_000L;
-    return Math.max(coldReserveNanos, deadline(0, requestedTtlSeconds) - coldReserveNanos - ttl / 6);
+    return Math.max(0, deadline(0, requestedTtlSeconds) - requestedTtlSeconds * 1_000_000_000L / 6);
   }
 
   /**
