@@ -299,12 +299,33 @@ HandUnchanged == UNCHANGED hvars
 -----------------------------------------------------------------------------
 (************************ Follower and candidate actions ********************)
 
-(* FOLLOWER: the watch / periodic linearizable Get shows K absent, and no   *)
-(* hold-off applies.  It becomes CANDIDATE, grants a fresh lease (giving    *)
-(* back a standby lease too close to its deadline to campaign with) and     *)
-(* sends the campaign.  Code: campaignOrWait, onLeaseGranted.               *)
+(* FOLLOWER, no hold-off: it becomes CANDIDATE, grants a fresh lease and    *)
+(* sends the campaign.  Two cases:                                          *)
+(*  - read first: the watch / periodic linearizable Get shows K absent; a   *)
+(*    standby lease too close to its deadline to campaign with is given     *)
+(*    back.  Code: campaignOrWait, onLeaseGranted.                          *)
+(*  - the cold campaign: with standby leases on, a follower holding no      *)
+(*    lease sends it without reading K, whether K is held or not.  The code *)
+(*    does so only once, at start (Follower on Start ->                     *)
+(*    ElectionMachine.coldCampaign -> Candidate.beginCold; also only when   *)
+(*    healthy); the model lets a lease-less follower do it at any step, a   *)
+(*    superset.  If K is held, ApplyCampaign's Else branch answers "lost"   *)
+(*    and RecvCampaign keeps the lease as a standby lease; the code's Else  *)
+(*    branch also enlists it (puts its participant key on the lease:        *)
+(*    EtcdCommand.Campaign.enlist), which needs nothing more here: any      *)
+(*    live lease of a follower may be a handover's successor (Handover).    *)
+(* The compare CreateRevision(K) == 0 decides either way.                   *)
+(* ColdCampaign: whether a follower holding no lease may campaign without   *)
+(* reading K.  TRUE, as the code does; a configuration may substitute       *)
+(* NoColdCampaign (CONSTANT ColdCampaign <- NoColdCampaign) where its       *)
+(* mutation needs no cold campaign and the blind campaigns of a third lease *)
+(* would only cost time (MC_StandbyUnconfirmed, MC_HandoverUnfenced).       *)
+ColdCampaign == TRUE
+NoColdCampaign == FALSE
+
 Campaign(c) ==
-    /\ role[c] = FOLLOWER /\ phase[c] = "idle" /\ ~paused[c] /\ KeyAbsent
+    /\ role[c] = FOLLOWER /\ phase[c] = "idle" /\ ~paused[c]
+    /\ (KeyAbsent \/ (ColdCampaign /\ StandbyLease /\ lease[c] = 0))
     /\ Grant(c)
     /\ Release(lease[c])
     /\ role' = [role EXCEPT ![c] = CANDIDATE]

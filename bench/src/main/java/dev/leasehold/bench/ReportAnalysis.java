@@ -269,20 +269,19 @@ final class ReportAnalysis extends MarkdownReport {
           + "first ELECTED (every elector knew it after " + ms(s.value("all_know_leader_ms")) + ")"
           + (s.values().containsKey("start_proposals")
               ? "; the cold start committed " + f0(s.value("start_proposals")) + " proposals" : "")
-          + requests(s, "start_messages_by_method") + ". At a cold start no candidate has a participant key, "
-          + "so none can count those ahead of it, and each one's way to its campaign is four calls in a row: "
-          + "a linearizable read of K, a count of the queue (0), a lease grant and the campaign's transaction. "
-          + "On one shared client each of these rounds queues behind the same call of all " + s.count()
-          + " electors" + hopsSentence(s) + withoutCount(s) + cpuSentence(s)
+          + requests(s, "start_messages_by_method") + ". At a cold start each candidate makes its cold "
+          + "campaign: a lease grant, then the campaign's transaction, whose Else branch queues a loser (two "
+          + "calls, no read first, PROTOCOL.md §4.5). On one shared client each of these rounds queues behind "
+          + "the same call of all " + s.count()
+          + " electors, and behind the start-up of their own threads" + hopsSentence(s) + withoutCount(s) + cpuSentence(s)
           + election.map(x -> ". jetcd's Election has two calls in a row (a grant, then its campaign, which the "
               + "server answers once the candidate leads): its first leader came " + ms(x.value("first_leader_ms"))
               + " after the first of " + x.count() + " candidates started on one shared client in this run"
               + requests(x, "start_messages_by_method")).orElse("")
-          + ". A round that outlasts the rpc timeout fails and is retried with backoff (\"store unavailable\" "
-          + "in the scale JVM's log), which makes the next round longer still. The cure lies in the client's "
-          + "start-up, not in etcd, and is not built: fewer calls before a campaign (folding the count into the "
-          + "first read, granting the lease while that read is in flight: two rounds, as Election has), or the "
-          + "calls nearest a campaign sent first.");
+          + ". The cold campaign's two calls wait as long as their lease serves (short of one rpc timeout "
+          + "left for a winner's first renewal), so a round is not given up at the rpc timeout. What is left lies in the client's start-up, not in etcd: each elector starts "
+          + "threads of its own and hands every reply to its loop, so many started in one JVM keep its cores "
+          + "busy while the replies wait (bench/HISTORY.md).");
     }
   }
 
@@ -292,21 +291,20 @@ final class ReportAnalysis extends MarkdownReport {
     for (ColdStartHops.Hop x : ColdStartHops.parse(s.values().get("cold_start_hops"))) {
       h.put(x.name(), x);
     }
-    ColdStartHops.Hop read = h.get("POLL_ON_LOOP");
     ColdStartHops.Hop grant = h.get("GRANT_SENT");
     ColdStartHops.Hop granted = h.get("GRANT_ON_LOOP");
     ColdStartHops.Hop cas = h.get("CAS_SENT");
-    if (read == null || grant == null || granted == null || cas == null) {
+    ColdStartHops.Hop casAcked = h.get("CAS_ACKED");
+    if (grant == null || granted == null || cas == null || casAcked == null) {
       return "";
     }
     return ": in a traced rerun of this cold start (first leader at " + ms(s.value("first_leader_traced_ms"))
-        + ") the reads' replies reached the electors from " + ms(read.first()) + " to "
-        + ms(read.max()) + " (median " + ms(read.p50()) + "), the first grant was sent at " + ms(grant.first())
-        + " (after that elector's count) and answered at " + ms(granted.first()) + ", and the first campaign "
-        + "was sent at " + ms(cas.first()) + " (the cold start's trace, below the scale table)";
+        + ") the first grant was sent at " + ms(grant.first()) + " and reached its elector's loop at "
+        + ms(granted.first()) + ", and the first campaign, sent at " + ms(cas.first()) + ", was answered at "
+        + ms(casAcked.first()) + " (the cold start's trace, below the scale table)";
   }
 
-  // What the run without standby leases, which counts no queue, shows of the count's round.
+  // What the run without standby leases, which reads K first and has no queue, shows.
   private String withoutCount(Results.ScaleRun s) {
     Optional<Results.ScaleRun> off = r.scaleRun(ScalePhase.NO_STANDBY_MODE, s.count());
     if (off.isEmpty()) {
@@ -314,7 +312,8 @@ final class ReportAnalysis extends MarkdownReport {
     }
     Optional<ColdStartHops.Hop> grant = ColdStartHops.parse(off.get().values().get("cold_start_hops")).stream()
         .filter(h -> h.name().equals("GRANT_SENT")).findFirst();
-    return grant.map(g -> ". Without standby leases a candidate counts no queue: there the first grant was sent at "
+    return grant.map(g -> ". Without standby leases a candidate reads K before its grant (no cold campaign, no "
+        + "queue): there the first grant was sent at "
         + ms(g.first()) + " and the first leader came at " + ms(off.get().value("first_leader_traced_ms"))
         + " (traced; " + ms(off.get().value("first_leader_ms")) + " untraced)").orElse("");
   }

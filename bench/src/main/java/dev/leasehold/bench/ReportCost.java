@@ -192,10 +192,12 @@ final class ReportCost extends MarkdownReport {
       }
       p("Cold start hop by hop, " + s.mode() + ", " + s.count() + " electors: the handover trace's marks of "
           + "every elector from the first `start()` until every elector knew the leader, in ms since the first "
-          + "`start()` (the marks are not told apart by elector). POLL_ON_LOOP is a read's reply reaching an "
-          + "elector's loop; between an elector's read and its GRANT_SENT lies its count of the queue, which "
-          + "has no mark of its own. The marks come from a second cold start of the same count in a fresh JVM "
-          + "with the trace on, whose events slow it: there the first leader came at "
+          + "`start()` (the marks are not told apart by elector). With standby leases an elector starts with "
+          + "its cold campaign: GRANT_SENT at once, CAS_SENT when the grant reaches its loop (GRANT_ON_LOOP), "
+          + "and no read. The POLL marks are reads: without standby leases every elector's first, with them "
+          + "only those of electors sent back to the read-first path. The marks come from a second cold "
+          + "start of the same count in a fresh JVM with the trace on, whose events slow it: there the first "
+          + "leader came at "
           + ms(s.value("first_leader_traced_ms")) + " (at " + ms(s.value("first_leader_ms"))
           + " untraced, the scale table's figure).");
       List<List<String>> hopRows = new ArrayList<>();

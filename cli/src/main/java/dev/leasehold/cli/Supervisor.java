@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
 final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
   private static final long MS = 1_000_000L;
+  // How often a term won too close to its deadline is checked for its first renewal.
+  private static final long RENEWAL_POLL = 10 * MS;
 
   /**
    * Settings are run's validated options. Immutable.
@@ -107,9 +109,24 @@ final class Supervisor {
   private Leadership awaitTerm() throws InterruptedException {
     long end = settings.timeout() == null ? Long.MAX_VALUE : System.nanoTime() + settings.timeout().toNanos();
     elector.whenLeading().thenAccept(t -> events.add(new Elected(t)));
+    // A term won with its local deadline within --grace plus the kill reserve: the child would be
+    // stopped as it starts, so it starts once a renewal has moved the deadline out.
+    Leadership early = null;
     while (true) {
+      if (early != null && !early.isValid()) {
+        log.warn("the term of fencing token {} ended before its first renewal: no child started", early.fencingToken());
+        askAgainAfter(early);
+        early = null;
+      } else if (early != null && roomToStart(early)) {
+        log.info("first renewal confirmed: {} ms of the term's local deadline left", early.timeLeft().toMillis());
+        lastToken = early.fencingToken();
+        return early;
+      }
       long wait = end == Long.MAX_VALUE ? Long.MAX_VALUE : end - System.nanoTime();
-      Event e = wait <= 0 ? null : events.poll(wait, TimeUnit.NANOSECONDS);
+      Event e = wait <= 0 ? null : events.poll(early == null ? wait : Math.min(wait, RENEWAL_POLL), TimeUnit.NANOSECONDS);
+      if (e == null && early != null && end - System.nanoTime() > 0) {
+        continue;
+      }
       if (e == null) {
         String problem = storeProblem != null ? storeProblem : storeAnswered ? null : "it has not answered yet";
         log.warn("not leader within --timeout {}{}", Durations.seconds(settings.timeout()),
@@ -135,15 +152,30 @@ final class Supervisor {
       }
       if (e instanceof Elected el) {
         Leadership t = el.term();
-        if (t.isValid() && t.fencingToken() != lastToken) {
+        if (t.isValid() && t.fencingToken() != lastToken && !roomToStart(t)) {
+          log.info("leader with fencing token {}, but its local deadline is {} ms away, within --grace plus the kill "
+              + "reserve: the child starts after the first renewal", t.fencingToken(), t.timeLeft().toMillis());
+          early = t;
+        } else if (t.isValid() && t.fencingToken() != lastToken) {
           lastToken = t.fencingToken();
           return t;
+        } else {
+          // A term already over, or ours being resigned: ask again once it has ended.
+          askAgainAfter(t);
         }
-        // A term already over, or ours being resigned: ask again once it has ended.
-        t.whenLost().thenRun(() -> elector.whenLeading().thenAccept(next -> events.add(new Elected(next))));
       }
       // Lost and Exited of an earlier term: nothing left to do.
     }
+  }
+
+  // roomToStart: the term's local deadline is further than --grace plus the kill reserve, so the
+  // child is not stopped as it starts.
+  private boolean roomToStart(Leadership term) {
+    return term.timeLeft().toNanos() > settings.grace().toNanos() + settings.killReserve().toNanos();
+  }
+
+  private void askAgainAfter(Leadership over) {
+    over.whenLost().thenRun(() -> elector.whenLeading().thenAccept(next -> events.add(new Elected(next))));
   }
 
   private TermEnd supervise(Leadership term) throws InterruptedException {

@@ -4,11 +4,13 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.Context;
 import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,7 +19,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li><b>A deadline.</b> Each call but a watch gets a gRPC deadline of the elector's
- *       {@code rpcTimeout}. jetcd 0.8.5 cannot cancel a call: cancelling its {@code
+ *       {@code rpcTimeout}, unless it was made with one of its own (a cold campaign's grant
+ *       and transaction wait longer, PROTOCOL.md §4.4: a deadline in the caller's gRPC {@code
+ *       Context}, which reaches the call when the client's executor carries that {@code
+ *       Context}, {@link #contextExecutor}). jetcd 0.8.5 cannot cancel a call: cancelling its {@code
  *       CompletableFuture} leaves the gRPC call running, and {@code keepAliveOnce} ends its
  *       stream only when an answer comes. So a call to a blackholed or hung member stayed open
  *       for as long as the member kept the connection, and the elector's renewals piled up
@@ -34,8 +39,9 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>For a jetcd {@code Client} given to {@code EtcdLeaderElector.Builder.client}, add it with
- * {@code ClientBuilder.interceptor(new EtcdCallPolicy(rpcTimeout))} when that client serves
- * electors and short calls only: it would end jetcd's own long-lived {@code keepAlive()}
+ * {@code ClientBuilder.interceptor(new EtcdCallPolicy(rpcTimeout))}, and give the client
+ * {@code ClientBuilder.executorService(EtcdCallPolicy.contextExecutor(pool))}, when that
+ * client serves electors and short calls only: it would end jetcd's own long-lived {@code keepAlive()}
  * streams, which the electors never use, at the deadline and after their first message.
  * Watches are left alone.
  *
@@ -63,12 +69,27 @@ public final class EtcdCallPolicy implements ClientInterceptor {
     this.timeoutNanos = rpcTimeout.toNanos();
   }
 
+  /**
+   * contextExecutor wraps a jetcd client's executor so that each task runs in the gRPC {@code
+   * Context} of the thread that submitted it. jetcd submits a call's first attempt from the
+   * calling thread, so a deadline the elector gives one call (a cold campaign's grant and
+   * transaction, PROTOCOL.md §4.4) reaches it. Without it such a call gets this policy's
+   * deadline, as every other call does. Shutting the wrapper down shuts {@code pool} down.
+   *
+   * @param pool the executor to run jetcd's tasks on; not null
+   * @return the wrapper, for {@code ClientBuilder.executorService}
+   */
+  public static ExecutorService contextExecutor(ExecutorService pool) {
+    return new ContextExecutor(pool);
+  }
+
   @Override
   public <Q, R> ClientCall<Q, R> interceptCall(
       MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
     String name = method.getFullMethodName();
+    // A call made with a deadline of its own (CallOptions, or the gRPC Context: CallDeadline) keeps it.
     CallOptions bounded =
-        WATCH.equals(name) || options.getDeadline() != null
+        WATCH.equals(name) || options.getDeadline() != null || Context.current().getDeadline() != null
             ? options
             : options.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS);
     boolean oneMessage = KEEP_ALIVE.equals(name);

@@ -21,6 +21,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -91,14 +94,15 @@ final class EtcdClientFactory implements Supplier<Client> {
   }
 
   /**
-   * get makes a client whose futures complete on {@code executor} (jetcd's own cached pool,
-   * which grows with the calls in flight, when null).
+   * get makes a client whose futures complete on {@code executor} (a cached pool of its own,
+   * shut down when the client closes, when null). Either way its tasks run in the gRPC {@code
+   * Context} of the thread that made the call, which carries a call's own deadline ({@link
+   * CallDeadline}).
    */
-  Client get(java.util.concurrent.ExecutorService executor) {
+  Client get(ExecutorService executor) {
     ClientBuilder b = connection();
-    if (executor != null) {
-      b.executorService(executor);
-    }
+    ExecutorService own = executor == null ? cachedPool() : null;
+    b.executorService(new ContextExecutor(executor != null ? executor : own));
     // Fail fast instead of waiting for a connection: with jetcd's default (wait for ready) a
     // call to an etcd that refuses the connection or the TLS handshake hangs until the
     // elector's rpcTimeout, and the reason (refused, certificate not trusted) is lost.
@@ -111,7 +115,19 @@ final class EtcdClientFactory implements Supplier<Client> {
         .retryMaxAttempts(1)
         .retryDelay(retryMillis)
         .retryMaxDelay(2 * retryMillis);
-    return b.build();
+    Client client = b.build();
+    return own == null ? client : new ClosingClient(client, own);
+  }
+
+  // jetcd's own default, a cached pool of daemon threads, which it would shut down itself.
+  private static ExecutorService cachedPool() {
+    AtomicInteger n = new AtomicInteger();
+    return Executors.newCachedThreadPool(
+        r -> {
+          Thread t = new Thread(r, "jetcd-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** connection is {@link #connection(List, Trust, ClientKey, String, String, byte[])} of this factory's. */

@@ -11,6 +11,7 @@ import dev.leasehold.runtime.StoreCall;
 import dev.leasehold.runtime.StorePort;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -109,20 +110,11 @@ final class EtcdPort implements StorePort {
       return p.participants() && !queueAccess.refused() ? pollWithQueue(p) : poll(p);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return map(
-          client.getLeaseClient().grant(g.ttlSeconds()),
+          CallDeadline.within(g.waitNanos(), () -> client.getLeaseClient().grant(g.ttlSeconds())),
           r -> new EtcdInput.LeaseGranted(g.op(), r.getID(), r.getTTL()),
           e -> new EtcdInput.GrantFailed(g.op(), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.Campaign k) {
-      return map(
-          client
-              .getKVClient()
-              .txn()
-              .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-              .Then(Op.put(key, value, PutOption.builder().withLeaseId(k.leaseId()).build()))
-              .Else(Op.get(key, GetOption.DEFAULT))
-              .commit(),
-          r -> EtcdRecords.campaignResult(k.op(), r),
-          e -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(e, "write")));
+      return k.enlist() && !queueAccess.refused() ? enlistingCampaign(k) : campaign(k);
     } else if (call instanceof EtcdCommand.Enlist n) {
       if (queueAccess.refused()) {
         return CompletableFuture.completedFuture(
@@ -257,6 +249,53 @@ final class EtcdPort implements StorePort {
             return failed.apply(mapping);
           }
         });
+  }
+
+  // The campaign: Txn(If CreateRevision(K) == 0, Then Put(K, id, lease), Else Get(K)).
+  private CompletionStage<Input> campaign(EtcdCommand.Campaign k) {
+    return map(
+        CallDeadline.within(k.waitNanos(), () -> campaignTxn(k.leaseId()).Else(Op.get(key, GetOption.DEFAULT)).commit()),
+        r -> EtcdRecords.campaignResult(k.op(), r),
+        e -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(e, "write")));
+  }
+
+  /**
+   * enlistingCampaign is the campaign whose Else branch also puts the participant key on the
+   * campaign's lease (PROTOCOL.md §4.5). If etcd refuses it a
+   * permission, the plain campaign is sent (a refused transaction applies nothing): allowed,
+   * the refusal was the queue's prefix ({@link QueueAccess}), and its answer is the campaign's.
+   */
+  private CompletionStage<Input> enlistingCampaign(EtcdCommand.Campaign k) {
+    ByteSequence own = participantKey(k.leaseId());
+    CompletableFuture<TxnResponse> txn =
+        CallDeadline.within(k.waitNanos(), () -> campaignTxn(k.leaseId())
+            .Else(Op.get(key, GetOption.DEFAULT),
+                Op.put(own, value, PutOption.builder().withLeaseId(k.leaseId()).build()))
+            .commit());
+    return txn.handle((r, e) -> e)
+        .thenCompose(
+            e -> {
+              if (e == null || !QueueAccess.isPermissionDenied(e)) {
+                return map(txn, r -> EtcdRecords.enlistingCampaignResult(k.op(), r),
+                    f -> new EtcdInput.CampaignFailed(k.op(), reasons.describe(f, "write")));
+              }
+              return campaign(k)
+                  .thenApply(
+                      in -> {
+                        if (!(in instanceof EtcdInput.CampaignFailed)) {
+                          queueAccess.refuse();
+                        }
+                        return in;
+                      });
+            });
+  }
+
+  private Txn campaignTxn(long leaseId) {
+    return client
+        .getKVClient()
+        .txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+        .Then(Op.put(key, value, PutOption.builder().withLeaseId(leaseId).build()));
   }
 
   // A read of the key alone; asked for the queue, it answers with an empty one (QueueAccess).

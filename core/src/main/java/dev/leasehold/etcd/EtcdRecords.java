@@ -100,6 +100,16 @@ final class EtcdRecords {
     return new EtcdInput.CampaignLost(op, holder, revision);
   }
 
+  /** enlistingCampaignResult is the answer of a campaign whose Else branch also put the participant key. */
+  static Input enlistingCampaignResult(long op, TxnResponse r) {
+    long revision = r.getHeader().getRevision();
+    if (r.isSucceeded()) {
+      return new EtcdInput.CampaignWon(op, revision);
+    }
+    KeyRecord holder = first(r.getGetResponses().get(0));
+    return new EtcdInput.CampaignLost(op, holder, revision, true);
+  }
+
   /** unwrap is the cause inside jetcd's and the JDK's wrappers. */
   static Throwable unwrap(Throwable e) {
     while ((e instanceof CompletionException || e instanceof ExecutionException)

@@ -111,15 +111,23 @@ final class LocalPort implements StorePort {
 
   /**
    * campaign is etcd's {@code Txn(If CreateRevision(key) == 0, Then Put(key, value, lease),
-   * Else Get(key))}; like etcd it fails as a whole when the Then branch's lease is gone.
+   * Else Get(key))}, whose Else branch, for a campaign that enlists, also puts the participant
+   * key on the lease (PROTOCOL.md §4.5); like etcd it fails as
+   * a whole when a put's lease is gone.
    */
   private Input campaign(StoreState s, EtcdCommand.Campaign c) {
     KeyRecord holder = s.get(key);
+    if (!s.isAlive(c.leaseId())) {
+      return holder != null && !c.enlist()
+          ? new EtcdInput.CampaignLost(c.op(), holder, s.revision())
+          : new EtcdInput.CampaignFailed(c.op(), "requested lease not found");
+    }
+    if (holder != null && c.enlist()) {
+      s.put(Participant.keyOf(key, c.leaseId(), priority), value, c.leaseId());
+      return new EtcdInput.CampaignLost(c.op(), holder, s.revision(), true);
+    }
     if (holder != null) {
       return new EtcdInput.CampaignLost(c.op(), holder, s.revision());
-    }
-    if (!s.isAlive(c.leaseId())) {
-      return new EtcdInput.CampaignFailed(c.op(), "requested lease not found");
     }
     return new EtcdInput.CampaignWon(c.op(), s.put(key, value, c.leaseId()).createRevision());
   }

@@ -86,20 +86,21 @@ class LateGrantTest {
             CONFIG, new ElectionMachine(ProtocolConfig.from(CONFIG), new SplittableRandom(1)), store, s, "t");
     rt.start();
     s.runFor(0);
-    int poll = store.last(EtcdCommand.Poll.class);
-    long pollOp = ((EtcdCommand.Poll) store.calls.get(poll)).op();
-    store.replies.get(poll).complete(new EtcdInput.PollResult(pollOp, null, 10));
-    s.runFor(0);
-    answerRank(store, s);
 
-    // The key is absent: the follower grants a lease to campaign with, and etcd is slow.
+    // A candidate that starts makes the cold campaign: a grant first, which waits longer than
+    // the RPC timeout, and etcd is slower still.
     int grant = store.last(EtcdCommand.GrantLease.class);
-    long grantOp = ((EtcdCommand.GrantLease) store.calls.get(grant)).op();
-    s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
+    EtcdCommand.GrantLease g = (EtcdCommand.GrantLease) store.calls.get(grant);
+    long rpc = CONFIG.rpcTimeout().toNanos();
+    assertTrue(g.timeoutNanos(rpc) > rpc, "the cold campaign's grant waits longer: " + g);
+    s.runFor(rpc + 1);
+    assertTrue(store.calls.stream().noneMatch(c -> c instanceof EtcdCommand.Poll),
+        "no read while the cold grant may still come: " + store.calls);
+    s.runFor(g.timeoutNanos(rpc));
     assertTrue(store.released.isEmpty(), "nothing to release before the reply: " + store.released);
 
     // The grant was applied after all; its reply arrives after the timeout.
-    store.replies.get(grant).complete(new EtcdInput.LeaseGranted(grantOp, 0x99, 5));
+    store.replies.get(grant).complete(new EtcdInput.LeaseGranted(g.op(), 0x99, 5));
     s.runFor(0);
     assertEquals(List.of(0x99L), store.released, "the late grant's lease is revoked");
   }
@@ -113,16 +114,10 @@ class LateGrantTest {
             CONFIG, new ElectionMachine(ProtocolConfig.from(CONFIG), new SplittableRandom(1)), store, s, "t");
     rt.start();
     s.runFor(0);
-    int poll = store.last(EtcdCommand.Poll.class);
-    store.replies.get(poll).complete(
-        new EtcdInput.PollResult(((EtcdCommand.Poll) store.calls.get(poll)).op(), null, 10));
-    s.runFor(0);
-    answerRank(store, s);
     int grant = store.last(EtcdCommand.GrantLease.class);
     long grantOp = ((EtcdCommand.GrantLease) store.calls.get(grant)).op();
-    s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
 
-    // close() begins while the timed-out grant is still unanswered; no call is in flight.
+    // close() begins while the cold grant is unanswered: it is given up, its answer awaited.
     var closed = rt.closeAsync().toCompletableFuture();
     s.runFor(CONFIG.rpcTimeout().toNanos() / 2);
     assertTrue(!closed.isDone(), "close waits for the unanswered grant");
@@ -140,17 +135,17 @@ class LateGrantTest {
         new ElectorRuntime(
             CONFIG, new ElectionMachine(ProtocolConfig.from(CONFIG), new SplittableRandom(1)), store, s, "t");
     rt.start();
-    s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
+    s.runFor(0);
+    // The cold grant, which may wait longer than the RPC timeout, is in flight and never answered.
+    int grant = store.last(EtcdCommand.GrantLease.class);
+    long grantOp = ((EtcdCommand.GrantLease) store.calls.get(grant)).op();
     var closed = rt.closeAsync().toCompletableFuture();
     s.runFor(CONFIG.rpcTimeout().toNanos() + 1);
     assertTrue(closed.isDone(), "a reply that never comes delays close by one RPC timeout at most");
-  }
 
-  // With standby leases, a follower that finds the key absent counts the queue first (PROTOCOL.md §4.5).
-  private static void answerRank(FakeStore store, ManualScheduler s) {
-    int rank = store.last(EtcdCommand.Rank.class);
-    store.replies.get(rank).complete(
-        new EtcdInput.Ranked(((EtcdCommand.Rank) store.calls.get(rank)).op(), 0, 10));
+    // It comes after all, once nothing waits for it: dropped, its lease left to expire.
+    store.replies.get(grant).complete(new EtcdInput.LeaseGranted(grantOp, 0x55, 5));
     s.runFor(0);
+    assertTrue(store.released.isEmpty(), "nothing is sent after the close: " + store.released);
   }
 }

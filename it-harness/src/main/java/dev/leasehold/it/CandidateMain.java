@@ -81,6 +81,13 @@ public final class CandidateMain {
         long rpcMillis = Long.parseLong(opts.getOrDefault("rpc-timeout-millis",
             Long.toString(Math.min(1000, ttlMillis / 4))));
         cb.interceptor(new EtcdCallPolicy(Duration.ofMillis(rpcMillis)));
+        // And as there, the executor carries the caller's gRPC Context, so the cold campaign's
+        // grant and campaign keep their own, longer deadline (PROTOCOL.md §4.4).
+        cb.executorService(EtcdCallPolicy.contextExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+          Thread t = new Thread(r, "candidate-etcd-client");
+          t.setDaemon(true);
+          return t;
+        })));
       }
       if (Boolean.parseBoolean(opts.getOrDefault("trace-rpcs", "false"))) {
         cb.interceptor(new RpcTrace());

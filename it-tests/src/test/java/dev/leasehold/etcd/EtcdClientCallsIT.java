@@ -97,6 +97,30 @@ class EtcdClientCallsIT {
   }
 
   @Test
+  void aCallWithADeadlineOfItsOwnKeepsItPastTheRpcTimeout() throws Exception {
+    String url = proxied().get(0);
+    Duration rpcTimeout = Duration.ofMillis(300);
+    Client ours = new EtcdClientFactory(List.of(url), null, null, null, null, null, rpcTimeout).get();
+    closing.add(ours);
+    ours.getKVClient().get(KEY).get(10, TimeUnit.SECONDS);
+    proxies.get(0).setMode(TcpProxy.Mode.BLACKHOLE);
+
+    // The cold campaign's calls wait longer than the rpc timeout (PROTOCOL.md §4.4): the deadline
+    // rides in the gRPC Context, which the client's executor carries to the call.
+    long sent = System.nanoTime();
+    CompletableFuture<?> bounded = ours.getKVClient().get(KEY);
+    CompletableFuture<?> patient = CallDeadline.within(2_000_000_000L, () -> ours.getKVClient().get(KEY));
+    await().atMost(Duration.ofSeconds(2)).until(bounded::isDone);
+    assertEquals(Status.Code.DEADLINE_EXCEEDED, code(bounded), "an ordinary call ends at the rpc timeout");
+    assertFalse(patient.isDone(), "the call with its own deadline is still waiting after "
+        + (System.nanoTime() - sent) / 1_000_000 + " ms");
+    await().atMost(Duration.ofSeconds(5)).until(patient::isDone);
+    long took = (System.nanoTime() - sent) / 1_000_000;
+    assertEquals(Status.Code.DEADLINE_EXCEEDED, code(patient), "and ends at its own deadline");
+    assertTrue(took >= 1_900, "ended after " + took + " ms, not before its 2 s deadline");
+  }
+
+  @Test
   void aKeepAliveIsOneMessageAtEtcdWhereJetcdAloneSendsTwo() throws Exception {
     String url = ETCD.cluster().clientEndpoints().get(0);
     Client ours = new EtcdClientFactory(List.of(url), null, null, null, null, null, Duration.ofSeconds(1)).get();

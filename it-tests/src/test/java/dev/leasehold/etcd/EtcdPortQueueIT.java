@@ -86,6 +86,32 @@ class EtcdPortQueueIT {
   }
 
   @Test
+  void aLostEnlistingCampaignQueuesTheCandidateAWonOneEnlistsNobody() throws Exception {
+    EtcdPort a = store("a");
+    long holder = grant(a);
+    EtcdInput won = (EtcdInput) call(a, new EtcdCommand.Campaign(op(), holder, true, 0));
+    assertTrue(won instanceof EtcdInput.CampaignWon, "the first enlisting campaign wins: " + won);
+    assertTrue(get(Participant.keyOf(key, holder)).isEmpty(), "a won campaign puts no participant key");
+
+    for (int i = 0; i < 3; i++) {
+      long l = grant(a);
+      EtcdInput.CampaignLost lost =
+          (EtcdInput.CampaignLost) call(a, new EtcdCommand.Campaign(op(), l, true, 2_000_000_000L));
+      assertTrue(lost.enlisted(), "the Else branch enlisted it");
+      assertEquals("a", lost.holder().holderId());
+      assertEquals(holder, lost.holder().leaseId());
+      KeyValue p = get(Participant.keyOf(key, l)).orElseThrow();
+      assertEquals(l, p.getLease(), "its participant key rides on the campaign's lease");
+      assertEquals(lost.revision(), p.getModRevision(), "put in the campaign's own revision");
+    }
+    // A plain campaign still only reads.
+    long plain = grant(a);
+    EtcdInput.CampaignLost lost = (EtcdInput.CampaignLost) call(a, new EtcdCommand.Campaign(op(), plain));
+    assertFalse(lost.enlisted(), "a plain campaign enlists nobody: " + lost);
+    assertTrue(get(Participant.keyOf(key, plain)).isEmpty(), "no participant key for a plain campaign");
+  }
+
+  @Test
   void rankCountsTheParticipantKeysNamedBeforeItsOwnFromEtcdsIndex() throws Exception {
     EtcdPort a = store("a");
     List<Long> leases = new ArrayList<>();

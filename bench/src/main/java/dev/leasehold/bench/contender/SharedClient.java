@@ -1,5 +1,6 @@
 package dev.leasehold.bench.contender;
 
+import dev.leasehold.etcd.EtcdCallPolicy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -25,11 +26,15 @@ public final class SharedClient {
    * pool starts a thread per call in flight (a thousand at a cold start).
    */
   public static Client build(String[] endpoints, ClientInterceptor... interceptors) {
-    ClientBuilder b = Client.builder().endpoints(endpoints).executorService(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "shared-etcd-client");
-      t.setDaemon(true);
-      return t;
-    }));
+    // The executor carries the caller's gRPC Context, as an elector's own client's does, so the
+    // cold campaign's calls keep their own deadline (EtcdCallPolicy.contextExecutor); jetcd's
+    // own calls (Election's) carry none and are unchanged by it.
+    ClientBuilder b = Client.builder().endpoints(endpoints).executorService(
+        EtcdCallPolicy.contextExecutor(Executors.newFixedThreadPool(2, r -> {
+          Thread t = new Thread(r, "shared-etcd-client");
+          t.setDaemon(true);
+          return t;
+        })));
     if (interceptors.length > 0) {
       b.interceptors(List.of(interceptors));
     }

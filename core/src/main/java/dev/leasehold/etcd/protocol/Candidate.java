@@ -16,6 +16,8 @@ import dev.leasehold.runtime.Input;
  */
 final class Candidate extends Role {
   private long campaignOp;
+  // This campaign is the cold one: its grant and its transaction wait as long as the lease can serve.
+  private boolean cold;
 
   Candidate(ElectionMachine m) {
     super(m);
@@ -23,17 +25,31 @@ final class Candidate extends Role {
 
   /** begin moves a FOLLOWER that found the key absent to CANDIDATE and starts the campaign. */
   void begin(long now) {
+    cold = false;
     roles.moveTo(ElectorState.CANDIDATE, null, null, now);
     if (lease.isHeld()) {
       // A standby lease with at least a renewal interval left goes straight to the CAS.
       if (lease.hasRenewalLeft(now)) {
-        campaign();
+        campaign(now);
         return;
       }
       m.abandonLease();
     }
     // A standby grant already on its way is adopted: the campaign starts when it arrives.
     lease.grantForCampaign(now);
+  }
+
+  /**
+   * beginCold moves a FOLLOWER that has just started, and holds no lease, to CANDIDATE without
+   * reading the key first (PROTOCOL.md §4.5): it grants a lease and campaigns with it; the
+   * campaign's Else branch enlists it, so a loser is queued and knows the holder after two
+   * calls. Both calls wait as long as the lease can serve, not the RPC timeout: in a cold
+   * start's herd a call given up is a call made again, and a campaign given up is a lease revoked.
+   */
+  void beginCold(long now) {
+    cold = true;
+    roles.moveTo(ElectorState.CANDIDATE, null, null, now);
+    lease.grantForCampaign(now, config.coldGrantWaitNanos());
   }
 
   /**
@@ -45,9 +61,11 @@ final class Candidate extends Role {
     m.lead(token, now);
   }
 
-  private void campaign() {
+  private void campaign(long now) {
     campaignOp = fx.id();
-    fx.add(new EtcdCommand.Campaign(campaignOp, lease.id()));
+    // A cold campaign waits until its lease's deadline: a win answered after it is too late anyway.
+    long wait = cold ? Math.max(0, lease.deadline() - now) : 0;
+    fx.add(new EtcdCommand.Campaign(campaignOp, lease.id(), m.needsEnlisting(), wait));
   }
 
   @Override
@@ -58,7 +76,7 @@ final class Candidate extends Role {
         return;
       }
       lease.hold(g, now);
-      campaign();
+      campaign(now);
     } else if (in instanceof EtcdInput.GrantFailed f) {
       if (lease.awaitsGrant(f.op(), true)) {
         lease.campaignGrantFailed();
@@ -129,6 +147,8 @@ final class Candidate extends Role {
     roles.moveTo(ElectorState.FOLLOWER, null, null, now);
     if (!config.standbyLease() || now >= lease.deadline()) {
       m.abandonLease();
+    } else if (l.enlisted()) {
+      m.enlistedByCampaign(lease.id());
     }
     m.followHolder(holder, l.revision(), now);
   }

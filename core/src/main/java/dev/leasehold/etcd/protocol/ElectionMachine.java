@@ -274,6 +274,14 @@ public final class ElectionMachine extends RoleMachine {
     candidate.begin(now);
   }
 
+  /**
+   * coldCampaign moves the FOLLOWER that has just started to CANDIDATE without a read: a grant
+   * and an enlisting campaign, each waiting as long as its lease can serve (PROTOCOL.md §4.5).
+   */
+  void coldCampaign(long now) {
+    candidate.beginCold(now);
+  }
+
   /** adopt makes the FOLLOWER whose standby lease was handed the key (at revision {@code token}) MASTER. */
   void adopt(long token, long now) {
     candidate.adopt(token, now);
@@ -302,6 +310,19 @@ public final class ElectionMachine extends RoleMachine {
   /** readKeyLater has the FOLLOWER read the key a poll interval from now (or on its standby renewals). */
   void readKeyLater(long now) {
     follower.pollLater(now);
+  }
+
+  /**
+   * needsEnlisting tells whether a campaign should also enlist the candidate in its Else branch:
+   * standby leases on, and no participant key on the campaign's lease yet.
+   */
+  boolean needsEnlisting() {
+    return follower.needsEnlisting();
+  }
+
+  /** enlistedByCampaign notes the participant key a lost campaign put on {@code leaseId}. */
+  void enlistedByCampaign(long leaseId) {
+    follower.enlistedByCampaign(leaseId);
   }
 
   /** followHolder has the FOLLOWER that lost a campaign follow the holder the campaign showed. */

@@ -34,8 +34,22 @@ public sealed interface EtcdCommand extends Command {
     }
   }
 
-  /** GrantLease grants a lease of the given TTL. */
-  record GrantLease(long op, long ttlSeconds) implements EtcdCommand, StoreCall {
+  /**
+   * GrantLease grants a lease of the given TTL. A grant for a cold campaign (PROTOCOL.md §4.5)
+   * waits {@code waitNanos} for its answer, where that is longer than the RPC timeout: in a
+   * cold start's herd a grant answered late still serves, and one given up is granted again.
+   */
+  record GrantLease(long op, long ttlSeconds, long waitNanos) implements EtcdCommand, StoreCall {
+    /** GrantLease is a grant bounded by the RPC timeout. */
+    public GrantLease(long op, long ttlSeconds) {
+      this(op, ttlSeconds, 0);
+    }
+
+    @Override
+    public long timeoutNanos(long rpcTimeoutNanos) {
+      return Math.max(rpcTimeoutNanos, waitNanos);
+    }
+
     @Override
     public Input failed(String reason) {
       return new EtcdInput.GrantFailed(op, reason);
@@ -44,9 +58,23 @@ public sealed interface EtcdCommand extends Command {
 
   /**
    * Campaign commits {@code Txn(If CreateRevision(key) == 0, Then Put(key, candidateId,
-   * lease), Else Get(key))}.
+   * lease), Else Get(key))}. With {@code enlist} (a candidate with no participant key on this
+   * lease, standby leases on), the Else branch also puts the participant key on the lease, so a
+   * lost campaign has queued the candidate (PROTOCOL.md
+   * §4.5). A cold campaign waits {@code waitNanos} for its answer where that is longer than the
+   * RPC timeout (its lease's deadline: a win answered later is too late anyway).
    */
-  record Campaign(long op, long leaseId) implements EtcdCommand, StoreCall {
+  record Campaign(long op, long leaseId, boolean enlist, long waitNanos) implements EtcdCommand, StoreCall {
+    /** Campaign is a campaign that does not enlist, bounded by the RPC timeout. */
+    public Campaign(long op, long leaseId) {
+      this(op, leaseId, false, 0);
+    }
+
+    @Override
+    public long timeoutNanos(long rpcTimeoutNanos) {
+      return Math.max(rpcTimeoutNanos, waitNanos);
+    }
+
     @Override
     public Input failed(String reason) {
       return new EtcdInput.CampaignFailed(op, reason);

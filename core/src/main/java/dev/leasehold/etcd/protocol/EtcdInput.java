@@ -55,8 +55,16 @@ public sealed interface EtcdInput extends Input {
   /** CampaignWon is a committed compare-and-swap: the key was created at {@code createRevision}. */
   record CampaignWon(long op, long createRevision) implements EtcdInput {}
 
-  /** CampaignLost is a compare-and-swap whose Else branch read the current holder. */
-  record CampaignLost(long op, KeyRecord holder, long revision) implements EtcdInput {}
+  /**
+   * CampaignLost is a compare-and-swap whose Else branch read the current holder; {@code
+   * enlisted} when that branch also put the candidate's participant key (an enlisting campaign).
+   */
+  record CampaignLost(long op, KeyRecord holder, long revision, boolean enlisted) implements EtcdInput {
+    /** CampaignLost is the answer of a campaign that did not enlist. */
+    public CampaignLost(long op, KeyRecord holder, long revision) {
+      this(op, holder, revision, false);
+    }
+  }
 
   /**
    * CampaignFailed is a compare-and-swap whose outcome is unknown (error or timeout): it may

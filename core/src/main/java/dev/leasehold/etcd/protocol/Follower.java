@@ -6,8 +6,8 @@ import dev.leasehold.runtime.Command;
 import dev.leasehold.runtime.Input;
 
 /**
- * Follower handles the FOLLOWER's inputs: it reads the key linearizably (at start, every poll
- * interval, and after errors with backoff), follows the watch, reports each new leader, keeps
+ * Follower handles the FOLLOWER's inputs: it reads the key linearizably (at start, unless it
+ * makes the cold campaign instead; every poll interval; and after errors with backoff), follows the watch, reports each new leader, keeps
  * a standby lease if configured (and joins the queue with it), and becomes CANDIDATE when the
  * key is absent and no resign hold-off applies: at once at the head of the queue, after its
  * rank's stagger otherwise. It adopts a key handed to its standby lease, and carries out a
@@ -42,7 +42,13 @@ final class Follower extends Role {
     if (in instanceof Input.Start) {
       if (!started) {
         started = true;
-        poll();
+        if (config.coldCampaign() && !m.unhealthy()) {
+          // Nothing to read yet that a campaign's answer does not tell: whoever holds the key,
+          // or that it was free and is now ours (PROTOCOL.md §4.5, the cold campaign).
+          m.coldCampaign(now);
+        } else {
+          poll();
+        }
       }
     } else if (in instanceof EtcdInput.PollResult r) {
       polled(r, now);
@@ -94,6 +100,16 @@ final class Follower extends Role {
     } else {
       lease.on(in, now, this);
     }
+  }
+
+  /** needsEnlisting tells whether a campaign should put the participant key: standby leases on, none put on this lease. */
+  boolean needsEnlisting() {
+    return config.standbyLease() && seat.lease() == 0;
+  }
+
+  /** enlistedByCampaign notes the participant key a lost campaign put on {@code leaseId}. */
+  void enlistedByCampaign(long leaseId) {
+    seat.enlistedByCampaign(leaseId);
   }
 
   /** handOver sends the transaction that gives the key of the term {@code token} to {@code next}. */
@@ -200,10 +216,12 @@ final class Follower extends Role {
 
   /**
    * followHolder follows the holder a lost campaign's Else branch showed (null: the key was
-   * gone by then), rejoins the queue, and reads the key again: at once if it was gone.
+   * gone by then), watches the key (a cold campaign lost before any read opened the watch),
+   * rejoins the queue, and reads the key again: at once if it was gone.
    */
   void followHolder(KeyRecord holder, long revision, long now) {
     observe(holder, revision, now);
+    watch.ensure();
     seat.maybeEnlist();
     if (key.absent()) {
       poll();

@@ -137,18 +137,30 @@ final class Lease {
 
   /** grantForCampaign asks for a lease to campaign with, or adopts the standby grant in flight. */
   void grantForCampaign(long now) {
+    grantForCampaign(now, 0);
+  }
+
+  /**
+   * grantForCampaign asks for a lease to campaign with, whose answer may take {@code waitNanos}
+   * (0: the RPC timeout), or adopts the standby grant in flight.
+   */
+  void grantForCampaign(long now, long waitNanos) {
     if (grantOp != 0 && !grantForCampaign) {
       grantForCampaign = true;
       return;
     }
-    grant(true, now);
+    grant(true, now, waitNanos);
   }
 
   private void grant(boolean forCampaign, long now) {
+    grant(forCampaign, now, 0);
+  }
+
+  private void grant(boolean forCampaign, long now, long waitNanos) {
     grantOp = fx.id();
     grantForCampaign = forCampaign;
     grantSentAt = now;
-    fx.add(new EtcdCommand.GrantLease(grantOp, config.requestedTtlSeconds()));
+    fx.add(new EtcdCommand.GrantLease(grantOp, config.requestedTtlSeconds(), waitNanos));
   }
 
   /** awaitsGrant tells whether {@code op} is the grant in flight, of the given purpose. */

@@ -23,6 +23,10 @@ import java.time.Duration;
  * @param priority this candidate's rank in the queue (its participant key spells it)
  * @param preemptAfterNanos how long a MASTER sees a higher-priority candidate before it hands
  *     over to it; negative: never
+ * @param coldCampaign whether a candidate that starts campaigns before it reads the key (the
+ *     cold campaign, PROTOCOL.md §4.5): a grant, then a campaign whose Else branch enlists it.
+ *     {@link #from} sets it whenever standby leases are on; the shorter constructors, which the
+ *     machine's tests of the read-first path use, leave it off
  */
 public record ProtocolConfig(
     String candidateId,
@@ -36,7 +40,8 @@ public record ProtocolConfig(
     long resignHoldoffNanos,
     boolean standbyLease,
     int priority,
-    long preemptAfterNanos) {
+    long preemptAfterNanos,
+    boolean coldCampaign) {
 
   /**
    * RIDE_THROUGH_NANOS is the outage a MASTER's renewal cadence leaves room for when the TTL
@@ -45,6 +50,16 @@ public record ProtocolConfig(
    * in the etcd driver) instead of a hung one.
    */
   public static final long RIDE_THROUGH_NANOS = 2_000_000_000L;
+
+  /** ProtocolConfig is a config that starts with a read of the key, not a cold campaign. */
+  public ProtocolConfig(
+      String candidateId, long requestedTtlSeconds, long marginNanos, double maxDriftRate,
+      long pollIntervalNanos, long backoffInitialNanos, long backoffMaxNanos, long probeTimeoutNanos,
+      long resignHoldoffNanos, boolean standbyLease, int priority, long preemptAfterNanos) {
+    this(candidateId, requestedTtlSeconds, marginNanos, maxDriftRate, pollIntervalNanos,
+        backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease,
+        priority, preemptAfterNanos, false);
+  }
 
   /** preempts tells whether a MASTER hands over to a higher-priority candidate. */
   public boolean preempts() {
@@ -57,7 +72,8 @@ public record ProtocolConfig(
       long pollIntervalNanos, long backoffInitialNanos, long backoffMaxNanos, long probeTimeoutNanos,
       long resignHoldoffNanos, boolean standbyLease) {
     this(candidateId, requestedTtlSeconds, marginNanos, maxDriftRate, pollIntervalNanos,
-        backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease, 0, -1);
+        backoffInitialNanos, backoffMaxNanos, probeTimeoutNanos, resignHoldoffNanos, standbyLease, 0, -1,
+        false);
   }
 
   /**
@@ -79,7 +95,8 @@ public record ProtocolConfig(
         c.resignHoldoff().toNanos(),
         c.standbyLease(),
         c.priority(),
-        c.preemptAfter().map(Duration::toNanos).orElse(-1L));
+        c.preemptAfter().map(Duration::toNanos).orElse(-1L),
+        c.standbyLease());
   }
 
   /**
@@ -92,6 +109,19 @@ public record ProtocolConfig(
    */
   public long deadline(long sentAtNanos, long ttlSeconds) {
     return sentAtNanos + (long) (ttlSeconds * 1_000_000_000L * (1 - maxDriftRate)) - marginNanos;
+  }
+
+  /**
+   * coldGrantWaitNanos is how long a cold campaign's grant waits for its answer (PROTOCOL.md
+   * §4.4): as long as the lease it brings can still campaign, its window (TTL × (1 − ρ) −
+   * margin) less the TTL/6 a campaign needs left. In a cold start's herd the answers come late;
+   * a grant given up at the RPC timeout is granted again, and its lease revoked, which is the
+   * churn this wait prevents.
+   *
+   * @return the wait in nanoseconds, at the requested TTL
+   */
+  public long coldGrantWaitNanos() {
+    return Math.max(0, deadline(0, requestedTtlSeconds) - requestedTtlSeconds * 1_000_000_000L / 6);
   }
 
   /**

@@ -63,6 +63,19 @@ final class Seat {
     fx.add(new EtcdCommand.Enlist(enlistOp, enlistedLease));
   }
 
+  /**
+   * enlistedByCampaign takes the participant key a lost campaign's Else branch put on {@code
+   * leaseId}, unless an Enlist of its own is in flight. No count comes with it: those ahead may
+   * still change before the key goes (a higher priority enlists later), so, as after an Enlist,
+   * the first standby renewal counts them, or the follower asks when the key goes.
+   */
+  void enlistedByCampaign(long leaseId) {
+    if (enlistOp == 0) {
+      enlistedLease = leaseId;
+      knownAhead = -1;
+    }
+  }
+
   /** answered takes the reply to an Enlist, in any role. */
   void answered(Input in) {
     if (in instanceof EtcdInput.Enlisted e && e.op() == enlistOp) {

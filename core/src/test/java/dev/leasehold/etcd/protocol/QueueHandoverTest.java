@@ -76,9 +76,10 @@ class QueueHandoverTest {
   }
 
   /**
-   * A cold start (PROTOCOL.md §4.5, "A cold start is the herd this does not prevent"): K is free
-   * and this candidate has no participant key yet, so its way to the campaign is four calls in
-   * a row: read K, count the whole queue, grant, campaign.
+   * The read-first path at start (without the cold campaign, PROTOCOL.md §4.5, as in this test's
+   * config; also the path of a candidate sent back to reading): K is free and this candidate has
+   * no participant key yet, so its way to the campaign is four calls in a row: read K, count the
+   * whole queue, grant, campaign.
    */
   @Test
   void aColdStartReadsCountsGrantsAndCampaignsInARow() {

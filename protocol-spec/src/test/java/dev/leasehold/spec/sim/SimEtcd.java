@@ -104,7 +104,7 @@ final class SimEtcd {
     return new EtcdInput.LeaseGranted(op, l.id, l.ttlSeconds);
   }
 
-  Object campaign(Member mem, Proc p, long op, long leaseId) {
+  Object campaign(Member mem, Proc p, long op, long leaseId, boolean enlist) {
     if (mem == Member.OLD_LEADER) {
       return null;
     }
@@ -119,6 +119,16 @@ final class SimEtcd {
     }
     if (o.leaseNotFound()) {
       return new EtcdInput.CampaignFailed(op, "etcdserver: requested lease not found");
+    }
+    if (enlist) {
+      // The Else branch also puts P(lease), in the same revision; its put fails the whole
+      // transaction when the lease is gone.
+      long rev = store.enlist(p.ec.candidateId(), leaseId, p.ec.priority(), engine.now);
+      if (rev < 0) {
+        return new EtcdInput.CampaignFailed(op, "etcdserver: requested lease not found");
+      }
+      engine.stats.inc(Stat.ENLISTS);
+      return new EtcdInput.CampaignLost(op, o.holder(), rev, true);
     }
     return new EtcdInput.CampaignLost(op, o.holder(), o.revision());
   }

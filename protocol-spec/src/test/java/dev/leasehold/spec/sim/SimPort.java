@@ -66,7 +66,7 @@ final class SimPort implements StorePort {
     } else if (call instanceof EtcdCommand.GrantLease g) {
       send(mem -> etcd.grant(mem, p, g.op(), g.ttlSeconds()), reply);
     } else if (call instanceof EtcdCommand.Campaign k) {
-      send(mem -> etcd.campaign(mem, p, k.op(), k.leaseId()), reply);
+      send(mem -> etcd.campaign(mem, p, k.op(), k.leaseId(), k.enlist()), reply);
     } else if (call instanceof EtcdCommand.Rank r) {
       send(mem -> etcd.rank(mem, p, r.op(), r.leaseId()), reply);
     } else if (call instanceof EtcdCommand.Enlist e) {

@@ -103,7 +103,7 @@ class SimulationTest {
    */
   @Test
   void formerlyFailingSeedsPass() {
-    for (long seed : new long[] {2728, 5041, 9735, 24416, 109440, 161279, 892503, 1154976}) {
+    for (long seed : new long[] {2728, 5041, 9735, 24416, 109440, 161279, 892503, 1154976, 5878807}) {
       Result r = SimRunner.replay(seed, Mutation.NONE, Simulation.all(), null, 0);
       assertTrue(r.ok(), () -> "seed " + seed + ": " + r.violation().getMessage());
     }
