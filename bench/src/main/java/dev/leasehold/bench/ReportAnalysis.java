@@ -278,8 +278,8 @@ final class ReportAnalysis extends MarkdownReport {
               + "server answers once the candidate leads): its first leader came " + ms(x.value("first_leader_ms"))
               + " after the first of " + x.count() + " candidates started on one shared client in this run"
               + requests(x, "start_messages_by_method")).orElse("")
-          + ". The cold campaign's two calls wait as long as their lease serves (short of one rpc timeout "
-          + "left for a winner's first renewal), so a round is not given up at the rpc timeout. What is left lies in the client's start-up, not in etcd: each elector starts "
+          + ". The cold campaign's two calls wait as long as their lease serves, so a round is not given up "
+          + "at the rpc timeout. What is left lies in the client's start-up, not in etcd: each elector starts "
           + "threads of its own and hands every reply to its loop, so many started in one JVM keep its cores "
           + "busy while the replies wait (bench/HISTORY.md).");
     }
