@@ -32,6 +32,7 @@ public final class RuntimeMutant implements AutoCloseable {
   private static final Path CORE_SOURCES = Path.of("..", "core", "src", "main", "java");
 
   private final String name;
+  private final Path dir;
   private final Path out;
   private URLClassLoader loader;
 
@@ -50,12 +51,17 @@ public final class RuntimeMutant implements AutoCloseable {
       throw new IllegalStateException(name + ": expected exactly one \"" + from + "\" in " + file.toAbsolutePath()
           + "; the runtime changed, update the mutation");
     }
-    Path dir = Files.createTempDirectory("leasehold-mutant-");
-    Path src = dir.resolve("src").resolve(source);
-    Files.createDirectories(src.getParent());
-    Files.writeString(src, text.substring(0, at) + to + text.substring(at + from.length()), StandardCharsets.UTF_8);
-    this.out = Files.createDirectories(dir.resolve("classes"));
-    compile(src);
+    this.dir = Files.createTempDirectory("leasehold-mutant-");
+    try {
+      Path src = dir.resolve("src").resolve(source);
+      Files.createDirectories(src.getParent());
+      Files.writeString(src, text.substring(0, at) + to + text.substring(at + from.length()), StandardCharsets.UTF_8);
+      this.out = Files.createDirectories(dir.resolve("classes"));
+      compile(src);
+    } catch (IOException | RuntimeException e) {
+      deleteTree(dir);
+      throw e;
+    }
   }
 
   private void compile(Path src) throws IOException {
@@ -137,10 +143,23 @@ public final class RuntimeMutant implements AutoCloseable {
     return entries;
   }
 
+  /** close closes the mutant's class loader and deletes its sources and classes. */
   @Override
   public void close() throws IOException {
-    if (loader != null) {
-      loader.close();
+    try {
+      if (loader != null) {
+        loader.close();
+      }
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (var all = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
     }
   }
 }
