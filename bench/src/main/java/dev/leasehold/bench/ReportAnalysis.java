@@ -273,15 +273,16 @@ final class ReportAnalysis extends MarkdownReport {
           + "campaign: a lease grant, then the campaign's transaction, whose Else branch queues a loser (two "
           + "calls, no read first, PROTOCOL.md §4.5). On one shared client each of these rounds queues behind "
           + "the same call of all " + s.count()
-          + " electors, and behind the start-up of their own threads" + hopsSentence(s) + withoutCount(s) + cpuSentence(s)
+          + " electors, and behind the electors' start-up" + hopsSentence(s) + withoutCount(s) + cpuSentence(s)
           + election.map(x -> ". jetcd's Election has two calls in a row (a grant, then its campaign, which the "
               + "server answers once the candidate leads): its first leader came " + ms(x.value("first_leader_ms"))
               + " after the first of " + x.count() + " candidates started on one shared client in this run"
               + requests(x, "start_messages_by_method")).orElse("")
           + ". The cold campaign's two calls wait as long as their lease serves, so a round is not given up "
-          + "at the rpc timeout. What is left lies in the client's start-up, not in etcd: each elector starts "
-          + "threads of its own and hands every reply to its loop, so many started in one JVM keep its cores "
-          + "busy while the replies wait (bench/HISTORY.md).");
+          + "at the rpc timeout. What is left lies in the client's start-up, not in etcd: many electors "
+          + "started at once in one JVM keep its cores busy, mostly with the JIT compiling their code and the "
+          + "shared client's one event loop (their own loops took 10 to 20 ms of it by hand), while the replies "
+          + "wait (bench/HISTORY.md).");
     }
   }
 
