@@ -43,7 +43,7 @@ import picocli.CommandLine.Spec;
             + "(store frozen or cut off), the child's process group gets SIGTERM and, if still there 200 ms "
             + "before the deadline (or --grace after a loss), SIGKILL: the child is gone before the "
             + "deadline, which is itself a safety margin before the store can let another leader in. A term "
-            + "won with less than --grace + 200 ms left starts the child only after its first renewal. When "
+            + "won with less time left than a healthy leader has starts the child after its first renewal. When "
             + "the child exits, leasehold resigns (another candidate takes over in milliseconds) and exits "
             + "with the child's code, or campaigns again with --rejoin. SIGTERM, SIGINT and SIGHUP are "
             + "forwarded to the child's process group; with no child running, leasehold releases what it "
@@ -222,8 +222,8 @@ final class RunCommand implements Callable<Integer> {
           + " killed, not the processes it started (--require-tree-kill refuses instead)", choice.refused());
     }
     Supervisor.Settings settings =
-        new Supervisor.Settings(command, g, KILL_RESERVE, timeout, rejoin, guard, store.backend(),
-            store.isEtcd() ? String.join(",", store.trimmed()) : null, skipIfLed, holdAtLeast);
+        new Supervisor.Settings(command, g, KILL_RESERVE, healthyFloor(config, etcd), timeout, rejoin, guard,
+            store.backend(), store.isEtcd() ? String.join(",", store.trimmed()) : null, skipIfLed, holdAtLeast);
     return new Supervisor(elector, settings).run();
   }
 

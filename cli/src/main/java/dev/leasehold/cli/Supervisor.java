@@ -33,10 +33,13 @@ final class Supervisor {
   /**
    * Settings are run's validated options. Immutable.
    *
+   * @param startFloor the least time left before the term's local deadline at which a child
+   *     starts: what a healthy leader always has left ({@code RunCommand.healthyFloor}), which is
+   *     at least grace + kill reserve; a term won with less waits for a renewal
    * @param skipIfLed exit 0 at once when another instance is seen leading before this one leads
    * @param holdAtLeast how long after the child's start the term is kept at least, or null
    */
-  record Settings(List<String> command, Duration grace, Duration killReserve, Duration timeout,
+  record Settings(List<String> command, Duration grace, Duration killReserve, Duration startFloor, Duration timeout,
       boolean rejoin, Guard guard, String backend, String endpoints, boolean skipIfLed, Duration holdAtLeast) {}
 
   private sealed interface Event permits Elected, Led, Refused, Lost, Exited, Signalled {}
@@ -109,8 +112,9 @@ final class Supervisor {
   private Leadership awaitTerm() throws InterruptedException {
     long end = settings.timeout() == null ? Long.MAX_VALUE : System.nanoTime() + settings.timeout().toNanos();
     elector.whenLeading().thenAccept(t -> events.add(new Elected(t)));
-    // A term won with its local deadline within --grace plus the kill reserve: the child would be
-    // stopped as it starts, so it starts once a renewal has moved the deadline out.
+    // A term won with less of its local deadline left than a healthy leader always has: the child
+    // could be stopped as it starts (at --grace plus the kill reserve), so it starts once a
+    // renewal has moved the deadline out.
     Leadership early = null;
     while (true) {
       if (early != null && !early.isValid()) {
@@ -153,8 +157,8 @@ final class Supervisor {
       if (e instanceof Elected el) {
         Leadership t = el.term();
         if (t.isValid() && t.fencingToken() != lastToken && !roomToStart(t)) {
-          log.info("leader with fencing token {}, but its local deadline is {} ms away, within --grace plus the kill "
-              + "reserve: the child starts after the first renewal", t.fencingToken(), t.timeLeft().toMillis());
+          log.info("leader with fencing token {}, but its local deadline is {} ms away, less than a healthy leader "
+              + "has: the child starts after the first renewal", t.fencingToken(), t.timeLeft().toMillis());
           early = t;
         } else if (t.isValid() && t.fencingToken() != lastToken) {
           lastToken = t.fencingToken();
@@ -168,10 +172,11 @@ final class Supervisor {
     }
   }
 
-  // roomToStart: the term's local deadline is further than --grace plus the kill reserve, so the
-  // child is not stopped as it starts.
+  // roomToStart: the term's local deadline is as far as a healthy leader's always is, and further
+  // than --grace plus the kill reserve, so the child is not stopped as it starts.
   private boolean roomToStart(Leadership term) {
-    return term.timeLeft().toNanos() > settings.grace().toNanos() + settings.killReserve().toNanos();
+    long stopAt = settings.grace().toNanos() + settings.killReserve().toNanos();
+    return term.timeLeft().toNanos() > Math.max(stopAt, settings.startFloor().toNanos());
   }
 
   private void askAgainAfter(Leadership over) {

@@ -43,13 +43,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SupervisorEarlyTermTest {
   private static final Duration GRACE = Duration.ofMillis(400);
+  // What a healthy leader always has left at TTL 2 s on etcd (RunCommand.healthyFloor): 847 ms.
+  private static final Duration START_FLOOR = Duration.ofMillis(847);
 
   @TempDir Path dir;
 
   @Test
   void theChildStartsOnlyAfterTheFirstRenewalMovesTheDeadlineOut() throws Exception {
     Path marker = dir.resolve("started");
-    TermStub term = new TermStub(300);
+    // 700 ms left: more than --grace plus the kill reserve (600 ms), less than a healthy leader has.
+    TermStub term = new TermStub(700);
     CompletableFuture<Integer> exit = run(new ElectorStub(term), marker, null);
 
     await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> !Files.exists(marker));
@@ -78,7 +81,7 @@ class SupervisorEarlyTermTest {
     Guard guard = Guard.choose(false).guard();
     assertNotNull(guard, "setsid and setpriv (util-linux) must be on PATH");
     Supervisor.Settings settings = new Supervisor.Settings(
-        List.of("sh", "-c", "touch '" + marker + "'"), GRACE, RunCommand.KILL_RESERVE, timeout, false, guard,
+        List.of("sh", "-c", "touch '" + marker + "'"), GRACE, RunCommand.KILL_RESERVE, START_FLOOR, timeout, false, guard,
         "etcd", "stub", false, null);
     CompletableFuture<Integer> exit = new CompletableFuture<>();
     Thread t = new Thread(() -> {
