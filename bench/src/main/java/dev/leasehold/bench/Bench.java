@@ -43,6 +43,7 @@ final class Bench {
       int scaleOwnClientCount,
       int scaleHandovers,
       int scalePaceMicros,
+      int scaleColdRounds,
       int floorSamples,
       int pathSamples,
       List<String> phases,

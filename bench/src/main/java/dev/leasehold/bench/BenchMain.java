@@ -110,6 +110,12 @@ public final class BenchMain implements Callable<Path> {
       + "before it has started")
   int scalePaceMicros;
 
+  @Option(names = "--scale-cold-rounds", defaultValue = "5", description = "with jetcd Election among the "
+      + "contenders, repeat the scale phase's two cold starts (Leasehold's shared client with standby leases, "
+      + "then Election's) this many times, one after the other, and judge the first leader on the medians "
+      + "(default: ${DEFAULT-VALUE})")
+  int scaleColdRounds;
+
   @Option(names = "--session-counts", split = ",", defaultValue = "1,100,1000,10000",
       description = "session phase: elections on one EtcdSession at which heap and threads are read; "
           + "idle cost and handover at the smallest and the largest (default: ${DEFAULT-VALUE})")
@@ -252,7 +258,7 @@ public final class BenchMain implements Callable<Path> {
     r.options = new Bench.Options(contenders, extra, handoverTrials, handoverWarmup, handoverTtl, crashTrials,
         crashTtls, partitionTrials, partitionTtl, idleCounts, idleTtl, idleWindow,
         idleSettle, groupSettleMs, crashWarmup, candidates, childJvmOpts, parallel, scaleCount, scaleTtl,
-        scaleOwnClients, scaleHandovers, scalePaceMicros, floorSamples, pathSamples, phases, logDir, handoverTrace,
+        scaleOwnClients, scaleHandovers, scalePaceMicros, scaleColdRounds, floorSamples, pathSamples, phases, logDir, handoverTrace,
         new SessionPhase.Options(sessionCounts, sessionTtl, sessionTrials, sessionWarmup, sessionWindow,
             sessionBatch <= 0 ? Integer.MAX_VALUE : sessionBatch, sessionJvmOpts));
     r.loadBefore = MachineInfo.loadAverage();

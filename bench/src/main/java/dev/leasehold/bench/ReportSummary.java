@@ -195,18 +195,47 @@ final class ReportSummary extends MarkdownReport {
     scaleRow(rows, s, "0 raft proposals/s idle" + at, pi,
         idle == null ? "" : idle.proposalCount() + " in " + f0(idle.seconds()) + " s (" + f2(pi) + "/s)",
         idle != null && idle.proposalCount() == 0, "", "scaleIdle");
-    double fl = s.value("first_leader_ms");
-    Optional<Results.ScaleRun> election = r.scaleRun(ScalePhase.ELECTION_MODE, s.count());
-    // Issue 28's target: the first leader no slower than jetcd's Election at the same count, same machine.
-    double efl = election.map(x -> x.value("first_leader_ms")).orElse(Double.NaN);
-    String target = "first leader no slower than jetcd Election" + at;
-    String measured = ms(fl) + " from the first `start()` to the first ELECTED; jetcd Election at the same count, "
-        + "same machine: " + (Double.isNaN(efl) ? "not measured" : ms(efl));
-    if (Double.isNaN(efl) && s.failure() == null && !Double.isNaN(fl)) {
-      rows.add(List.of(target, measured, "–"));
-    } else {
-      scaleRow(rows, s, target, fl, measured, fl <= efl, "by " + ms(fl - efl), "scaleFirstLeader");
+    // Issue 28's target: the first leader no slower than jetcd's Election at the same count, same
+    // machine. Judged on the medians of every cold start of the run, the table's and the repeated
+    // rounds' (a single pair can fall either way).
+    List<Double> lh = new ArrayList<>();
+    List<Double> el = new ArrayList<>();
+    lh.add(s.value("first_leader_ms"));
+    el.add(r.scaleRun(ScalePhase.ELECTION_MODE, s.count()).map(x -> x.value("first_leader_ms")).orElse(Double.NaN));
+    for (Results.ColdStart c : r.coldStarts) {
+      lh.add(c.leaseholdFirstMs());
+      el.add(c.electionFirstMs());
     }
+    lh.removeIf(v -> Double.isNaN(v));
+    el.removeIf(v -> Double.isNaN(v));
+    String target = "first leader no slower than jetcd Election" + at;
+    if (el.isEmpty()) {
+      if (s.failure() == null && !lh.isEmpty()) {
+        rows.add(List.of(target, ms(median(lh)) + " from the first `start()` to the first ELECTED; jetcd Election "
+            + "not measured", "–"));
+      } else {
+        scaleRow(rows, s, target, Double.NaN, "", false, "", "scaleFirstLeader");
+      }
+      return;
+    }
+    double fl = lh.isEmpty() ? Double.NaN : median(lh);
+    double efl = median(el);
+    String measured = lh.size() == 1 && el.size() == 1
+        ? ms(fl) + " from the first `start()` to the first ELECTED; jetcd Election at the same count, same machine: "
+            + ms(efl)
+        : "median " + ms(fl) + " of " + lh.size() + " cold starts (" + list(lh) + ") from the first `start()` to "
+            + "the first ELECTED; jetcd Election at the same count, same machine, one after each: median " + ms(efl)
+            + " of " + el.size() + " (" + list(el) + ")";
+    scaleRow(rows, s, target, fl, measured, fl <= efl, "by " + ms(fl - efl), "scaleFirstLeader");
+  }
+
+  // The median as the report's percentiles take it: nearest rank (Stats).
+  private static double median(List<Double> v) {
+    return Stats.of(v).p50();
+  }
+
+  private static String list(List<Double> v) {
+    return v.stream().map(ReportFormat::ms).collect(Collectors.joining(", "));
   }
 
   // A scale target's row; a run that failed or lacks the figure is not judged.

@@ -29,7 +29,11 @@ final class Results {
   record ScaleRun(String mode, int count, Map<String, String> values, EtcdMetrics.Rates idle,
       EtcdMetrics.Rates idleLater, double proposalsPerHandover, String failure) {
     double value(String name) {
-      String v = values.get(name);
+      return number(values.get(name));
+    }
+
+    /** number reads a figure as the scale JVMs print it; absent or blank is NaN. */
+    static double number(String v) {
       return v == null || v.isBlank() ? Double.NaN : Double.parseDouble(v);
     }
 
@@ -77,6 +81,17 @@ final class Results {
   /** leasesLeftAfterIdle is how many leases etcd still held right after each idle group closed. */
   final Map<Kind, Map<Integer, Integer>> leasesLeftAfterIdle = Collections.synchronizedMap(new EnumMap<>(Kind.class));
   final List<ScaleRun> scale = new ArrayList<>();
+
+  /**
+   * ColdStart is one round of the repeated cold start: the first leader and the {@code start()}
+   * calls' time, in ms, of Leasehold's electors and of jetcd Election's candidates; NaN where a
+   * run failed.
+   */
+  record ColdStart(int round, double leaseholdFirstMs, double leaseholdStartCallsMs, double electionFirstMs,
+      double electionStartCallsMs) {}
+
+  /** coldStarts is the scale phase's repeated cold starts, in the order they ran. */
+  final List<ColdStart> coldStarts = new ArrayList<>();
   /** session is the session phase's figures, or null when it did not run. */
   SessionResults session;
   /** spread is the spread phase's section of the report (Markdown), or null when it did not run. */

@@ -97,10 +97,11 @@ public final class ScaleMain {
     }
     if (client != null) {
       result(out, "client_connect_ms", ms(SharedClient.connect(client, key)));
-      // Warm the elector's own path (reads by transaction, grants, campaigns) on another key, as
-      // the jetcd Election row warms its own: the cold start below then compares protocols.
+      // Warm the elector's own path (grants, campaigns, watches) on another key with as many
+      // electors, as the jetcd Election row warms its own: the cold start below then compares
+      // protocols, not compilation.
       result(out, "warmup_ms", ms(WarmUp.run(standby ? Kind.LEASEHOLD : Kind.LEASEHOLD_NO_STANDBY, client,
-          endpoints, key + "-warmup", ttl, Duration.ofSeconds(60))));
+          endpoints, key + "-warmup", ttl, count, Duration.ofSeconds(60))));
     }
     // The trace's drain waits for Flight Recorder's next flush (up to a second): before t0, not in it.
     ColdStartHops hops = HopTrace.ON ? new ColdStartHops() : null;

@@ -41,6 +41,52 @@ final class ScalePhase extends BenchPhase {
     }
     if (o.contenders().contains(Kind.JETCD)) {
       electionColdStart(o.scaleCount());
+      coldStartRounds(o.scaleCount());
+    }
+  }
+
+  /**
+   * coldStartRounds repeats the two cold starts the target compares, {@code --scale-cold-rounds}
+   * times, one after the other: Leasehold's (shared client, standby leases) in a fresh JVM, then
+   * jetcd Election's. One cold start each decides nothing: the first leader comes either before
+   * the herd's grants or behind them, so a single pair can fall either way.
+   */
+  private void coldStartRounds(int n) throws Exception {
+    for (int i = 1; i <= o.scaleColdRounds(); i++) {
+      Map<String, String> lh = leaseholdColdStart(n, i);
+      Map<String, String> el = electionValues(n);
+      r.coldStarts.add(new Results.ColdStart(i, Results.ScaleRun.number(lh.get("first_leader_ms")),
+          Results.ScaleRun.number(lh.get("start_calls_ms")), Results.ScaleRun.number(el.get("first_leader_ms")),
+          Results.ScaleRun.number(el.get("start_calls_ms"))));
+      say("scale cold start round " + i + ": Leasehold " + lh.get("first_leader_ms") + " ms (start() calls "
+          + lh.get("start_calls_ms") + " ms), jetcd Election " + el.get("first_leader_ms") + " ms (start() calls "
+          + el.get("start_calls_ms") + " ms)");
+    }
+  }
+
+  // One cold start of n Leasehold electors on a shared client with standby leases, in a fresh JVM
+  // on a fresh key, with no handovers: its RESULT lines.
+  private Map<String, String> leaseholdColdStart(int n, int round) throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    awaitNoLeases("scale cold start round " + round);
+    try (Group g = new Group(o.logDir().resolve("scale"))) {
+      Group.Child c = g.launch("scale-cold-" + n + "-round-" + round, ScaleMain.class.getName(),
+          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
+          List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale-cold", Kind.LEASEHOLD),
+              "--count=" + n, "--shared-client=true", "--standby=true", "--ttl-seconds=" + o.scaleTtl(),
+              "--handovers=0", "--settle-ms=" + o.groupSettleMillis(), "--pace-us=" + o.scalePaceMicros()));
+      Duration long_ = Duration.ofMinutes(5);
+      if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
+        throw new IllegalStateException("the cold start round's scale JVM exited before it settled (see its log in "
+            + o.logDir() + ")");
+      }
+      c.send("none");
+      c.send("none");
+      g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
+      return results(g);
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      r.problems.add("scale cold start round " + round + ", Leasehold: " + e);
+      return Map.of();
     }
   }
 
@@ -50,10 +96,18 @@ final class ScalePhase extends BenchPhase {
    * side, and what the cold start cost etcd.
    */
   private void electionColdStart(int n) throws Exception {
+    Map<String, String> values = electionValues(n);
+    String failure = values.get("failure");
+    values.remove("failure");
+    r.scale.add(new Results.ScaleRun(ELECTION_MODE, n, values, null, null, Double.NaN, failure));
+    say("scale " + ELECTION_MODE + " x" + n + ": " + values);
+  }
+
+  // One cold start of n jetcd Election candidates: its figures, and "failure" if it failed.
+  private Map<String, String> electionValues(int n) throws Exception {
     List<String> eps = etcd.clientEndpoints();
     awaitNoLeases("scale jetcd Election");
     Map<String, String> values = new LinkedHashMap<>();
-    String failure = null;
     try (Group g = new Group(o.logDir().resolve("scale"))) {
       EtcdMetrics.Sample s0 = EtcdMetrics.scrape(eps);
       g.launch("scale-election-" + n, ContenderMain.class.getName(),
@@ -71,16 +125,17 @@ final class ScalePhase extends BenchPhase {
       values.put("first_leader_ms", String.format("%.3f", (first.nanos() - t0) / 1e6));
       g.find(start.seq(), e -> e.is("LINE") && e.detail().startsWith("CPU_TO_FIRST_LEADER_MS "), Duration.ofSeconds(5))
           .ifPresent(e -> values.put("cold_start_jvm_cpu_to_first_ms", e.detail().split(" ")[1]));
+      g.find(start.seq(), e -> e.is("LINE") && e.detail().startsWith("START_CALLS_MS "), Duration.ofMinutes(2))
+          .ifPresent(e -> values.put("start_calls_ms", e.detail().split(" ")[1]));
       Thread.sleep(o.groupSettleMillis());
       EtcdMetrics.Sample s1 = EtcdMetrics.scrape(eps);
       values.put("start_proposals", String.format("%.0f", s1.proposals() - s0.proposals()));
       values.put("start_messages_by_method", byMethod(EtcdMetrics.Rates.between(s0, s1)));
     } catch (TimeoutException | RuntimeException e) {
-      failure = e.toString();
+      values.put("failure", e.toString());
       r.problems.add("scale jetcd Election x" + n + ": " + e);
     }
-    r.scale.add(new Results.ScaleRun(ELECTION_MODE, n, values, null, null, Double.NaN, failure));
-    say("scale " + ELECTION_MODE + " x" + n + ": " + values);
+    return values;
   }
 
   // The request messages etcd received between two samples, per method.

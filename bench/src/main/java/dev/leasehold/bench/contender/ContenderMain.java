@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * --ttl-seconds=N [--count=N] [--shared-client=true] [--pace-us=N]} (with a pace, the candidates start one
  * every {@code N} µs, see {@link Arrival}). Output, one fact per line on stdout:
  * {@code STARTING <nanoTime>} right before the first {@code start()} (a shared client is
- * connected by then); {@code READY <pid>} once all started; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
+ * connected by then); {@code START_CALLS_MS <ms>} and {@code READY <pid>} once all started; {@code E <index> <nanoTime> ELECTED <sourceNanoTime>}; {@code E <index> <nanoTime> LOST
  * <cause>}; {@code R <index> <nanoTime>} right before {@code resign()} is called; {@code
  * CLOSED}; after {@code trace}, {@code T <hop> <nanoTime>} per handover-trace mark and {@code
  * TRACE_END}. Input commands on stdin: {@code resign} (every candidate here that leads), {@code
@@ -75,14 +75,15 @@ public final class ContenderMain {
     if (client != null) {
       SharedClient.connect(client, key);
       if (count > 1) {
-        // A cold start of many: warm this kind's own path on another key first (WarmUp).
-        WarmUp.run(kind, client, endpoints, key + "-warmup", ttl, Duration.ofSeconds(60));
+        // A cold start of many: warm this kind's own path on another key first, with as many (WarmUp).
+        WarmUp.run(kind, client, endpoints, key + "-warmup", ttl, count, Duration.ofSeconds(60));
       }
     }
     cpuAtStart.set(processCpuNanos());
     long t0 = System.nanoTime();
     out.println("STARTING " + t0);
     arrival.startEach(t0, contenders, Contender::start);
+    out.println("START_CALLS_MS " + (System.nanoTime() - t0) / 1e6);
     out.println("READY " + ProcessHandle.current().pid());
     CommandLoop.serve(out, contenders, leading);
     contenders.parallelStream().forEach(Contender::close);

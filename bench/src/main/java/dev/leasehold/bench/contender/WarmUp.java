@@ -8,25 +8,27 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * WarmUp runs a small cold start of one contender kind on a key of its own, on the shared
- * client, before a measured cold start: a fresh JVM's first calls of a kind load and compile
- * the classes of that kind's path (jetcd's transaction, lease and election stubs, the library's
- * own), which on 2 cores costs most of a second whatever elects on it. Each contender warms its
- * own path, so the measured cold start compares protocols, not class loading. Stateless.
+ * WarmUp runs a cold start of one contender kind on a key of its own, on the shared client,
+ * before a measured cold start: a fresh JVM's first calls of a kind load and compile the classes
+ * of that kind's path (jetcd's transaction, lease and election stubs, the library's own), which
+ * on 2 cores costs most of a second whatever elects on it. Each contender warms its own path, so
+ * the measured cold start compares protocols, not class loading or compilation.
+ *
+ * <p>The warm-up starts as many candidates as the measured start. A smaller one loads the classes
+ * but leaves their methods to be compiled during the measured start: with 20 candidates, C2
+ * compiled for 1.2 to 1.4 s of CPU in the 1,000-elector cold start, on the same 2 cores as etcd
+ * (bench/HISTORY.md). Stateless.
  */
 public final class WarmUp {
-  /** CANDIDATES is how many candidates the warm-up starts at once. */
-  public static final int CANDIDATES = 20;
-
   private WarmUp() {}
 
   /**
-   * run starts {@link #CANDIDATES} candidates of {@code kind} on {@code key}, waits until one
-   * leads (at most {@code timeout}), closes them all, and returns how long that took in
-   * nanoseconds; the measured run then uses another key.
+   * run starts {@code candidates} candidates of {@code kind} on {@code key}, each as soon as the
+   * one before it has started, waits until one leads (at most {@code timeout}), closes them all,
+   * and returns how long that took in nanoseconds; the measured run then uses another key.
    */
-  public static long run(Kind kind, Client client, String[] endpoints, String key, Duration ttl, Duration timeout)
-      throws InterruptedException {
+  public static long run(Kind kind, Client client, String[] endpoints, String key, Duration ttl, int candidates,
+      Duration timeout) throws InterruptedException {
     long t0 = System.nanoTime();
     CountDownLatch elected = new CountDownLatch(1);
     Contender.Sink sink = new Contender.Sink() {
@@ -39,7 +41,7 @@ public final class WarmUp {
       public void lost(long nanoTime, String cause) {}
     };
     List<Contender> warm = new ArrayList<>();
-    for (int i = 0; i < CANDIDATES; i++) {
+    for (int i = 0; i < candidates; i++) {
       warm.add(kind.create(client, endpoints, key, "warmup-" + i, ttl, sink));
     }
     try {
