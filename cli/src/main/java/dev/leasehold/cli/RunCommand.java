@@ -70,7 +70,8 @@ import picocli.CommandLine.Spec;
         "78:configuration error: the store refused leasehold before it led (credentials, permissions, a missing"
             + " table), or --require-tree-kill (before campaigning) where no PID namespace can be made",
         "123:not leader within --timeout, and the store was unreachable then",
-        "124:not leader within --timeout",
+        "124:not leader within --timeout, or leader with a deadline too close to start the child and no renewal in"
+            + " time",
         "125:leadership lost while the child ran; the child was stopped",
         "126:the command is not executable (checked before campaigning), or its start failed",
         "127:the command was not found (checked before campaigning, on PATH as the shell searches it)",

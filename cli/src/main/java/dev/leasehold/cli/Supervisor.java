@@ -4,6 +4,7 @@ import dev.leasehold.Durations;
 import dev.leasehold.LeaderElector;
 import dev.leasehold.Leadership;
 import dev.leasehold.LeadershipEvent;
+import dev.leasehold.Subscription;
 import dev.leasehold.runtime.ConfigurationErrors;
 import java.io.IOException;
 import java.time.Duration;
@@ -27,8 +28,6 @@ import org.slf4j.LoggerFactory;
 final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger("leasehold");
   private static final long MS = 1_000_000L;
-  // How often a term won too close to its deadline is checked for its first renewal.
-  private static final long RENEWAL_POLL = 10 * MS;
 
   /**
    * Settings are run's validated options. Immutable.
@@ -42,7 +41,7 @@ final class Supervisor {
   record Settings(List<String> command, Duration grace, Duration killReserve, Duration startFloor, Duration timeout,
       boolean rejoin, Guard guard, String backend, String endpoints, boolean skipIfLed, Duration holdAtLeast) {}
 
-  private sealed interface Event permits Elected, Led, Refused, Lost, Exited, Signalled {}
+  private sealed interface Event permits Elected, Led, Refused, Lost, Exited, Signalled, Wake {}
 
   private record Elected(Leadership term) implements Event {}
 
@@ -57,6 +56,14 @@ final class Supervisor {
   private record Exited(int code) implements Event {}
 
   private record Signalled(String name, int number) implements Event {}
+
+  /**
+   * Wake: a term waiting for its first renewal may have changed (a renewal was confirmed, or the
+   * term was lost); the waiting loop looks again, any other ignores it.
+   */
+  private record Wake() implements Event {}
+
+  private static final Wake WAKE = new Wake();
 
   /** TermEnd is how a term ended: the child exited by itself (with its code), or was stopped. */
   private record TermEnd(boolean stopped, int code) {}
@@ -114,69 +121,104 @@ final class Supervisor {
     elector.whenLeading().thenAccept(t -> events.add(new Elected(t)));
     // A term won with less of its local deadline left than a healthy leader always has: the child
     // could be stopped as it starts (at --grace plus the kill reserve), so it starts once a
-    // renewal has moved the deadline out.
+    // renewal has moved the deadline out. Renewals wake this thread (renewals is open exactly
+    // while early is set); the wait is still bounded by the term's deadline, so a term that ends
+    // without a renewal is noticed then.
     Leadership early = null;
-    while (true) {
-      if (early != null && !early.isValid()) {
-        log.warn("the term of fencing token {} ended before its first renewal: no child started", early.fencingToken());
-        askAgainAfter(early);
-        early = null;
-      } else if (early != null && roomToStart(early)) {
-        log.info("first renewal confirmed: {} ms of the term's local deadline left", early.timeLeft().toMillis());
-        lastToken = early.fencingToken();
-        return early;
-      }
-      long wait = end == Long.MAX_VALUE ? Long.MAX_VALUE : end - System.nanoTime();
-      Event e = wait <= 0 ? null : events.poll(early == null ? wait : Math.min(wait, RENEWAL_POLL), TimeUnit.NANOSECONDS);
-      if (e == null && early != null && end - System.nanoTime() > 0) {
-        continue;
-      }
-      if (e == null) {
-        String problem = storeProblem != null ? storeProblem : storeAnswered ? null : "it has not answered yet";
-        log.warn("not leader within --timeout {}{}", Durations.seconds(settings.timeout()),
-            problem == null ? " (another candidate leads)" : "; the store is unreachable: " + problem);
-        exitWhileWaiting = problem == null ? Leasehold.NOT_ACQUIRED : Leasehold.STORE_UNREACHABLE;
-        return null;
-      }
-      if (e instanceof Signalled s) {
-        log.info("SIG{} while no child runs: releasing and exiting", s.name());
-        exitWhileWaiting = 128 + s.number();
-        return null;
-      }
-      if (e instanceof Refused) {
-        // Only the operator can fix it (observe logged it): waiting for --timeout cannot help.
-        exitWhileWaiting = Leasehold.CONFIG;
-        return null;
-      }
-      if (e instanceof Led l) {
-        // Cron and systemd count only a non-zero exit as a failure; this firing is someone else's.
-        log.info("skipped: {} leads", l.leaderId());
-        exitWhileWaiting = 0;
-        return null;
-      }
-      if (e instanceof Elected el) {
-        Leadership t = el.term();
-        if (t.isValid() && t.fencingToken() != lastToken && !roomToStart(t)) {
-          log.info("leader with fencing token {}, but its local deadline is {} ms away, less than a healthy leader "
-              + "has: the child starts after the first renewal", t.fencingToken(), t.timeLeft().toMillis());
-          early = t;
-        } else if (t.isValid() && t.fencingToken() != lastToken) {
-          lastToken = t.fencingToken();
-          return t;
-        } else {
-          // A term already over, or ours being resigned: ask again once it has ended.
-          askAgainAfter(t);
+    Subscription renewals = null;
+    try {
+      while (true) {
+        if (early != null && !early.isValid()) {
+          log.warn("the term of fencing token {} ended before its first renewal: no child started", early.fencingToken());
+          renewals.close();
+          renewals = null;
+          askAgainAfter(early);
+          early = null;
+        } else if (early != null && roomToStart(early)) {
+          log.info("first renewal confirmed: {} ms of the term's local deadline left", early.timeLeft().toMillis());
+          lastToken = early.fencingToken();
+          return early;
         }
+        long now = System.nanoTime();
+        long wait = end == Long.MAX_VALUE ? Long.MAX_VALUE : end - now;
+        if (early != null) {
+          // The half millisecond keeps a term at its very deadline from spinning.
+          wait = Math.min(wait, Math.max(MS / 2, early.timeLeft().toNanos()));
+        }
+        Event e = wait <= 0 ? null : events.poll(wait, TimeUnit.NANOSECONDS);
+        if (e == null && early != null && end - System.nanoTime() > 0) {
+          continue;
+        }
+        if (e == null) {
+          String problem = storeProblem != null ? storeProblem : storeAnswered ? null : "it has not answered yet";
+          String unreachable = problem == null ? "" : "; the store is unreachable: " + problem;
+          if (early != null) {
+            log.warn("leader with fencing token {}, but no child within --timeout {}: the term's local deadline was too"
+                + " close to start it ({} ms left, under the {} ms floor a healthy leader has) and no renewal moved it"
+                + " out in time{}", early.fencingToken(), Durations.seconds(settings.timeout()),
+                early.timeLeft().toMillis(), startFloor() / MS, unreachable);
+          } else {
+            log.warn("not leader within --timeout {}{}", Durations.seconds(settings.timeout()),
+                problem == null ? " (another candidate leads)" : unreachable);
+          }
+          exitWhileWaiting = problem == null ? Leasehold.NOT_ACQUIRED : Leasehold.STORE_UNREACHABLE;
+          return null;
+        }
+        if (e instanceof Signalled s) {
+          log.info("SIG{} while no child runs: releasing and exiting", s.name());
+          exitWhileWaiting = 128 + s.number();
+          return null;
+        }
+        if (e instanceof Refused) {
+          // Only the operator can fix it (observe logged it): waiting for --timeout cannot help.
+          exitWhileWaiting = Leasehold.CONFIG;
+          return null;
+        }
+        if (e instanceof Led l) {
+          // Cron and systemd count only a non-zero exit as a failure; this firing is someone else's.
+          log.info("skipped: {} leads", l.leaderId());
+          exitWhileWaiting = 0;
+          return null;
+        }
+        if (e instanceof Elected el) {
+          Leadership t = el.term();
+          if (t.isValid() && t.fencingToken() != lastToken && !roomToStart(t)) {
+            log.info("leader with fencing token {}, but its local deadline is {} ms away, less than a healthy leader "
+                + "has: the child starts after the first renewal", t.fencingToken(), t.timeLeft().toMillis());
+            early = t;
+            if (renewals == null) {
+              // Subscribed before the loop looks again, so a renewal in between is seen either way.
+              // Any confirmed renewal wakes (a follower's standby lease too): waking only looks again.
+              renewals = elector.onRenewal(r -> events.add(WAKE));
+            }
+            t.whenLost().thenRun(() -> events.add(WAKE));
+          } else if (t.isValid() && t.fencingToken() != lastToken) {
+            lastToken = t.fencingToken();
+            return t;
+          } else {
+            // A term already over, or ours being resigned: ask again once it has ended.
+            askAgainAfter(t);
+          }
+        }
+        // Wake, and Lost and Exited of an earlier term: the loop looks again.
       }
-      // Lost and Exited of an earlier term: nothing left to do.
+    } finally {
+      if (renewals != null) {
+        renewals.close();
+      }
     }
   }
 
   // roomToStart: the term's local deadline is as far as a healthy leader's always is, and further
   // than --grace plus the kill reserve, so the child is not stopped as it starts.
   private boolean roomToStart(Leadership term) {
+    return term.timeLeft().toNanos() > startFloor();
+  }
+
+  // startFloor is the time left, in ns, above which a term's child starts.
+  private long startFloor() {
     long stopAt = settings.grace().toNanos() + settings.killReserve().toNanos();
-    return term.timeLeft().toNanos() > Math.max(stopAt, settings.startFloor().toNanos());
+    return Math.max(stopAt, settings.startFloor().toNanos());
   }
 
   private void askAgainAfter(Leadership over) {
