@@ -66,18 +66,19 @@ final class EtcdWatch {
     this.reasons = reasons;
     this.inbox = inbox;
     this.transferRequest = bytes(Participant.transferRequestKey(electionKey));
-    Watch watch = client.getWatchClient();
     ByteSequence key = bytes(electionKey);
     ByteSequence prefix = bytes(Participant.prefix(electionKey));
     this.keyWatcher =
-        watch.watch(
+        EndingWatcher.open(
+            client,
             key,
             options(fromRevision).build(),
             Watch.listener(this::onKey, this::failed, this::completed));
     Watch.Watcher q = null;
     try {
       if (withQueue) {
-        q = watch.watch(
+        q = EndingWatcher.open(
+            client,
             prefix,
             options(fromRevision).withRange(OptionsUtil.prefixEndOf(prefix)).build(),
             Watch.listener(this::onQueue, this::failed, this::completed));

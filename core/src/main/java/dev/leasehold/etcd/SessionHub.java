@@ -345,7 +345,7 @@ final class SessionHub implements StorePort {
     WatchOption option =
         WatchOption.builder().isPrefix(true).withCreateNotify(true).withRequireLeader(true).build();
     watcher =
-        client.getWatchClient().watch(prefixBytes, option, Watch.listener(
+        EndingWatcher.open(client, prefixBytes, option, Watch.listener(
             r -> onWatch(r, generation),
             e -> loop.execute(() -> watchFailed(generation, EtcdRecords.unwrap(e).toString()))));
   }
