@@ -7,6 +7,7 @@ import dev.leasehold.bench.contender.Kind;
 import dev.leasehold.it.EtcdCluster;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,26 +68,41 @@ final class ScalePhase extends BenchPhase {
   // One cold start of n Leasehold electors on a shared client with standby leases, in a fresh JVM
   // on a fresh key, with no handovers: its RESULT lines.
   private Map<String, String> leaseholdColdStart(int n, int round) throws Exception {
-    List<String> eps = etcd.clientEndpoints();
     awaitNoLeases("scale cold start round " + round);
+    try {
+      return coldStartOnly("scale-cold-" + n + "-round-" + round, "scale-cold", List.of(), n, true, true);
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      r.problems.add("scale cold start round " + round + ", Leasehold: " + e);
+      return Map.of();
+    }
+  }
+
+  /**
+   * coldStartOnly runs one ScaleMain cold start of {@code n} electors in a fresh JVM (with {@code
+   * jvmOpts} added) on a fresh key under {@code keyPrefix}, with no handovers and no failover:
+   * it closes its electors and exits. It returns the RESULT lines.
+   */
+  private Map<String, String> coldStartOnly(String name, String keyPrefix, List<String> jvmOpts, int n,
+      boolean shared, boolean standby) throws Exception {
+    List<String> eps = etcd.clientEndpoints();
+    List<String> jvm = new ArrayList<>(List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"));
+    jvm.addAll(jvmOpts);
     try (Group g = new Group(o.logDir().resolve("scale"))) {
-      Group.Child c = g.launch("scale-cold-" + n + "-round-" + round, ScaleMain.class.getName(),
-          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k"),
-          List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale-cold", Kind.LEASEHOLD),
-              "--count=" + n, "--shared-client=true", "--standby=true", "--ttl-seconds=" + o.scaleTtl(),
-              "--handovers=0", "--settle-ms=" + o.groupSettleMillis(), "--pace-us=" + o.scalePaceMicros()));
+      Group.Child c = g.launch(name, ScaleMain.class.getName(), jvm,
+          List.of("--endpoints=" + String.join(",", eps), "--key=" + key(keyPrefix, Kind.LEASEHOLD),
+              "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
+              "--ttl-seconds=" + o.scaleTtl(), "--handovers=0", "--settle-ms=" + o.groupSettleMillis(),
+              "--pace-us=" + o.scalePaceMicros()));
       Duration long_ = Duration.ofMinutes(5);
       if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
-        throw new IllegalStateException("the cold start round's scale JVM exited before it settled (see its log in "
+        throw new IllegalStateException("the scale JVM " + name + " exited before it settled (see its log in "
             + o.logDir() + ")");
       }
+      // No handovers and no failover: it closes its electors and exits.
       c.send("none");
       c.send("none");
       g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
       return results(g);
-    } catch (IOException | TimeoutException | RuntimeException e) {
-      r.problems.add("scale cold start round " + round + ", Leasehold: " + e);
-      return Map.of();
     }
   }
 
@@ -153,32 +169,16 @@ final class ScalePhase extends BenchPhase {
    */
   private void tracedColdStart(String mode, int n, boolean shared, boolean standby, Map<String, String> values)
       throws Exception {
-    List<String> eps = etcd.clientEndpoints();
     awaitNoLeases("scale " + mode + ", traced");
-    try (Group g = new Group(o.logDir().resolve("scale"))) {
-      Group.Child c = g.launch("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n
-              + "-traced", ScaleMain.class.getName(),
-          List.of("-Xmx6g", "-XX:+UseSerialGC", "-Xss256k", "-Dleasehold.trace=true"),
-          List.of("--endpoints=" + String.join(",", eps), "--key=" + key("scale-traced", Kind.LEASEHOLD),
-              "--count=" + n, "--shared-client=" + shared, "--standby=" + standby,
-              "--ttl-seconds=" + o.scaleTtl(), "--handovers=0", "--settle-ms=" + o.groupSettleMillis(),
-              "--pace-us=" + o.scalePaceMicros()));
-      Duration long_ = Duration.ofMinutes(5);
-      if (g.await(0, e -> e.is("LINE") && e.detail().equals("SETTLED") || e.is("EXITED"), long_).is("EXITED")) {
-        throw new IllegalStateException("the traced scale JVM exited before it settled (see its log in "
-            + o.logDir() + ")");
-      }
-      // No handovers and no failover: it closes its electors and exits.
-      c.send("none");
-      c.send("none");
-      g.await(0, e -> e.is("LINE") && e.detail().equals("DONE") || e.is("EXITED"), long_);
-      results(g).forEach((name, value) -> {
-        if (name.equals("cold_start_hops")) {
-          values.put(name, value);
-        } else if (name.equals("first_leader_ms") || name.equals("all_know_leader_ms")) {
-          values.put(name.replace("_ms", "_traced_ms"), value);
-        }
-      });
+    try {
+      coldStartOnly("scale-" + (shared ? "shared" : "own") + (standby ? "" : "-nostandby") + "-" + n + "-traced",
+          "scale-traced", List.of("-Dleasehold.trace=true"), n, shared, standby).forEach((name, value) -> {
+            if (name.equals("cold_start_hops")) {
+              values.put(name, value);
+            } else if (name.equals("first_leader_ms") || name.equals("all_know_leader_ms")) {
+              values.put(name.replace("_ms", "_traced_ms"), value);
+            }
+          });
     } catch (IOException | TimeoutException | RuntimeException e) {
       r.problems.add("scale " + mode + " x" + n + ", traced cold start: " + e);
     }
