@@ -77,7 +77,8 @@ public final class EtcdLeaderElector {
             clients, given == null, validated.electionKey(), validated.candidateId(), validated.priority(),
             new EtcdReasons(validated.electionKey(), factory),
             new Reconnect(threads::nanoTime, validated.retryBackoffMax().toNanos()),
-            Builder.hedgeAfter(validated.rpcTimeout()));
+            Builder.hedgeAfter(validated.rpcTimeout()),
+            given == null ? null : ColdLane.of(given, validated.electionKey()));
     ElectionMachine machine = new ElectionMachine(ProtocolConfig.from(validated), new SplittableRandom());
     String name = validated.candidateId() + "@" + validated.electionKey();
     return new ElectorRuntime(validated, machine, store, threads, name);

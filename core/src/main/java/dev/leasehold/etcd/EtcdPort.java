@@ -13,6 +13,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -22,9 +23,11 @@ import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -53,6 +56,11 @@ final class EtcdPort implements StorePort {
   private final EtcdReasons reasons;
   private final Reconnect reconnect;
   private final long hedgeAfterNanos;
+  // The cold lane of this port's given client and key (null: an owned client, none), and this
+  // port's cold grants that have not ended: close() cancels those still waiting in the lane, so
+  // that none is sent for an elector that has closed (its lease would be left behind a TTL).
+  private final ColdLane lane;
+  private final Set<CompletableFuture<?>> laned = ConcurrentHashMap.newKeySet();
   private Client client;
   private EtcdWatch watch;
   private Consumer<Input> watchInbox;
@@ -61,18 +69,19 @@ final class EtcdPort implements StorePort {
   EtcdPort(
       Supplier<Client> clientFactory, boolean ownsClient, String key, String value,
       EtcdReasons reasons, Reconnect reconnect, long hedgeAfterNanos) {
-    this(clientFactory, ownsClient, key, value, 0, reasons, reconnect, hedgeAfterNanos);
+    this(clientFactory, ownsClient, key, value, 0, reasons, reconnect, hedgeAfterNanos, null);
   }
 
   /**
    * EtcdPort uses the client the factory makes at {@link #open()}, closes it if it owns it,
    * names its participant keys with {@code priority}, names failures with {@code reasons}, and replaces a client it owns with a fresh one when
    * {@code reconnect} (null: never) says so, and sends a renewal's call again after
-   * {@code hedgeAfterNanos} without an answer ({@link Hedge}).
+   * {@code hedgeAfterNanos} without an answer ({@link Hedge}), and makes its cold campaign in
+   * {@code lane} (null: at once; {@link ColdLane}).
    */
   EtcdPort(
       Supplier<Client> clientFactory, boolean ownsClient, String key, String value, int priority,
-      EtcdReasons reasons, Reconnect reconnect, long hedgeAfterNanos) {
+      EtcdReasons reasons, Reconnect reconnect, long hedgeAfterNanos, ColdLane lane) {
     this.clientFactory = clientFactory;
     this.ownsClient = ownsClient;
     this.electionKey = key;
@@ -84,6 +93,7 @@ final class EtcdPort implements StorePort {
     this.reasons = reasons;
     this.reconnect = ownsClient ? reconnect : null;
     this.hedgeAfterNanos = hedgeAfterNanos;
+    this.lane = lane;
   }
 
   @Override
@@ -110,11 +120,16 @@ final class EtcdPort implements StorePort {
       return p.participants() && !queueAccess.refused() ? pollWithQueue(p) : poll(p);
     } else if (call instanceof EtcdCommand.GrantLease g) {
       return map(
-          CallDeadline.within(g.waitNanos(), () -> client.getLeaseClient().grant(g.ttlSeconds())),
+          grant(g),
           r -> new EtcdInput.LeaseGranted(g.op(), r.getID(), r.getTTL()),
           e -> new EtcdInput.GrantFailed(g.op(), reasons.describe(e, null)));
     } else if (call instanceof EtcdCommand.Campaign k) {
-      return k.enlist() && !queueAccess.refused() ? enlistingCampaign(k) : campaign(k);
+      CompletionStage<? extends Input> reply = k.enlist() && !queueAccess.refused() ? enlistingCampaign(k) : campaign(k);
+      if (lane != null) {
+        // Answered or failed: if this port was the lane's pilot, the others' cold campaigns go.
+        reply.whenComplete((r, e) -> lane.landed(this));
+      }
+      return reply;
     } else if (call instanceof EtcdCommand.Enlist n) {
       if (queueAccess.refused()) {
         return CompletableFuture.completedFuture(
@@ -151,6 +166,29 @@ final class EtcdPort implements StorePort {
           e -> new EtcdInput.LeaseProbed(p.op(), EtcdRecords.isLeaseNotFound(e), false));
     }
     throw new IllegalArgumentException("not an etcd call: " + call);
+  }
+
+  /**
+   * grant sends a lease grant; a cold one (PROTOCOL.md §4.5) goes through the lane, if there is
+   * one, and its own deadline ({@code waitNanos}) counts from now, the time it waits included.
+   */
+  private CompletableFuture<LeaseGrantResponse> grant(EtcdCommand.GrantLease g) {
+    Client c = client;
+    if (lane == null || g.waitNanos() <= 0) {
+      return CallDeadline.within(g.waitNanos(), () -> c.getLeaseClient().grant(g.ttlSeconds()));
+    }
+    long due = System.nanoTime() + g.waitNanos();
+    CompletableFuture<LeaseGrantResponse> f = lane.send(this,
+        () -> CallDeadline.within(Math.max(1, due - System.nanoTime()), () -> c.getLeaseClient().grant(g.ttlSeconds())),
+        g.waitNanos());
+    laned.add(f);
+    f.whenComplete((r, e) -> {
+      laned.remove(f);
+      if (e != null) {
+        lane.landed(this); // a pilot whose grant failed makes no campaign
+      }
+    });
+    return f;
   }
 
   @Override
@@ -193,6 +231,11 @@ final class EtcdPort implements StorePort {
   @Override
   public void close() {
     closeWatch();
+    if (lane != null) {
+      // Cold grants still waiting in the lane are dropped unsent; a pilot that closes lands.
+      laned.forEach(f -> f.cancel(false));
+      lane.landed(this);
+    }
     if (ownsClient && client != null) {
       client.close();
     }
