@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.LeaderElector;
 import dev.leasehold.it.EtcdClusterExtension;
-import dev.leasehold.it.EtcdMember;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,8 +41,7 @@ class ColdLaneIT {
   void cleanUp() throws Exception {
     ETCD.cluster().restoreAll();
     // The electors first, all at once, while their client is still open.
-    CompletableFuture.allOf(electors.stream().map(e -> e.closeAsync().toCompletableFuture())
-        .toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    closeAll(electors, 60);
     shared.close();
   }
 
@@ -59,19 +57,32 @@ class ColdLaneIT {
     return herd;
   }
 
-  @Test
-  void aHerdOnOneClientSendsThePilotsGrantAloneAndElectsOne() throws Exception {
-    String key = "/cold-lane/herd";
-    EtcdMember member = ETCD.cluster().member(0);
-    member.pause();
-    start(key, 1, 10);
+  // A pilot and the others whose cold grants wait for it, etcd frozen, on the shared client.
+  private record Frozen(LeaderElector pilot, List<LeaderElector> others, ColdLane lane) {}
+
+  // frozenLane freezes etcd, starts one elector on key and, once its grant went, n more, and
+  // waits until all n grants wait in the lane.
+  private Frozen frozenLane(String key, int n, int ttlSeconds) {
+    ETCD.cluster().member(0).pause();
+    LeaderElector pilot = start(key, 1, ttlSeconds).get(0);
     ColdLane lane = ColdLane.of(shared, key);
     await().atMost(Duration.ofSeconds(5)).until(lane::piloting); // the first elector's grant went
-    start(key, 199, 10);
+    List<LeaderElector> others = start(key, n, ttlSeconds);
+    await().atMost(Duration.ofSeconds(5)).until(() -> lane.waiting() == n);
+    return new Frozen(pilot, others, lane);
+  }
+
+  private static void closeAll(List<LeaderElector> list, int seconds) throws Exception {
+    CompletableFuture.allOf(list.stream().map(e -> e.closeAsync().toCompletableFuture())
+        .toArray(CompletableFuture[]::new)).get(seconds, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aHerdOnOneClientSendsThePilotsGrantAloneAndElectsOne() throws Exception {
     // Frozen, the pilot's grant is not answered: every other cold grant waits for it.
-    await().atMost(Duration.ofSeconds(5)).until(() -> lane.waiting() == 199);
+    ColdLane lane = frozenLane("/cold-lane/herd", 199, 10).lane();
     assertFalse(lane.open());
-    member.resume();
+    ETCD.cluster().member(0).resume();
     await().atMost(Duration.ofSeconds(30)).until(this::everyoneKnowsOneLeader);
     assertTrue(lane.open());
     assertEquals(0, lane.waiting());
@@ -80,45 +91,30 @@ class ColdLaneIT {
 
   @Test
   void aPilotThatClosesLetsTheOthersGo() throws Exception {
-    String key = "/cold-lane/pilot-closes";
-    EtcdMember member = ETCD.cluster().member(0);
-    member.pause();
-    LeaderElector pilot = start(key, 1, 10).get(0);
-    ColdLane lane = ColdLane.of(shared, key);
-    await().atMost(Duration.ofSeconds(5)).until(lane::piloting); // the first elector's grant went
-    List<LeaderElector> others = start(key, 20, 10);
-    await().atMost(Duration.ofSeconds(5)).until(() -> lane.waiting() == others.size());
-    pilot.closeAsync().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    assertTrue(lane.open());
-    member.resume();
-    await().atMost(Duration.ofSeconds(30)).until(() -> others.stream().anyMatch(LeaderElector::isLeader));
+    Frozen f = frozenLane("/cold-lane/pilot-closes", 20, 10);
+    f.pilot().closeAsync().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertTrue(f.lane().open());
+    ETCD.cluster().member(0).resume();
+    await().atMost(Duration.ofSeconds(30)).until(() -> f.others().stream().anyMatch(LeaderElector::isLeader));
   }
 
   @Test
   void electorsClosedWhileTheirGrantsWaitLeaveNoLeaseBehind() throws Exception {
-    String key = "/cold-lane/closed";
-    EtcdMember member = ETCD.cluster().member(0);
     List<Long> before = ETCD.cluster().leaseIds();
-    member.pause();
     // A TTL far longer than the test: a lease left behind would still be there at its end.
-    LeaderElector pilot = start(key, 1, 60).get(0);
-    ColdLane lane = ColdLane.of(shared, key);
-    await().atMost(Duration.ofSeconds(5)).until(lane::piloting); // the first elector's grant went
-    List<LeaderElector> waiting = start(key, 100, 60);
-    await().atMost(Duration.ofSeconds(5)).until(() -> lane.waiting() == waiting.size());
+    Frozen f = frozenLane("/cold-lane/closed", 100, 60);
     // Closed while etcd is frozen: their grants are never sent.
-    CompletableFuture.allOf(waiting.stream().map(e -> e.closeAsync().toCompletableFuture())
-        .toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-    member.resume();
-    await().atMost(Duration.ofSeconds(30)).until(pilot::isLeader);
-    assertTrue(lane.open());
-    pilot.close();
+    closeAll(f.others(), 30);
+    ETCD.cluster().member(0).resume();
+    await().atMost(Duration.ofSeconds(30)).until(f.pilot()::isLeader);
+    assertTrue(f.lane().open());
+    f.pilot().close();
     await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
       List<Long> left = new ArrayList<>(ETCD.cluster().leaseIds());
       left.removeAll(before);
       assertEquals(List.of(), left, "leases left behind");
     });
-    log.info("closed {} electors whose cold grants waited for the pilot: no lease left behind", waiting.size());
+    log.info("closed {} electors whose cold grants waited for the pilot: no lease left behind", f.others().size());
   }
 
   private boolean everyoneKnowsOneLeader() {
