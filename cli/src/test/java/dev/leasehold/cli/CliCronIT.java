@@ -122,11 +122,14 @@ class CliCronIT {
     for (LeaseholdProcess p : all) {
       assertEquals(0, p.exitCode(Duration.ofSeconds(10)), p.log());
       // A skipped run says so in its one INFO line; warnings stay (a store that answered late on a
-      // loaded machine warns first), so every other line must be a WARN.
+      // loaded machine warns first), so every other line must be a WARN, or the notice of a term
+      // won too close to its deadline, whose child waits for a first renewal (docs/cli.md): on a
+      // loaded machine such a term may end before it, no child started, and the run then skips.
       List<String> said = p.log().strip().lines().toList();
       Matcher m = SKIPPED.matcher(said.isEmpty() ? "" : said.get(said.size() - 1));
       if (m.matches()) {
-        assertTrue(said.subList(0, said.size() - 1).stream().allMatch(l -> l.contains(" WARN ")),
+        assertTrue(said.subList(0, said.size() - 1).stream().allMatch(l -> l.contains(" WARN ")
+                || l.contains(" INFO ") && l.contains("the child starts after the first renewal")),
             "a skipped run prints one line besides its warnings: " + p.log());
         skipped++;
         int firing = Integer.parseInt(p.name().substring(1, p.name().indexOf('h')));
